@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages vnn's build, tests and examples need.
+# Idempotent: packages already present are skipped by apt; safe to re-run.
+#   ci/install-deps.sh            core + OpenCL + HIP toolchain + data set
+#   VNN_DEPS_MINIMAL=1 ci/install-deps.sh   core only (CPU backend)
+#   VNN_DEPS_BENCH=1 ci/install-deps.sh     also the LibTorch peer for bench/
+set -euo pipefail
+
+sudo_cmd=""
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
+
+core=(build-essential cmake ninja-build pkg-config catch2 libopenblas-dev
+      zlib1g-dev dpkg-dev xz-utils ca-certificates)
+opencl=(ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd
+        clinfo libclblast-dev)
+hip=(hipcc libamdhip64-dev rocm-device-libs)
+data=(dataset-fashion-mnist)
+bench=(libtorch-dev python3-torch)
+
+want=("${core[@]}")
+if [ "${VNN_DEPS_MINIMAL:-0}" != 1 ]; then
+  want+=("${opencl[@]}" "${hip[@]}" "${data[@]}")
+fi
+if [ "${VNN_DEPS_BENCH:-0}" = 1 ]; then want+=("${bench[@]}"); fi
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#want[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo_cmd apt-get update -qq
+$sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"

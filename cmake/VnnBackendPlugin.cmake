@@ -1,0 +1,39 @@
+# vnn_add_backend(<name> SOURCES <files...> [LIBRARIES <libs...>])
+#
+# Declares the plugin library vnn-backend-<name> (a MODULE: dlopen'ed, never
+# linked). Every symbol is hidden except the entry point (version script +
+# hidden visibility), static libraries linked in (Kokkos) are kept private
+# with --exclude-libs, and the plugin lands in <build>/lib/vnn so the loader
+# finds it in the build tree exactly as in an install.
+include_guard(GLOBAL)
+include(GNUInstallDirs)
+
+set(VNN_BACKEND_MAP "${CMAKE_CURRENT_LIST_DIR}/backend.map" CACHE INTERNAL "")
+get_filename_component(VNN_REPO_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE CACHE)
+set(VNN_REPO_ROOT "${VNN_REPO_ROOT}" CACHE INTERNAL "")
+
+function(vnn_add_backend name)
+  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;LIBRARIES" ${ARGN})
+  set(target vnn-backend-${name})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  if(NOT ARG_OUTPUT_DIRECTORY)
+    set(ARG_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/lib/vnn")
+  endif()
+  set_target_properties(${target} PROPERTIES
+    PREFIX "lib"
+    CXX_VISIBILITY_PRESET hidden
+    C_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON
+    POSITION_INDEPENDENT_CODE ON
+    LIBRARY_OUTPUT_DIRECTORY "${ARG_OUTPUT_DIRECTORY}")
+  target_compile_features(${target} PRIVATE cxx_std_17)
+  target_include_directories(${target} PRIVATE
+    "${VNN_REPO_ROOT}/include"
+    "${VNN_REPO_ROOT}/backends")
+  target_link_libraries(${target} PRIVATE ${ARG_LIBRARIES})
+  target_link_options(${target} PRIVATE
+    "LINKER:--version-script=${VNN_BACKEND_MAP}"
+    "LINKER:--exclude-libs,ALL"
+    "LINKER:--no-undefined")
+  install(TARGETS ${target} LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}/vnn")
+endfunction()

@@ -1,0 +1,216 @@
+/* vnn backend plugin ABI (C, stable).
+ *
+ * A backend is a shared library exporting one symbol, VNN_BACKEND_ENTRY_NAME,
+ * of type vnn_backend_entry_fn. The core dlopen()s it with
+ * RTLD_NOW | RTLD_LOCAL, calls the entry point with the ABI version it was
+ * built for, and reads the returned table. The core never unloads a backend.
+ *
+ * Rules every backend follows:
+ *  - probe() must not initialise a device runtime (no Kokkos::initialize, no
+ *    cudaSetDevice...). Open vendor driver libraries lazily with dlopen.
+ *  - init_device() is called once before the first alloc/copy/run on a
+ *    device; the heavy runtime start-up belongs there.
+ *  - Every call returns a vnn_status; on failure the backend's last_error()
+ *    returns a thread-local, human-readable message for the core to wrap in
+ *    a typed C++ exception.
+ *  - Operations are asynchronous on the given queue (NULL = the device's
+ *    default in-order queue); only queue_synchronize / event_synchronize /
+ *    a blocking copy to the host wait.
+ *  - Device memory is opaque: pointers are handles (an OpenCL backend
+ *    returns cl_mem). Offsets are therefore passed separately, never folded
+ *    into the pointer.
+ *
+ * Tables are filled with designated initialisers and carry struct_size so
+ * that fields can be appended without breaking older plugins.
+ */
+#ifndef VNN_BACKEND_ABI_H
+#define VNN_BACKEND_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VNN_BACKEND_ABI_VERSION 1u
+#define VNN_BACKEND_ENTRY_NAME "vnn_backend_entry"
+#define VNN_MAX_DIMS 8
+
+#if defined(_WIN32)
+#define VNN_BACKEND_EXPORT __declspec(dllexport)
+#else
+#define VNN_BACKEND_EXPORT __attribute__((visibility("default")))
+#endif
+
+typedef enum vnn_status {
+  VNN_STATUS_OK = 0,
+  VNN_STATUS_UNSUPPORTED = 1,   /* op or dtype not available on this backend */
+  VNN_STATUS_OUT_OF_MEMORY = 2,
+  VNN_STATUS_INVALID_ARGUMENT = 3,
+  VNN_STATUS_NO_DEVICE = 4,     /* probe: driver present, zero devices */
+  VNN_STATUS_DRIVER_MISSING = 5,/* probe: vendor driver library not found */
+  VNN_STATUS_DEVICE_ERROR = 6,  /* runtime failure (kernel build, lost device) */
+  VNN_STATUS_INTERNAL = 7
+} vnn_status;
+
+/* Stable numbering: append only. */
+typedef enum vnn_dtype {
+  VNN_FLOAT32 = 0,
+  VNN_FLOAT64 = 1,
+  VNN_INT32 = 2,
+  VNN_INT64 = 3,
+  VNN_UINT8 = 4,
+  VNN_BOOL = 5,
+  VNN_FLOAT16 = 6,
+  VNN_BFLOAT16 = 7
+} vnn_dtype;
+
+typedef enum vnn_device_type {
+  VNN_DEVICE_CPU = 0,
+  VNN_DEVICE_GPU = 1,
+  VNN_DEVICE_ACCELERATOR = 2
+} vnn_device_type;
+
+typedef struct vnn_device_info {
+  size_t struct_size;          /* set by the caller to sizeof(vnn_device_info) */
+  char name[256];
+  char vendor[128];
+  char driver_version[64];
+  char pci_id[32];             /* "0000:3b:00.0" where known, else "" */
+  char uuid[48];               /* "GPU-..." where known, else "" */
+  char arch[64];               /* "sm_90", "gfx90a", "avx512", ... */
+  int32_t type;                /* vnn_device_type */
+  int32_t compute_units;       /* SMs, CUs, OpenCL compute units, threads */
+  uint64_t total_memory;       /* bytes */
+  uint64_t free_memory;        /* bytes, 0 where unknown */
+  int32_t host_accessible;     /* 1: device pointers are plain host memory */
+  int32_t usable;              /* 0: listed but unusable (see unusable_reason) */
+  char unusable_reason[256];   /* e.g. "compiled for sm_80, device is sm_50" */
+  char properties[1024];       /* extra "key=value" lines for --verbose */
+} vnn_device_info;
+
+/* A strided view of device memory. Strides and offset count elements. */
+typedef struct vnn_tensor_desc {
+  void* data;                  /* device allocation handle */
+  int64_t offset;              /* elements from the start of the allocation */
+  int32_t dtype;               /* vnn_dtype */
+  int32_t ndim;                /* 0..VNN_MAX_DIMS (0 = scalar) */
+  int64_t sizes[VNN_MAX_DIMS];
+  int64_t strides[VNN_MAX_DIMS];
+} vnn_tensor_desc;
+
+/* Stable numbering: append only. A backend answers VNN_STATUS_UNSUPPORTED
+ * for a kind it does not know. Semantics are documented in docs/ops.md. */
+typedef enum vnn_op_kind {
+  VNN_OP_FILL = 1,          /* out[...] = scalars[0] */
+  VNN_OP_COPY = 2,          /* out = in0 (any strides, any dtype: converts) */
+  VNN_OP_BINARY = 3,        /* out = f(in0, in1), ints[0] = vnn_binary_fn */
+  VNN_OP_UNARY = 4,         /* out = f(in0), ints[0] = vnn_unary_fn */
+  VNN_OP_COUNT_
+} vnn_op_kind;
+
+typedef enum vnn_binary_fn {
+  VNN_BINARY_ADD = 0,       /* in0 + scalars[0] * in1 (alpha) */
+  VNN_BINARY_SUB = 1,
+  VNN_BINARY_MUL = 2,
+  VNN_BINARY_DIV = 3,
+  VNN_BINARY_MAXIMUM = 4,
+  VNN_BINARY_MINIMUM = 5
+} vnn_binary_fn;
+
+typedef enum vnn_unary_fn {
+  VNN_UNARY_NEG = 0,
+  VNN_UNARY_ABS = 1,
+  VNN_UNARY_EXP = 2,
+  VNN_UNARY_LOG = 3,
+  VNN_UNARY_SQRT = 4,
+  VNN_UNARY_RELU = 5,
+  VNN_UNARY_SIGMOID = 6,
+  VNN_UNARY_TANH = 7
+} vnn_unary_fn;
+
+/* One op request. Inputs and outputs have already been validated by the
+ * core: shapes agree (broadcast inputs carry stride 0), dtypes are those the
+ * op's documentation asks for, all tensors live on this device. */
+typedef struct vnn_op {
+  size_t struct_size;
+  int32_t kind;                 /* vnn_op_kind */
+  int32_t num_inputs;
+  int32_t num_outputs;
+  int32_t num_scalars;
+  int32_t num_ints;
+  int32_t reserved;
+  const vnn_tensor_desc* inputs;
+  const vnn_tensor_desc* outputs;
+  const double* scalars;
+  const int64_t* ints;
+  void* queue;                  /* NULL = the device's default queue */
+} vnn_op;
+
+typedef struct vnn_backend {
+  uint32_t abi_version;         /* VNN_BACKEND_ABI_VERSION it was built with */
+  uint32_t reserved;
+  size_t struct_size;           /* sizeof(vnn_backend) it was built with */
+  const char* name;             /* "openmp", "cuda", "hip", "opencl" */
+  const char* description;      /* "Kokkos 3.4.1 OpenMP+Serial, OpenBLAS" */
+  int32_t priority;             /* tie-breaker among equal device types */
+  int32_t reserved2;
+
+  /* Discovery, without starting a runtime. On failure *count is 0 and
+   * last_error() says why (driver missing, no device...). */
+  vnn_status (*probe)(int32_t* count);
+  vnn_status (*device_info)(int32_t device, vnn_device_info* info);
+
+  /* Runtime start-up for one device; idempotent. */
+  vnn_status (*init_device)(int32_t device);
+
+  /* Memory. alloc of 0 bytes returns a valid, unique handle. */
+  vnn_status (*alloc)(int32_t device, size_t bytes, void** handle);
+  vnn_status (*free)(int32_t device, void* handle);
+  /* Host memory the device can DMA from / to (page-locked or mapped). */
+  vnn_status (*host_alloc)(int32_t device, size_t bytes, void** host_ptr);
+  vnn_status (*host_free)(int32_t device, void* host_ptr);
+
+  /* Copies. Offsets are in bytes. blocking != 0: return after completion;
+   * otherwise enqueue on queue (host memory must then stay alive until the
+   * queue is synchronised; pinned host memory makes the copy truly async). */
+  vnn_status (*copy_to_device)(int32_t device, void* dst, size_t dst_offset,
+                               const void* src, size_t bytes, void* queue,
+                               int32_t blocking);
+  vnn_status (*copy_to_host)(int32_t device, void* dst, const void* src,
+                             size_t src_offset, size_t bytes, void* queue,
+                             int32_t blocking);
+  vnn_status (*copy_on_device)(int32_t device, void* dst, size_t dst_offset,
+                               const void* src, size_t src_offset,
+                               size_t bytes, void* queue);
+
+  /* Queues (in-order) and events. */
+  vnn_status (*queue_create)(int32_t device, void** queue);
+  vnn_status (*queue_destroy)(int32_t device, void* queue);
+  vnn_status (*queue_synchronize)(int32_t device, void* queue);
+  vnn_status (*event_create)(int32_t device, void** event);
+  vnn_status (*event_destroy)(int32_t device, void* event);
+  vnn_status (*event_record)(int32_t device, void* event, void* queue);
+  vnn_status (*event_synchronize)(int32_t device, void* event);
+  /* Milliseconds between two recorded, completed events. */
+  vnn_status (*event_elapsed)(int32_t device, void* start, void* end,
+                              double* milliseconds);
+
+  /* The one generic op entry. */
+  vnn_status (*run)(int32_t device, const vnn_op* op);
+
+  /* Thread-local text of the last failure on this thread. Never NULL. */
+  const char* (*last_error)(void);
+} vnn_backend;
+
+/* The entry point. Returns NULL if the plugin cannot serve host_abi_version
+ * (it may then still return a table whose abi_version tells the core what it
+ * was built for). */
+typedef const vnn_backend* (*vnn_backend_entry_fn)(uint32_t host_abi_version);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VNN_BACKEND_ABI_H */
