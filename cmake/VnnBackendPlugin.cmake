@@ -17,7 +17,11 @@ function(vnn_add_backend name)
   set(target vnn-backend-${name})
   add_library(${target} MODULE ${ARG_SOURCES})
   if(NOT ARG_OUTPUT_DIRECTORY)
-    set(ARG_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/lib/vnn")
+    if(VNN_PLUGIN_OUTPUT_DIR)
+      set(ARG_OUTPUT_DIRECTORY "${VNN_PLUGIN_OUTPUT_DIR}")
+    else()
+      set(ARG_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/lib/vnn")
+    endif()
   endif()
   set_target_properties(${target} PROPERTIES
     PREFIX "lib"

@@ -1,0 +1,157 @@
+// Element types as the kernels see them: storage type, compute type and the
+// conversions between them, usable on host and device.
+#pragma once
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <cstring>
+
+#include "vnn/backend_abi.h"
+
+namespace vnn::kernels {
+
+// Math functions moved from Kokkos::Experimental to Kokkos in 3.7.
+#if KOKKOS_VERSION >= 30700
+namespace kmath = ::Kokkos;
+#else
+namespace kmath = ::Kokkos::Experimental;
+#endif
+
+// float16 / bfloat16 are stored as bits and computed in float.
+struct Half { uint16_t bits; };
+struct BFloat16 { uint16_t bits; };
+
+KOKKOS_INLINE_FUNCTION uint32_t float_bits(float f) {
+  union { float f; uint32_t u; } v{f};
+  return v.u;
+}
+KOKKOS_INLINE_FUNCTION float bits_float(uint32_t u) {
+  union { uint32_t u; float f; } v{u};
+  return v.f;
+}
+
+KOKKOS_INLINE_FUNCTION float half_to_float(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+  if (exp == 0x1f) return bits_float(sign | 0x7f800000u | (man << 13));  // inf / nan
+  if (exp == 0) {
+    if (man == 0) return bits_float(sign);
+    // subnormal: value = man * 2^-24
+    float v = float(man) * 5.9604644775390625e-8f;
+    return sign ? -v : v;
+  }
+  return bits_float(sign | ((exp + 112u) << 23) | (man << 13));
+}
+
+// Round to nearest even.
+KOKKOS_INLINE_FUNCTION uint16_t float_to_half(float f) {
+  uint32_t x = float_bits(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t abs = x & 0x7fffffffu;
+  if (abs >= 0x7f800000u) return uint16_t(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  if (abs >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // overflow to inf
+  if (abs < 0x38800000u) {                                   // subnormal or zero
+    if (abs < 0x33000000u) return uint16_t(sign);
+    uint32_t e = abs >> 23, m = (abs & 0x7fffffu) | 0x800000u;
+    uint32_t shift = 126u - e;  // 14 + (113 - e) - 1
+    uint32_t half_m = m >> shift, rem = m & ((1u << shift) - 1u), mid = 1u << (shift - 1u);
+    if (rem > mid || (rem == mid && (half_m & 1u))) ++half_m;
+    return uint16_t(sign | half_m);
+  }
+  uint32_t h = ((abs - 0x38000000u) >> 13);
+  uint32_t rem = abs & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
+  return uint16_t(sign | h);
+}
+
+KOKKOS_INLINE_FUNCTION float bf16_to_float(uint16_t b) { return bits_float(uint32_t(b) << 16); }
+KOKKOS_INLINE_FUNCTION uint16_t float_to_bf16(float f) {
+  uint32_t x = float_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40u);  // quiet nan
+  uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);
+  return uint16_t((x + rounding) >> 16);
+}
+
+// compute_t<T>: the type arithmetic on T happens in.
+template <class T> struct Compute { using type = T; };
+template <> struct Compute<Half> { using type = float; };
+template <> struct Compute<BFloat16> { using type = float; };
+template <> struct Compute<bool> { using type = int32_t; };
+template <class T> using compute_t = typename Compute<T>::type;
+
+template <class T> KOKKOS_INLINE_FUNCTION compute_t<T> load(const T& v) { return compute_t<T>(v); }
+template <> KOKKOS_INLINE_FUNCTION float load<Half>(const Half& v) { return half_to_float(v.bits); }
+template <> KOKKOS_INLINE_FUNCTION float load<BFloat16>(const BFloat16& v) { return bf16_to_float(v.bits); }
+
+// Converting store: C casts, bool as (x != 0), floats to half rounding to
+// nearest even.
+template <class T> struct Store {
+  template <class C> KOKKOS_INLINE_FUNCTION static T from(C c) { return T(c); }
+};
+template <> struct Store<bool> {
+  template <class C> KOKKOS_INLINE_FUNCTION static bool from(C c) { return c != C(0); }
+};
+template <> struct Store<Half> {
+  template <class C> KOKKOS_INLINE_FUNCTION static Half from(C c) { return Half{float_to_half(float(c))}; }
+};
+template <> struct Store<BFloat16> {
+  template <class C> KOKKOS_INLINE_FUNCTION static BFloat16 from(C c) { return BFloat16{float_to_bf16(float(c))}; }
+};
+template <class T, class C> KOKKOS_INLINE_FUNCTION T store(C c) { return Store<T>::from(c); }
+
+// Calls f(T{}) with the storage type of a vnn_dtype; returns false for an
+// unknown code.
+template <class F>
+bool dispatch_dtype(int32_t dtype, F&& f) {
+  switch (dtype) {
+    case VNN_FLOAT32: f(float{}); return true;
+    case VNN_FLOAT64: f(double{}); return true;
+    case VNN_INT32: f(int32_t{}); return true;
+    case VNN_INT64: f(int64_t{}); return true;
+    case VNN_UINT8: f(uint8_t{}); return true;
+    case VNN_BOOL: f(bool{}); return true;
+    case VNN_FLOAT16: f(Half{}); return true;
+    case VNN_BFLOAT16: f(BFloat16{}); return true;
+    default: return false;
+  }
+}
+
+// Maps a linear element number to a storage offset for any strided view.
+struct StridedIndex {
+  int32_t ndim = 0;
+  bool contiguous = true;
+  int64_t offset = 0;
+  int64_t sizes[VNN_MAX_DIMS] = {};
+  int64_t strides[VNN_MAX_DIMS] = {};
+
+  StridedIndex() = default;
+  explicit StridedIndex(const vnn_tensor_desc& d) : ndim(d.ndim), offset(d.offset) {
+    int64_t expected = 1;
+    for (int i = ndim - 1; i >= 0; --i) {
+      sizes[i] = d.sizes[i];
+      strides[i] = d.strides[i];
+      if (sizes[i] != 1 && strides[i] != expected) contiguous = false;
+      expected *= sizes[i];
+    }
+  }
+  KOKKOS_INLINE_FUNCTION int64_t operator()(int64_t i) const {
+    if (contiguous) return offset + i;
+    int64_t off = offset;
+    for (int d = ndim - 1; d >= 0; --d) {
+      off += (i % sizes[d]) * strides[d];
+      i /= sizes[d];
+    }
+    return off;
+  }
+};
+
+inline int64_t numel(const vnn_tensor_desc& d) {
+  int64_t n = 1;
+  for (int i = 0; i < d.ndim; ++i) n *= d.sizes[i];
+  return n;
+}
+
+template <class T> inline T* typed(const vnn_tensor_desc& d) { return static_cast<T*>(d.data); }
+
+template <class Exec>
+using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<int64_t>>;
+
+}  // namespace vnn::kernels

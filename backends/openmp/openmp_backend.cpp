@@ -1,0 +1,69 @@
+// The CPU backend: the generic Kokkos backend on Kokkos::OpenMP, with tiny
+// kernels run inline on Kokkos::Serial.
+#include <omp.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "kokkos/plugin.hpp"
+#include "openmp/cpu_info.hpp"
+
+namespace vnn::openmp_backend {
+
+struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
+  using ExecSpace = Kokkos::OpenMP;
+  using MemSpace = Kokkos::HostSpace;
+  using PinnedSpace = Kokkos::HostSpace;
+  static constexpr const char* name = "openmp";
+  static constexpr int32_t priority = 0;
+  static constexpr bool host_accessible = true;
+  static constexpr bool inline_small_work = true;
+
+  static std::string description() {
+    return std::string("Kokkos ") + kokkos_compat::version_string() + " OpenMP+Serial";
+  }
+
+  static vnn_status probe(int32_t* count, std::string*) {
+    *count = 1;  // the host is always there
+    return VNN_STATUS_OK;
+  }
+
+  static vnn_status device_info(int32_t device, vnn_device_info* info, std::string* why) {
+    if (device != 0) {
+      *why = "cpu:" + std::to_string(device) + " does not exist (the CPU backend has one device, cpu:0)";
+      return VNN_STATUS_INVALID_ARGUMENT;
+    }
+    CpuInfo cpu = read_cpu_info();
+    int threads = omp_get_max_threads();
+    std::snprintf(info->name, sizeof(info->name), "%s", cpu.model.c_str());
+    std::snprintf(info->vendor, sizeof(info->vendor), "%s", cpu.vendor.c_str());
+    std::snprintf(info->driver_version, sizeof(info->driver_version), "OpenMP %d", _OPENMP);
+    std::snprintf(info->arch, sizeof(info->arch), "%s", cpu.isa.c_str());
+    info->type = VNN_DEVICE_CPU;
+    info->compute_units = threads;
+    info->total_memory = cpu.total_memory;
+    info->free_memory = cpu.available_memory;
+    info->host_accessible = 1;
+    info->usable = 1;
+    std::snprintf(info->properties, sizeof(info->properties),
+                  "threads=%d\nlogical_cores=%d\nkokkos=%s\nexecution_spaces=OpenMP,Serial\n"
+                  "inline_grain=%lld elements\n",
+                  threads, cpu.logical_cores, kokkos_compat::version_string(),
+                  static_cast<long long>(kokkos_backend::kInlineGrain));
+    return VNN_STATUS_OK;
+  }
+
+  static void before_initialize(int32_t) {
+    // Kokkos warns when OMP_PROC_BIND is unset; vnn leaves thread binding to
+    // the user (set OMP_PROC_BIND / OMP_PLACES to bind), so say so quietly.
+    setenv("OMP_PROC_BIND", "false", 0);
+  }
+
+  static Kokkos::OpenMP make_queue() { return Kokkos::OpenMP(); }
+};
+
+}  // namespace vnn::openmp_backend
+
+extern "C" VNN_BACKEND_EXPORT const vnn_backend* vnn_backend_entry(uint32_t host_abi_version) {
+  return vnn::kokkos_backend::make_table<vnn::openmp_backend::OpenMPTraits>(host_abi_version);
+}

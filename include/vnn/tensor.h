@@ -1,0 +1,145 @@
+// vnn::Tensor: a reference-counted, strided view of typed memory on a device.
+// Copying a Tensor shares it (like torch::Tensor); views share storage.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vnn/device.h"
+#include "vnn/dtype.h"
+#include "vnn/shape.h"
+
+namespace vnn {
+
+namespace detail { struct TensorImpl; struct DeviceContext; }
+
+struct TensorOptions {
+  DType dtype = kFloat32;
+  Device device = Device("cpu", 0);
+  bool pinned = false;  // page-locked host memory (cpu tensors only)
+  TensorOptions() = default;
+  TensorOptions(DType t) : dtype(t) {}
+  TensorOptions(Device d) : device(std::move(d)) {}
+  TensorOptions(const char* d) : device(d) {}
+  TensorOptions with(DType t) const { auto o = *this; o.dtype = t; return o; }
+  TensorOptions with(Device d) const { auto o = *this; o.device = std::move(d); return o; }
+};
+
+class Tensor {
+ public:
+  Tensor();  // undefined tensor
+  explicit Tensor(std::shared_ptr<detail::TensorImpl> impl);
+
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& sizes() const;
+  const Shape& strides() const;
+  int64_t size(int dim) const;      // negative dims count from the end
+  int64_t stride(int dim) const;
+  int dim() const;
+  int64_t numel() const;
+  int64_t storage_offset() const;
+  DType dtype() const;
+  Device device() const;
+  bool is_contiguous() const;
+  bool is_pinned() const;
+  size_t nbytes() const { return static_cast<size_t>(numel()) * itemsize(dtype()); }
+
+  // Moving between devices and dtypes. Returns *this when nothing changes.
+  // non_blocking: the copy is queued; the source must stay alive until the
+  // destination device is synchronised (vnn keeps it alive for you).
+  Tensor to(const Device& device, bool non_blocking = false) const;
+  Tensor to(DType dtype) const;
+  Tensor to(const Device& device, DType dtype, bool non_blocking = false) const;
+  Tensor cpu() const { return to(Device("cpu", 0)); }
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor pin_memory() const;
+
+  // Views (share storage).
+  Tensor view(const Shape& shape) const;     // one size may be -1
+  Tensor reshape(const Shape& shape) const;  // view if possible, else copy
+  Tensor transpose(int dim0, int dim1) const;
+  Tensor permute(const Shape& dims) const;
+  Tensor expand(const Shape& shape) const;
+  Tensor narrow(int dim, int64_t start, int64_t length) const;
+  Tensor select(int dim, int64_t index) const;
+  Tensor flatten() const;
+
+  // In-place.
+  Tensor& fill_(double value);
+  Tensor& zero_() { return fill_(0.0); }
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  Tensor& add_(const Tensor& other, double alpha = 1.0);
+  Tensor& add_(double other);
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(double other);
+
+  // Host access. item() and to_vector() synchronise and copy as needed;
+  // data<T>() needs a contiguous tensor on a host-accessible device.
+  double item() const;
+  template <class T> T item() const { return static_cast<T>(item()); }
+  template <class T> std::vector<T> to_vector() const;
+  template <class T> T* data();
+  template <class T> const T* data() const;
+  void* raw_data() const;  // device handle (cl_mem on OpenCL)
+
+  std::string str() const;  // PyTorch-like printout
+  std::string shape_str() const { return sizes().str(); }
+
+  detail::TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<detail::TensorImpl>& impl_ptr() const { return impl_; }
+
+ private:
+  std::shared_ptr<detail::TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// Creation.
+Tensor empty(const Shape& shape, const TensorOptions& opt = {});
+Tensor zeros(const Shape& shape, const TensorOptions& opt = {});
+Tensor ones(const Shape& shape, const TensorOptions& opt = {});
+Tensor full(const Shape& shape, double value, const TensorOptions& opt = {});
+Tensor empty_like(const Tensor& t);
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+Tensor full_like(const Tensor& t, double value);
+Tensor arange(double start, double end, double step = 1.0, const TensorOptions& opt = {});
+// Copies host data (any shape whose numel matches) to the device.
+template <class T>
+Tensor from_vector(const std::vector<T>& values, const Shape& shape, Device device = Device());
+Tensor from_blob(const void* data, const Shape& shape, DType dtype, Device device = Device());
+// Wraps memory the caller owns (a host pointer for cpu, a device handle
+// elsewhere); the tensor never frees it.
+Tensor wrap_external(void* handle, const Shape& shape, DType dtype, Device device = Device());
+
+// Elementwise (NumPy broadcasting, type promotion).
+Tensor add(const Tensor& a, const Tensor& b, double alpha = 1.0);
+Tensor sub(const Tensor& a, const Tensor& b, double alpha = 1.0);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor add(const Tensor& a, double b);
+Tensor mul(const Tensor& a, double b);
+Tensor neg(const Tensor& a);
+Tensor abs(const Tensor& a);
+Tensor exp(const Tensor& a);
+Tensor log(const Tensor& a);
+Tensor sqrt(const Tensor& a);
+Tensor relu(const Tensor& a);
+Tensor sigmoid(const Tensor& a);
+Tensor tanh(const Tensor& a);
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op = "broadcast");
+
+inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+inline Tensor operator+(const Tensor& a, double b) { return add(a, b); }
+inline Tensor operator*(const Tensor& a, double b) { return mul(a, b); }
+inline Tensor operator-(const Tensor& a) { return neg(a); }
+
+}  // namespace vnn

@@ -1,0 +1,9 @@
+// The umbrella header: #include <vnn/vnn.h>
+#pragma once
+#include "vnn/device.h"
+#include "vnn/dtype.h"
+#include "vnn/error.h"
+#include "vnn/memory.h"
+#include "vnn/shape.h"
+#include "vnn/tensor.h"
+#include "vnn/version.h"

@@ -1,0 +1,75 @@
+#include "vnn/dtype.h"
+
+#include "vnn/error.h"
+
+namespace vnn {
+
+size_t itemsize(DType t) {
+  switch (t) {
+    case kFloat32: case kInt32: return 4;
+    case kFloat64: case kInt64: return 8;
+    case kUInt8: case kBool: return 1;
+    case kFloat16: case kBFloat16: return 2;
+  }
+  throw DTypeError("itemsize: unknown dtype code " + std::to_string(int(t)));
+}
+
+const char* name(DType t) {
+  switch (t) {
+    case kFloat32: return "float32";
+    case kFloat64: return "float64";
+    case kInt32: return "int32";
+    case kInt64: return "int64";
+    case kUInt8: return "uint8";
+    case kBool: return "bool";
+    case kFloat16: return "float16";
+    case kBFloat16: return "bfloat16";
+  }
+  return "unknown";
+}
+
+bool is_floating(DType t) {
+  return t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBFloat16;
+}
+bool is_integral(DType t) {
+  return t == kInt32 || t == kInt64 || t == kUInt8;
+}
+
+namespace {
+// Category first (bool < integer < floating), then width within it.
+int category(DType t) { return t == kBool ? 0 : is_integral(t) ? 1 : 2; }
+int rank_in_category(DType t) {
+  switch (t) {
+    case kUInt8: return 0;
+    case kInt32: return 1;
+    case kInt64: return 2;
+    case kFloat16: case kBFloat16: return 0;
+    case kFloat32: return 1;
+    case kFloat64: return 2;
+    default: return 0;
+  }
+}
+}  // namespace
+
+DType promote_types(DType a, DType b) {
+  if (a == b) return a;
+  int ca = category(a), cb = category(b);
+  if (ca != cb) return ca > cb ? a : b;
+  // float16 with bfloat16: neither holds the other, so float32 (as PyTorch).
+  if ((a == kFloat16 && b == kBFloat16) || (a == kBFloat16 && b == kFloat16)) return kFloat32;
+  return rank_in_category(a) >= rank_in_category(b) ? a : b;
+}
+
+DType dtype_from_name(const std::string& n) {
+  for (DType t : {kFloat32, kFloat64, kInt32, kInt64, kUInt8, kBool, kFloat16, kBFloat16})
+    if (n == name(t)) return t;
+  if (n == "float") return kFloat32;
+  if (n == "double") return kFloat64;
+  if (n == "half") return kFloat16;
+  if (n == "int") return kInt32;
+  if (n == "long") return kInt64;
+  throw ValueError("dtype_from_name: unknown dtype '" + n +
+                   "'; expected one of float32, float64, int32, int64, uint8, bool, float16, bfloat16");
+}
+
+}  // namespace vnn

@@ -1,0 +1,51 @@
+#include "vnn/shape.h"
+
+#include "vnn/error.h"
+
+namespace vnn {
+
+Shape::Shape(std::initializer_list<int64_t> dims) {
+  for (auto d : dims) push_back(d);
+}
+Shape::Shape(const std::vector<int64_t>& dims) {
+  for (auto d : dims) push_back(d);
+}
+
+void Shape::push_back(int64_t v) {
+  if (ndim_ == kMaxDims)
+    throw ShapeError("Shape: more than " + std::to_string(kMaxDims) +
+                     " dimensions are not supported; reshape to fewer dimensions");
+  d_[ndim_++] = v;
+}
+
+void Shape::resize(int n, int64_t fill) {
+  if (n < 0 || n > kMaxDims)
+    throw ShapeError("Shape: cannot hold " + std::to_string(n) + " dimensions (max " +
+                     std::to_string(kMaxDims) + ")");
+  for (int i = ndim_; i < n; ++i) d_[i] = fill;
+  ndim_ = n;
+}
+
+int64_t Shape::numel() const {
+  int64_t n = 1;
+  for (int i = 0; i < ndim_; ++i) n *= d_[i];
+  return n;
+}
+
+std::string Shape::str() const {
+  std::string s = "[";
+  for (int i = 0; i < ndim_; ++i) {
+    if (i) s += ", ";
+    s += std::to_string(d_[i]);
+  }
+  return s + "]";
+}
+
+bool Shape::operator==(const Shape& o) const {
+  if (ndim_ != o.ndim_) return false;
+  for (int i = 0; i < ndim_; ++i)
+    if (d_[i] != o.d_[i]) return false;
+  return true;
+}
+
+}  // namespace vnn

@@ -1,0 +1,56 @@
+// vnn::Device: parsing and printing "backend:index".
+#include <cctype>
+#include <ostream>
+
+#include "vnn/device.h"
+#include "vnn/error.h"
+
+namespace vnn {
+
+const char* name(DeviceType t) {
+  switch (t) {
+    case DeviceType::cpu: return "cpu";
+    case DeviceType::gpu: return "gpu";
+    case DeviceType::accelerator: return "accelerator";
+  }
+  return "unknown";
+}
+
+namespace {
+bool known_backend(const std::string& b) {
+  return b == "cpu" || b == "cuda" || b == "hip" || b == "opencl";
+}
+}  // namespace
+
+Device::Device() : backend_("cpu"), index_(0) {}
+Device::Device(const char* spec) : Device(std::string(spec ? spec : "")) {}
+
+Device::Device(const std::string& spec) {
+  auto colon = spec.find(':');
+  std::string b = spec.substr(0, colon);
+  for (auto& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (b == "openmp") b = "cpu";  // the plugin's name, accepted as an alias
+  if (!known_backend(b))
+    throw DeviceNotFound("Device: cannot parse '" + spec +
+                         "': expected cpu, cuda, hip or opencl, optionally followed by :index "
+                         "(e.g. \"cuda:1\")");
+  int idx = 0;
+  if (colon != std::string::npos) {
+    std::string digits = spec.substr(colon + 1);
+    if (digits.empty() || digits.size() > 6 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      throw DeviceNotFound("Device: cannot parse '" + spec + "': the index after ':' must be a "
+                           "non-negative integer (e.g. \"" + b + ":0\")");
+    idx = std::stoi(digits);
+  }
+  backend_ = b;
+  index_ = idx;
+}
+
+Device::Device(std::string backend, int index) : Device(backend + ":" + std::to_string(index)) {}
+
+std::string Device::str() const { return backend_ + ":" + std::to_string(index_); }
+
+std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
+
+}  // namespace vnn

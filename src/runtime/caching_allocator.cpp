@@ -1,0 +1,76 @@
+#include "runtime/caching_allocator.hpp"
+
+#include "vnn/error.h"
+
+namespace vnn::detail {
+
+size_t CachingAllocator::round_size(size_t bytes) {
+  // Small blocks in 512-byte steps; large ones in 2 MiB steps so that
+  // slightly different batch sizes share blocks.
+  constexpr size_t kSmall = 512, kLarge = size_t(2) << 20, kLargeFrom = size_t(1) << 20;
+  if (bytes == 0) return kSmall;
+  if (bytes < kLargeFrom) return (bytes + kSmall - 1) / kSmall * kSmall;
+  return (bytes + kLarge - 1) / kLarge * kLarge;
+}
+
+void* CachingAllocator::allocate(size_t bytes, size_t* rounded) {
+  size_t size = round_size(bytes);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.allocations;
+    auto it = free_blocks_.find(size);
+    if (it != free_blocks_.end()) {
+      void* h = it->second;
+      free_blocks_.erase(it);
+      ++stats_.cache_hits;
+      stats_.allocated += size;
+      if (stats_.allocated > stats_.peak_allocated) stats_.peak_allocated = stats_.allocated;
+      *rounded = size;
+      return h;
+    }
+  }
+  void* h = nullptr;
+  try {
+    h = alloc_(size);
+  } catch (const OutOfMemory&) {
+    empty_cache();  // give cached blocks back and try once more
+    h = alloc_(size);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.backend_allocations;
+  stats_.allocated += size;
+  stats_.reserved += size;
+  if (stats_.allocated > stats_.peak_allocated) stats_.peak_allocated = stats_.allocated;
+  if (stats_.reserved > stats_.peak_reserved) stats_.peak_reserved = stats_.reserved;
+  *rounded = size;
+  return h;
+}
+
+void CachingAllocator::release(void* handle, size_t rounded) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.allocated -= rounded;
+  free_blocks_.emplace(rounded, handle);
+}
+
+void CachingAllocator::empty_cache() {
+  std::multimap<size_t, void*> blocks;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    blocks.swap(free_blocks_);
+    for (auto& b : blocks) stats_.reserved -= b.first;
+  }
+  for (auto& b : blocks) free_(b.second);
+}
+
+MemoryStats CachingAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void CachingAllocator::reset_peak() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.peak_allocated = stats_.allocated;
+  stats_.peak_reserved = stats_.reserved;
+}
+
+}  // namespace vnn::detail

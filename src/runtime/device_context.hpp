@@ -1,0 +1,52 @@
+// One usable device: its backend table, lazy runtime start-up, default
+// queue and caching allocator. Owned by the registry, never destroyed.
+#pragma once
+#include <atomic>
+#include <mutex>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/caching_allocator.hpp"
+#include "vnn/backend_abi.h"
+#include "vnn/device.h"
+
+namespace vnn::detail {
+
+struct DeviceContext {
+  DeviceInfo info;
+  const vnn_backend* backend = nullptr;
+  int32_t plugin_index = 0;  // the device's index inside its plugin
+  bool host_accessible = false;
+  CachingAllocator allocator;
+
+  // Starts the backend runtime for this device on first use.
+  void ensure_initialized() {
+    if (!initialized_.load(std::memory_order_acquire)) initialize();
+  }
+  // Turns a failing vnn_status into the matching typed exception whose text
+  // names the op and the device.
+  void check(vnn_status s, const char* what) const {
+    if (s != VNN_STATUS_OK) throw_status(s, what);
+  }
+  [[noreturn]] void throw_status(vnn_status s, const char* what) const;
+
+  void synchronize();
+  // Keeps host buffers of queued non-blocking copies alive until the next
+  // synchronize() of this device.
+  void keep_alive(std::shared_ptr<void> owner);
+
+ private:
+  void initialize();
+  std::atomic<bool> initialized_{false};
+  std::mutex init_mutex_;
+  std::mutex pending_mutex_;
+  std::vector<std::shared_ptr<void>> pending_;
+};
+
+// Lookup; throws DeviceNotFound listing every available device.
+DeviceContext& context(const Device& d);
+// The contexts of initialised devices (for synchronize()).
+void for_each_initialized(void (*fn)(DeviceContext&));
+
+}  // namespace vnn::detail

@@ -1,0 +1,34 @@
+// Public memory statistics over the per-device caching allocators.
+#include <cstdio>
+#include <string>
+
+#include "runtime/device_context.hpp"
+#include "vnn/memory.h"
+
+namespace vnn {
+
+MemoryStats memory_stats(const Device& d) { return detail::context(d).allocator.stats(); }
+void reset_peak_memory_stats(const Device& d) { detail::context(d).allocator.reset_peak(); }
+void empty_cache(const Device& d) {
+  auto& c = detail::context(d);
+  c.synchronize();  // cached blocks may still be in use by queued work
+  c.allocator.empty_cache();
+}
+
+std::string memory_summary(const Device& d) {
+  MemoryStats s = memory_stats(d);
+  auto mib = [](uint64_t b) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%10.2f MiB", double(b) / (1024.0 * 1024.0));
+    return std::string(buf);
+  };
+  std::string out = "vnn memory summary for " + d.str() + "\n";
+  out += "  allocated        " + mib(s.allocated) + "   (peak " + mib(s.peak_allocated) + ")\n";
+  out += "  reserved         " + mib(s.reserved) + "   (peak " + mib(s.peak_reserved) + ")\n";
+  out += "  requests         " + std::to_string(s.allocations) + "\n";
+  out += "  backend allocs   " + std::to_string(s.backend_allocations) + "\n";
+  out += "  cache hits       " + std::to_string(s.cache_hits) + "\n";
+  return out;
+}
+
+}  // namespace vnn

@@ -1,0 +1,244 @@
+// Tensor basics: accessors, creation and views.
+#include "vnn/tensor.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "tensor/tensor_impl.hpp"
+#include "vnn/error.h"
+
+namespace vnn {
+
+using detail::TensorImpl;
+
+Tensor::Tensor() = default;
+Tensor::Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+namespace {
+const TensorImpl& checked(const std::shared_ptr<TensorImpl>& p) {
+  if (!p) throw ValueError("use of an undefined Tensor (default-constructed); create it first, e.g. vnn::zeros");
+  return *p;
+}
+}  // namespace
+
+const Shape& Tensor::sizes() const { return checked(impl_).sizes; }
+const Shape& Tensor::strides() const { return checked(impl_).strides; }
+int Tensor::dim() const { return sizes().size(); }
+int64_t Tensor::size(int d) const { return sizes()[detail::normalize_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int d) const { return strides()[detail::normalize_dim(d, dim(), "stride")]; }
+int64_t Tensor::numel() const { return sizes().numel(); }
+int64_t Tensor::storage_offset() const { return checked(impl_).offset; }
+DType Tensor::dtype() const { return checked(impl_).dtype; }
+Device Tensor::device() const { return checked(impl_).ctx().info.device; }
+bool Tensor::is_contiguous() const { return checked(impl_).is_contiguous(); }
+bool Tensor::is_pinned() const { return checked(impl_).storage->kind == detail::Storage::Kind::pinned_host; }
+void* Tensor::raw_data() const { return checked(impl_).storage->handle; }
+
+// ---- creation -------------------------------------------------------------
+
+Tensor empty(const Shape& shape, const TensorOptions& opt) {
+  Tensor t = detail::make_empty(detail::context(opt.device), shape, opt.dtype);
+  return opt.pinned ? t.pin_memory() : t;
+}
+
+Tensor full(const Shape& shape, double value, const TensorOptions& opt) {
+  Tensor t = empty(shape, opt);
+  t.fill_(value);
+  return t;
+}
+Tensor zeros(const Shape& shape, const TensorOptions& opt) { return full(shape, 0.0, opt); }
+Tensor ones(const Shape& shape, const TensorOptions& opt) { return full(shape, 1.0, opt); }
+
+static TensorOptions options_of(const Tensor& t) { return TensorOptions(t.device()).with(t.dtype()); }
+Tensor empty_like(const Tensor& t) { return empty(t.sizes(), options_of(t)); }
+Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), options_of(t)); }
+Tensor ones_like(const Tensor& t) { return ones(t.sizes(), options_of(t)); }
+Tensor full_like(const Tensor& t, double v) { return full(t.sizes(), v, options_of(t)); }
+
+Tensor from_blob(const void* data, const Shape& shape, DType dtype, Device device) {
+  auto& ctx = detail::context(device);
+  Tensor t = detail::make_empty(ctx, shape, dtype);
+  if (t.nbytes() == 0) return t;
+  ctx.ensure_initialized();
+  ctx.check(ctx.backend->copy_to_device(ctx.plugin_index, t.raw_data(), 0, data, t.nbytes(), nullptr, 1),
+            "from_blob (host to device copy)");
+  return t;
+}
+
+template <class T>
+Tensor from_vector(const std::vector<T>& values, const Shape& shape, Device device) {
+  if (int64_t(values.size()) != shape.numel())
+    throw ShapeError("from_vector: " + std::to_string(values.size()) +
+                     " values cannot fill shape " + shape.str() + " (" +
+                     std::to_string(shape.numel()) + " elements)");
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<uint8_t> bytes(values.begin(), values.end());
+    return from_blob(bytes.data(), shape, kBool, device);
+  } else {
+    return from_blob(values.data(), shape, dtype_of<T>::value, device);
+  }
+}
+template Tensor from_vector(const std::vector<float>&, const Shape&, Device);
+template Tensor from_vector(const std::vector<double>&, const Shape&, Device);
+template Tensor from_vector(const std::vector<int32_t>&, const Shape&, Device);
+template Tensor from_vector(const std::vector<int64_t>&, const Shape&, Device);
+template Tensor from_vector(const std::vector<uint8_t>&, const Shape&, Device);
+template Tensor from_vector(const std::vector<bool>&, const Shape&, Device);
+
+Tensor wrap_external(void* handle, const Shape& shape, DType dtype, Device device) {
+  auto s = std::make_shared<detail::Storage>();
+  s->ctx = &detail::context(device);
+  s->handle = handle;
+  s->bytes = size_t(shape.numel()) * itemsize(dtype);
+  s->kind = detail::Storage::Kind::external;
+  return detail::make_tensor(std::move(s), dtype, shape, detail::contiguous_strides(shape), 0);
+}
+
+Tensor arange(double start, double end, double step, const TensorOptions& opt) {
+  if (step == 0 || !std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step))
+    throw ValueError("arange: step must be non-zero and bounds finite (start=" + std::to_string(start) +
+                     ", end=" + std::to_string(end) + ", step=" + std::to_string(step) + ")");
+  double count = std::ceil((end - start) / step);
+  int64_t n = count > 0 ? int64_t(count) : 0;
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = start + double(i) * step;
+  return from_vector(v, {n}, opt.device).to(opt.dtype);
+}
+
+// ---- views ------------------------------------------------------------------
+
+static Tensor view_of(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset) {
+  return detail::make_tensor(t.impl()->storage, t.dtype(), sizes, strides, offset);
+}
+
+static Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
+  Shape out = shape;
+  int infer = -1;
+  int64_t known = 1;
+  for (int i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (infer >= 0) throw ShapeError(std::string(op) + ": only one dimension can be -1 in " + shape.str());
+      infer = i;
+    } else if (shape[i] < 0) {
+      throw ShapeError(std::string(op) + ": invalid size " + std::to_string(shape[i]) + " in " + shape.str());
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (infer >= 0) {
+    if (known == 0 || numel % known != 0)
+      throw ShapeError(std::string(op) + ": shape " + shape.str() + " is invalid for input of size " +
+                       std::to_string(numel));
+    out[infer] = numel / known;
+  } else if (known != numel) {
+    throw ShapeError(std::string(op) + ": shape " + shape.str() + " is invalid for input of size " +
+                     std::to_string(numel));
+  }
+  return out;
+}
+
+Tensor Tensor::view(const Shape& shape) const {
+  Shape sizes = infer_size(shape, numel(), "view");
+  if (!is_contiguous())
+    throw ShapeError("view: tensor of shape " + this->sizes().str() +
+                     " is not contiguous; use reshape() (copies if needed) or call contiguous() first");
+  return view_of(*this, sizes, detail::contiguous_strides(sizes), storage_offset());
+}
+
+Tensor Tensor::reshape(const Shape& shape) const {
+  return is_contiguous() ? view(shape) : contiguous().view(shape);
+}
+
+Tensor Tensor::flatten() const { return reshape({-1}); }
+
+Tensor Tensor::transpose(int d0, int d1) const {
+  int n = dim();
+  d0 = detail::normalize_dim(d0, n, "transpose");
+  d1 = detail::normalize_dim(d1, n, "transpose");
+  Shape sz = sizes(), st = strides();
+  if (n == 0) return *this;
+  std::swap(sz[d0], sz[d1]);
+  std::swap(st[d0], st[d1]);
+  return view_of(*this, sz, st, storage_offset());
+}
+
+Tensor Tensor::permute(const Shape& dims) const {
+  int n = dim();
+  if (dims.size() != n)
+    throw ShapeError("permute: got " + std::to_string(dims.size()) + " dims " + dims.str() +
+                     " for a tensor of " + std::to_string(n) + " dimensions");
+  Shape sz, st;
+  bool seen[kMaxDims] = {};
+  for (int i = 0; i < n; ++i) {
+    int d = detail::normalize_dim(int(dims[i]), n, "permute");
+    if (seen[d]) throw ShapeError("permute: dimension " + std::to_string(d) + " repeats in " + dims.str());
+    seen[d] = true;
+    sz.push_back(sizes()[d]);
+    st.push_back(strides()[d]);
+  }
+  return view_of(*this, sz, st, storage_offset());
+}
+
+Tensor Tensor::expand(const Shape& shape) const {
+  int n = shape.size(), m = dim();
+  if (n < m)
+    throw ShapeError("expand: target shape " + shape.str() + " has fewer dimensions than tensor shape " +
+                     sizes().str());
+  Shape sz, st;
+  sz.resize(n);
+  st.resize(n);
+  for (int i = n - 1; i >= 0; --i) {
+    int j = i - (n - m);
+    int64_t want = shape[i];
+    if (j < 0) {
+      if (want < 0) throw ShapeError("expand: -1 is not allowed for a new leading dimension in " + shape.str());
+      sz[i] = want;
+      st[i] = 0;
+      continue;
+    }
+    int64_t have = sizes()[j];
+    if (want == -1) want = have;
+    if (have == want) {
+      sz[i] = have;
+      st[i] = strides()[j];
+    } else if (have == 1) {
+      sz[i] = want;
+      st[i] = 0;
+    } else {
+      throw ShapeError("expand: the expanded size " + std::to_string(want) + " must match the existing size " +
+                       std::to_string(have) + " at dimension " + std::to_string(i) + " (tensor " +
+                       sizes().str() + ", target " + shape.str() + ")");
+    }
+  }
+  return view_of(*this, sz, st, storage_offset());
+}
+
+Tensor Tensor::narrow(int d, int64_t start, int64_t length) const {
+  d = detail::normalize_dim(d, dim(), "narrow");
+  int64_t n = sizes()[d];
+  if (start < 0) start += n;
+  if (start < 0 || length < 0 || start + length > n)
+    throw IndexError("narrow: range [" + std::to_string(start) + ", " + std::to_string(start + length) +
+                     ") is out of bounds for dimension " + std::to_string(d) + " of size " + std::to_string(n));
+  Shape sz = sizes();
+  sz[d] = length;
+  return view_of(*this, sz, strides(), storage_offset() + start * strides()[d]);
+}
+
+Tensor Tensor::select(int d, int64_t index) const {
+  d = detail::normalize_dim(d, dim(), "select");
+  int64_t n = sizes()[d];
+  if (index < -n || index >= n)
+    throw IndexError("select: index " + std::to_string(index) + " is out of bounds for dimension " +
+                     std::to_string(d) + " of size " + std::to_string(n));
+  if (index < 0) index += n;
+  Shape sz, st;
+  for (int i = 0; i < dim(); ++i)
+    if (i != d) {
+      sz.push_back(sizes()[i]);
+      st.push_back(strides()[i]);
+    }
+  return view_of(*this, sz, st, storage_offset() + index * strides()[d]);
+}
+
+}  // namespace vnn

@@ -1,0 +1,109 @@
+#include "tensor/tensor_impl.hpp"
+
+#include "vnn/error.h"
+
+namespace vnn::detail {
+
+Storage::~Storage() {
+  if (!handle) return;
+  switch (kind) {
+    case Kind::cached: ctx->allocator.release(handle, bytes); break;
+    case Kind::pinned_host: pinned_by->backend->host_free(pinned_by->plugin_index, handle); break;
+    case Kind::external: break;
+  }
+}
+
+bool TensorImpl::is_contiguous() const {
+  int64_t expected = 1;
+  for (int i = sizes.size() - 1; i >= 0; --i) {
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+Shape contiguous_strides(const Shape& sizes) {
+  Shape s;
+  s.resize(sizes.size());
+  int64_t acc = 1;
+  for (int i = sizes.size() - 1; i >= 0; --i) {
+    s[i] = acc;
+    acc *= sizes[i] > 0 ? sizes[i] : 1;
+  }
+  return s;
+}
+
+std::shared_ptr<Storage> allocate_storage(DeviceContext& ctx, size_t bytes) {
+  auto s = std::make_shared<Storage>();
+  s->ctx = &ctx;
+  s->handle = ctx.allocator.allocate(bytes, &s->bytes);
+  return s;
+}
+
+Tensor make_tensor(std::shared_ptr<Storage> storage, DType dtype, const Shape& sizes,
+                   const Shape& strides, int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::move(storage);
+  impl->dtype = dtype;
+  impl->sizes = sizes;
+  impl->strides = strides;
+  impl->offset = offset;
+  return Tensor(std::move(impl));
+}
+
+Tensor make_empty(DeviceContext& ctx, const Shape& sizes, DType dtype) {
+  for (auto s : sizes)
+    if (s < 0)
+      throw ShapeError("empty: negative size in shape " + sizes.str());
+  return make_tensor(allocate_storage(ctx, size_t(sizes.numel()) * itemsize(dtype)), dtype, sizes,
+                     contiguous_strides(sizes), 0);
+}
+
+vnn_tensor_desc describe(const TensorImpl& t) {
+  vnn_tensor_desc d;
+  d.data = t.storage->handle;
+  d.offset = t.offset;
+  d.dtype = static_cast<int32_t>(t.dtype);
+  d.ndim = t.sizes.size();
+  for (int i = 0; i < d.ndim; ++i) {
+    d.sizes[i] = t.sizes[i];
+    d.strides[i] = t.strides[i];
+  }
+  return d;
+}
+
+void run_op(DeviceContext& ctx, vnn_op& op, const char* name) {
+  op.struct_size = sizeof(vnn_op);
+  ctx.ensure_initialized();
+  vnn_status s = ctx.backend->run(ctx.plugin_index, &op);
+  if (s != VNN_STATUS_OK) ctx.throw_status(s, name);
+}
+
+void check_same_device(const Tensor& a, const Tensor& b, const char* op, const char* arg) {
+  if (a.impl()->storage->ctx == b.impl()->storage->ctx) return;
+  throw DeviceMismatch(std::string("Expected all tensors to be on the same device, but found at "
+                                   "least two devices, ") +
+                       a.device().str() + " and " + b.device().str() +
+                       "! (when checking argument " + arg + " in method " + op +
+                       "); move one with .to(device)");
+}
+
+void* host_pointer(const TensorImpl& t) {
+  if (!t.ctx().host_accessible)
+    throw ValueError("data(): tensor lives on " + t.ctx().info.device.str() +
+                     ", whose memory the host cannot read; copy it first with .to(\"cpu\")");
+  return static_cast<char*>(t.storage->handle) + t.offset * int64_t(itemsize(t.dtype));
+}
+
+int normalize_dim(int dim, int ndim, const char* op) {
+  int n = ndim == 0 ? 1 : ndim;
+  if (dim < -n || dim >= n)
+    throw IndexError(std::string(op) + ": dimension " + std::to_string(dim) +
+                     " is out of range for a tensor of " + std::to_string(ndim) +
+                     " dimensions (expected in [" + std::to_string(-n) + ", " +
+                     std::to_string(n - 1) + "])");
+  return dim < 0 ? dim + n : dim;
+}
+
+}  // namespace vnn::detail

@@ -1,0 +1,51 @@
+// The insides of a Tensor, shared by the core's op files.
+#pragma once
+#include <memory>
+
+#include "runtime/device_context.hpp"
+#include "vnn/backend_abi.h"
+#include "vnn/tensor.h"
+
+namespace vnn::detail {
+
+// A block of memory on one device. Cached blocks return to the device's
+// caching allocator; pinned host blocks to the backend that pinned them;
+// external memory is never freed.
+struct Storage {
+  enum class Kind { cached, pinned_host, external };
+  DeviceContext* ctx = nullptr;      // the device the memory belongs to
+  DeviceContext* pinned_by = nullptr;  // Kind::pinned_host: who frees it
+  void* handle = nullptr;
+  size_t bytes = 0;
+  Kind kind = Kind::cached;
+  ~Storage();
+};
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  DType dtype = kFloat32;
+  Shape sizes;
+  Shape strides;
+  int64_t offset = 0;
+  bool requires_grad = false;
+
+  DeviceContext& ctx() const { return *storage->ctx; }
+  int64_t numel() const { return sizes.numel(); }
+  bool is_contiguous() const;
+};
+
+Shape contiguous_strides(const Shape& sizes);
+std::shared_ptr<Storage> allocate_storage(DeviceContext& ctx, size_t bytes);
+Tensor make_tensor(std::shared_ptr<Storage> storage, DType dtype, const Shape& sizes,
+                   const Shape& strides, int64_t offset);
+Tensor make_empty(DeviceContext& ctx, const Shape& sizes, DType dtype);
+vnn_tensor_desc describe(const TensorImpl& t);
+// Runs one op on a device; `name` is what errors call it.
+void run_op(DeviceContext& ctx, vnn_op& op, const char* name);
+// Throws DeviceMismatch unless b sits on a's device (PyTorch's wording).
+void check_same_device(const Tensor& a, const Tensor& b, const char* op, const char* arg);
+// A host pointer to element 0 of a host-accessible tensor (after a sync).
+void* host_pointer(const TensorImpl& t);
+int normalize_dim(int dim, int ndim, const char* op);
+
+}  // namespace vnn::detail

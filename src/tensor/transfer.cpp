@@ -1,0 +1,198 @@
+// Copies within and between devices, dtype conversion, host access.
+#include <cstring>
+
+#include "tensor/tensor_impl.hpp"
+#include "vnn/error.h"
+
+namespace vnn {
+
+using detail::DeviceContext;
+
+namespace {
+
+// Same-device copy (any strides, any dtypes) through the backend's COPY op.
+void device_copy(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0) return;
+  vnn_tensor_desc in = detail::describe(*src.impl()), out = detail::describe(*dst.impl());
+  vnn_op op{};
+  op.kind = VNN_OP_COPY;
+  op.num_inputs = 1;
+  op.num_outputs = 1;
+  op.inputs = &in;
+  op.outputs = &out;
+  detail::run_op(dst.impl()->ctx(), op, "copy_");
+}
+
+// Moves the bytes of a contiguous tensor to a contiguous tensor of the same
+// dtype and size on another device.
+void transfer_bytes(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  DeviceContext& from = src.impl()->ctx();
+  DeviceContext& to = dst.impl()->ctx();
+  size_t bytes = src.nbytes();
+  if (bytes == 0) return;
+  size_t elt = itemsize(src.dtype());
+  size_t src_off = size_t(src.storage_offset()) * elt, dst_off = size_t(dst.storage_offset()) * elt;
+  from.ensure_initialized();
+  to.ensure_initialized();
+  if (from.host_accessible) {
+    from.synchronize();  // the host reads src: its producers must be done
+    const void* host = static_cast<const char*>(src.raw_data()) + src_off;
+    bool async = non_blocking && src.is_pinned();
+    to.check(to.backend->copy_to_device(to.plugin_index, dst.raw_data(), dst_off, host, bytes, nullptr,
+                                        async ? 0 : 1),
+             "to (host to device copy)");
+    if (async) to.keep_alive(src.impl()->storage);
+    return;
+  }
+  if (to.host_accessible) {
+    to.synchronize();  // earlier host-side users of dst must be done
+    void* host = static_cast<char*>(dst.raw_data()) + dst_off;
+    bool async = non_blocking && dst.is_pinned();
+    from.check(from.backend->copy_to_host(from.plugin_index, host, src.raw_data(), src_off, bytes, nullptr,
+                                          async ? 0 : 1),
+               "to (device to host copy)");
+    if (async) from.keep_alive(dst.impl()->storage);
+    return;
+  }
+  // Two devices with memories of their own: stage through pinned host memory.
+  Tensor staging = empty(src.sizes(), TensorOptions(Device("cpu", 0)).with(src.dtype())).pin_memory();
+  transfer_bytes(staging, src, false);
+  transfer_bytes(dst, staging, false);
+}
+
+}  // namespace
+
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+  if (sizes() != src.sizes()) {
+    Tensor expanded = src.expand(sizes());  // throws with both shapes if impossible
+    return copy_(expanded, non_blocking);
+  }
+  if (impl()->storage->ctx == src.impl()->storage->ctx) {
+    device_copy(*this, src);
+    return *this;
+  }
+  // Convert on the source device, move contiguous bytes, scatter into the
+  // destination's layout on the destination device.
+  Tensor packed = src;
+  if (packed.dtype() != dtype() || !packed.is_contiguous()) {
+    packed = detail::make_empty(src.impl()->ctx(), src.sizes(), dtype());
+    device_copy(packed, src);
+  }
+  if (is_contiguous()) {
+    transfer_bytes(*this, packed, non_blocking);
+  } else {
+    Tensor landing = detail::make_empty(impl()->ctx(), sizes(), dtype());
+    transfer_bytes(landing, packed, false);
+    device_copy(*this, landing);
+  }
+  return *this;
+}
+
+Tensor Tensor::to(const Device& device, DType dt, bool non_blocking) const {
+  if (device == this->device() && dt == dtype()) return *this;
+  Tensor out = detail::make_empty(detail::context(device), sizes(), dt);
+  out.copy_(*this, non_blocking);
+  return out;
+}
+Tensor Tensor::to(const Device& device, bool non_blocking) const { return to(device, dtype(), non_blocking); }
+Tensor Tensor::to(DType dt) const { return to(device(), dt, false); }
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+
+Tensor Tensor::clone() const {
+  Tensor out = detail::make_empty(impl()->ctx(), sizes(), dtype());
+  device_copy(out, *this);
+  return out;
+}
+
+Tensor Tensor::pin_memory() const {
+  if (!device().is_cpu())
+    throw ValueError("pin_memory: only cpu tensors can be pinned; this one is on " + device().str());
+  if (is_pinned()) return *this;
+  // Pinned memory comes from the best device with memory of its own (the one
+  // transfers will go to); with none, ordinary host memory is already optimal.
+  DeviceContext* pinner = nullptr;
+  for (auto& d : devices()) {
+    auto& c = detail::context(d.device);
+    if (!c.host_accessible && c.backend->host_alloc) {
+      pinner = &c;
+      break;
+    }
+  }
+  if (!pinner) return contiguous();
+  pinner->ensure_initialized();
+  auto s = std::make_shared<detail::Storage>();
+  s->ctx = &impl()->ctx();
+  s->pinned_by = pinner;
+  s->kind = detail::Storage::Kind::pinned_host;
+  s->bytes = std::max<size_t>(nbytes(), 1);
+  pinner->check(pinner->backend->host_alloc(pinner->plugin_index, s->bytes, &s->handle), "pin_memory");
+  Tensor out = detail::make_tensor(std::move(s), dtype(), sizes(), detail::contiguous_strides(sizes()), 0);
+  out.copy_(*this);
+  return out;
+}
+
+Tensor& Tensor::fill_(double value) {
+  if (numel() == 0) return *this;
+  vnn_tensor_desc out = detail::describe(*impl());
+  vnn_op op{};
+  op.kind = VNN_OP_FILL;
+  op.num_outputs = 1;
+  op.outputs = &out;
+  op.num_scalars = 1;
+  op.scalars = &value;
+  detail::run_op(impl()->ctx(), op, "fill_");
+  return *this;
+}
+
+double Tensor::item() const {
+  if (numel() != 1)
+    throw ValueError("item: a tensor with " + std::to_string(numel()) + " elements (shape " + sizes().str() +
+                     ") cannot be converted to a scalar; only one-element tensors can");
+  return to_vector<double>()[0];
+}
+
+template <class T>
+std::vector<T> Tensor::to_vector() const {
+  DType want = std::is_same_v<T, bool> ? kBool : dtype_of<T>::value;
+  Tensor host = to(Device("cpu", 0), want).contiguous();
+  host.impl()->ctx().synchronize();
+  std::vector<T> out(static_cast<size_t>(numel()));
+  if (out.empty()) return out;
+  const void* p = detail::host_pointer(*host.impl());
+  if constexpr (std::is_same_v<T, bool>) {
+    const uint8_t* b = static_cast<const uint8_t*>(p);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = b[i] != 0;
+  } else {
+    std::memcpy(out.data(), p, out.size() * sizeof(T));
+  }
+  return out;
+}
+template std::vector<float> Tensor::to_vector() const;
+template std::vector<double> Tensor::to_vector() const;
+template std::vector<int32_t> Tensor::to_vector() const;
+template std::vector<int64_t> Tensor::to_vector() const;
+template std::vector<uint8_t> Tensor::to_vector() const;
+template std::vector<bool> Tensor::to_vector() const;
+
+template <class T>
+T* Tensor::data() {
+  if (dtype_of<T>::value != dtype())
+    throw DTypeError("data<T>: T is " + std::string(name(dtype_of<T>::value)) + " but the tensor holds " +
+                     name(dtype()) + "; convert with .to(dtype) first");
+  impl()->ctx().synchronize();
+  return static_cast<T*>(detail::host_pointer(*impl()));
+}
+template <class T>
+const T* Tensor::data() const {
+  return const_cast<Tensor*>(this)->data<T>();
+}
+#define VNN_INSTANTIATE_DATA(T) template T* Tensor::data<T>(); template const T* Tensor::data<T>() const;
+VNN_INSTANTIATE_DATA(float)
+VNN_INSTANTIATE_DATA(double)
+VNN_INSTANTIATE_DATA(int32_t)
+VNN_INSTANTIATE_DATA(int64_t)
+VNN_INSTANTIATE_DATA(uint8_t)
+#undef VNN_INSTANTIATE_DATA
+
+}  // namespace vnn
