@@ -17,8 +17,13 @@ const char* name(DeviceType t) {
 }
 
 namespace {
-bool known_backend(const std::string& b) {
-  return b == "cpu" || b == "cuda" || b == "hip" || b == "opencl";
+// Any lowercase identifier: third-party plugins bring their own names.
+bool valid_backend_name(const std::string& b) {
+  if (b.empty() || b.size() > 32 || !std::islower(static_cast<unsigned char>(b[0]))) return false;
+  for (char c : b)
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
+      return false;
+  return true;
 }
 }  // namespace
 
@@ -30,9 +35,9 @@ Device::Device(const std::string& spec) {
   std::string b = spec.substr(0, colon);
   for (auto& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (b == "openmp") b = "cpu";  // the plugin's name, accepted as an alias
-  if (!known_backend(b))
+  if (!valid_backend_name(b))
     throw DeviceNotFound("Device: cannot parse '" + spec +
-                         "': expected cpu, cuda, hip or opencl, optionally followed by :index "
+                         "': expected a backend name such as cpu, cuda, hip or opencl, optionally followed by :index "
                          "(e.g. \"cuda:1\")");
   int idx = 0;
   if (colon != std::string::npos) {

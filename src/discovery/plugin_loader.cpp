@@ -139,7 +139,8 @@ bool load_plugin_file(const std::string& path, LoadedPlugin& out, BackendReport&
   return true;
 }
 
-std::vector<LoadedPlugin> load_plugins(std::vector<BackendReport>& report) {
+std::vector<LoadedPlugin> load_plugins(std::vector<BackendReport>& report,
+                                       bool (*allowed)(const std::string& name)) {
   std::vector<LoadedPlugin> plugins;
   std::set<std::string> names;
   for (const auto& dir : plugin_search_path()) {
@@ -148,6 +149,15 @@ std::vector<LoadedPlugin> load_plugins(std::vector<BackendReport>& report) {
       if (names.count(stem)) continue;  // an earlier directory already gave this backend
       BackendReport r;
       LoadedPlugin p;
+      if (!allowed(stem)) {
+        names.insert(stem);
+        r.backend = stem;
+        r.library = path;
+        r.status = "disabled";
+        r.detail = "not in VNN_BACKENDS";
+        report.push_back(r);
+        continue;
+      }
       if (load_plugin_file(path, p, r)) {
         names.insert(r.backend);
         names.insert(stem);

@@ -19,8 +19,10 @@ struct LoadedPlugin {
 std::vector<std::string> plugin_search_path();
 
 // Loads every libvnn-backend-*.so found (first of each name wins) and
-// records each attempt in the report. Never unloads anything.
-std::vector<LoadedPlugin> load_plugins(std::vector<BackendReport>& report);
+// records each attempt in the report. `allowed(name)` filters by plugin
+// name before anything is opened. Never unloads anything.
+std::vector<LoadedPlugin> load_plugins(std::vector<BackendReport>& report,
+                                       bool (*allowed)(const std::string& name));
 
 // Loads one file; returns false with the report filled on failure.
 bool load_plugin_file(const std::string& path, LoadedPlugin& out, BackendReport& report);

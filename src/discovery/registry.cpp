@@ -68,7 +68,8 @@ struct Registry {
     discover();
   }
 
-  static bool allowed(const std::vector<std::string>& allow, const std::string& plugin) {
+  static bool allowed(const std::string& plugin) {
+    static const std::vector<std::string> allow = split_list(std::getenv("VNN_BACKENDS"));
     if (allow.empty()) return true;
     for (auto& a : allow)
       if (a == plugin || a == family_of(plugin)) return true;
@@ -76,18 +77,11 @@ struct Registry {
   }
 
   void discover() {
-    auto allow = split_list(std::getenv("VNN_BACKENDS"));
-    auto plugins = load_plugins(report);
+    auto plugins = load_plugins(report, &Registry::allowed);
     for (auto& p : plugins) {
       auto it = std::find_if(report.begin(), report.end(),
                              [&](const BackendReport& r) { return r.library == p.path; });
-      BackendReport& r = *it;
-      if (!allowed(allow, p.table->name)) {
-        r.status = "disabled";
-        r.detail = "not in VNN_BACKENDS=" + std::string(std::getenv("VNN_BACKENDS"));
-        continue;
-      }
-      probe(p, r);
+      probe(p, *it);
     }
     std::vector<const DeviceContext*> order;
     for (auto& c : contexts) order.push_back(&c);
@@ -242,7 +236,7 @@ Device best_device() {
   auto& r = detail::registry();
   if (r.strict) {
     for (auto& b : r.report)
-      if (!b.loaded)
+      if (!b.loaded && b.status != "disabled")
         throw PluginError("best_device (strict mode): backend library " + b.library +
                           " could not be used (" + b.status + ": " + b.detail +
                           "); fix it, remove it, or unset VNN_STRICT");

@@ -1,0 +1,60 @@
+// Moving tensors between the device under test and the host, blocking and
+// non-blocking, through pinned memory; same-device rule.
+#include <catch2/catch.hpp>
+
+#include "support/device_under_test.hpp"
+
+using namespace vnn;
+using vnn::test::device_under_test;
+
+TEST_CASE("round trips preserve values") {
+  Device dev = device_under_test();
+  std::vector<float> v(100003);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i) * 0.5f;
+  Tensor host = from_vector(v, {int64_t(v.size())});
+  Tensor d = host.to(dev);
+  CHECK(d.device() == dev);
+  CHECK(d.to(Device("cpu")).to_vector<float>() == v);
+  CHECK(d.to(dev).raw_data() == d.raw_data());  // no copy when nothing changes
+  Tensor empty_t = zeros({0, 3}, dev);
+  CHECK(empty_t.to(Device("cpu")).numel() == 0);
+}
+
+TEST_CASE("non-blocking copies from pinned memory land after synchronize") {
+  Device dev = device_under_test();
+  Tensor src = arange(0, 4096, 1).pin_memory();
+  if (!dev.is_cpu() && !device_info(dev).host_accessible) CHECK(src.is_pinned());
+  Tensor d = src.to(dev, /*non_blocking=*/true);
+  synchronize(dev);
+  auto back = d.to(Device("cpu")).to_vector<float>();
+  for (int i = 0; i < 4096; i += 511) REQUIRE(back[size_t(i)] == float(i));
+  Tensor host_dst = empty({4096}).pin_memory();
+  host_dst.copy_(d, /*non_blocking=*/true);
+  synchronize(dev);
+  CHECK(host_dst.to_vector<float>()[4095] == 4095.f);
+}
+
+TEST_CASE("copies between devices of different backends go through the host") {
+  Device dev = device_under_test();
+  for (const auto& other : devices()) {
+    if (other.device == dev) continue;
+    INFO(dev << " -> " << other.device);
+    Tensor a = arange(0, 10, 1, dev).to(kInt64);
+    Tensor b = a.to(other.device);
+    CHECK(b.device() == other.device);
+    CHECK(b.to_vector<int64_t>()[9] == 9);
+    Tensor c = b.to(dev, kFloat32);
+    CHECK(c.to_vector<float>()[3] == 3.f);
+  }
+}
+
+TEST_CASE("data<T>() refuses device memory the host cannot read") {
+  Device dev = device_under_test();
+  Tensor t = ones({3}, dev);
+  if (device_info(dev).host_accessible) {
+    CHECK(t.data<float>()[2] == 1.f);
+    CHECK_THROWS_AS(t.data<double>(), DTypeError);
+  } else {
+    CHECK_THROWS_AS(t.data<float>(), ValueError);
+  }
+}

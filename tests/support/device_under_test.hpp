@@ -1,0 +1,21 @@
+// Tests are written once and run on every backend: ctest runs each test
+// program once per backend with VNN_TEST_BACKEND set (label = backend).
+// The program exits 77 (ctest: skipped) with the reason when that backend
+// has no device here.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "vnn/vnn.h"
+
+namespace vnn::test {
+
+// The device the current run targets (cpu:0 when VNN_TEST_BACKEND is unset).
+Device device_under_test();
+// The CPU reference device.
+inline Device reference_device() { return Device("cpu", 0); }
+
+// Max |a - b| over all elements, compared on the host in float64.
+double max_abs_diff(const Tensor& a, const Tensor& b);
+
+}  // namespace vnn::test
