@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The README's first command: installs what vnn needs (Debian 12), builds it
+# and runs the main example on the best device found.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$here")"
+"$here/install-deps.sh"
+"$here/build.sh"
+build="${VNN_BUILD_DIR:-$root/build}"
+"$build/bin/vnn-devices"
+echo
+exec "$build/bin/hello_devices" "$@"

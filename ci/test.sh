@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds vnn and runs the whole test suite (the README's second command).
+#   ci/test.sh                      everything ctest knows (cpu, opencl, loader, slow, ...)
+#   VNN_TEST_LABELS=opencl ci/test.sh   one label (ctest -L)
+#   VNN_BUILD_DIR=... VNN_CMAKE_ARGS="..."  to change the build
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$here")"
+"$here/install-deps.sh"
+"$here/build.sh"
+build="${VNN_BUILD_DIR:-$root/build}"
+args=(--output-on-failure --no-tests=error -j "${VNN_TEST_JOBS:-2}")
+if [ -n "${VNN_TEST_LABELS:-}" ]; then args+=(-L "$VNN_TEST_LABELS"); fi
+cd "$build"
+start=$(date +%s)
+ctest "${args[@]}"
+echo "ci/test.sh: tests passed in $(( $(date +%s) - start )) s"
