@@ -1,0 +1,56 @@
+// Device discovery (probe, device_info) and per-device runtime state.
+#ifndef VNN_OPENCL_DEVICE_HPP
+#define VNN_OPENCL_DEVICE_HPP
+
+#include <CL/cl.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "vnn/backend_abi.h"
+
+namespace vnn_opencl {
+
+struct Device {
+  // Filled by probe from clGetDeviceInfo only (no context exists yet).
+  int32_t index = 0;
+  std::string label;  // "opencl:N", used in every error message
+  cl_platform_id platform = nullptr;
+  cl_device_id id = nullptr;
+  cl_device_type cl_type = 0;
+  std::string name, vendor, driver_version, platform_name, opencl_version;
+  std::string c_version, extensions;
+  cl_uint compute_units = 0;
+  cl_ulong global_mem = 0, max_alloc = 0, local_mem = 0;
+  size_t max_work_group_size = 1;
+  bool available = true, compiler_available = true;
+  bool fp64 = false, fp16 = false;
+  bool correctly_rounded_sqrt = false;  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT
+
+  // Created by init_device, under init_mutex, then read without locking.
+  std::mutex init_mutex;
+  std::atomic<bool> ready{false};
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;  // default in-order queue, profiling on
+
+  bool has_extension(const char* ext) const;
+};
+
+vnn_status probe(int32_t* count);
+vnn_status device_info(int32_t device, vnn_device_info* info);
+vnn_status init_device(int32_t device);
+
+// The device with that index, initialised on first use (so that a core
+// which skips init_device still works); on failure last_error is set.
+vnn_status ready_device(int32_t device, Device** out);
+
+// The queue a call should use: q itself, or the device default for NULL.
+inline cl_command_queue queue_or_default(const Device& d, void* q) {
+  return q ? static_cast<cl_command_queue>(q) : d.queue;
+}
+
+}  // namespace vnn_opencl
+
+#endif

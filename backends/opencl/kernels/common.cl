@@ -1,0 +1,72 @@
+// Prepended to every kernel program (programs built from strings cannot
+// #include). Holds the strided index math and the 16-bit float helpers.
+//
+// Dtype codes are vnn_dtype's: 0 float32, 1 float64, 2 int32, 3 int64,
+// 4 uint8, 5 bool, 6 float16, 7 bfloat16.
+
+#ifdef HAS_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+// Shapes reach kernels with dimensions merged where the memory layout
+// allows it and ordered innermost first, padded with zeros up to 8 dims.
+// Unrolled steps with constant component names, because OpenCL vectors
+// cannot be indexed by a run-time value.
+#define VNN_UNRAVEL_STEP(k)                  \
+  if (ndim > k) {                            \
+    long q_ = rem / sizes.s##k;              \
+    idx.s##k = rem - q_ * sizes.s##k;        \
+    rem = q_;                                \
+  }
+
+inline long8 vnn_unravel(long i, int ndim, long8 sizes) {
+  long8 idx = (long8)(0);
+  long rem = i;
+  VNN_UNRAVEL_STEP(0) VNN_UNRAVEL_STEP(1) VNN_UNRAVEL_STEP(2) VNN_UNRAVEL_STEP(3)
+  VNN_UNRAVEL_STEP(4) VNN_UNRAVEL_STEP(5) VNN_UNRAVEL_STEP(6) VNN_UNRAVEL_STEP(7)
+  return idx;
+}
+
+inline long vnn_dot8(long8 idx, long8 strides) {
+  long8 p = idx * strides;
+  return p.s0 + p.s1 + p.s2 + p.s3 + p.s4 + p.s5 + p.s6 + p.s7;
+}
+
+// Element offset of linear index i (multi-index idx) in a tensor with
+// these strides. With at most one dimension left after merging (every
+// contiguous tensor, and broadcast scalars) the division-free fast path
+// applies.
+#define VNN_OFFSET(i, base, strides) \
+  ((ndim <= 1) ? (base) + (i) * (strides).s0 : (base) + vnn_dot8(idx, (strides)))
+
+// Multi-index of linear index i; unused (zero) on the fast path.
+#define VNN_INDEX(i) ((ndim <= 1) ? (long8)(0) : vnn_unravel((i), ndim, sizes))
+
+// bfloat16 is the top half of a float32.
+inline float vnn_bf16_to_float(ushort h) { return as_float((uint)h << 16); }
+
+inline ushort vnn_bf16_from_float(float f) {
+  uint u = as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);  // quiet NaN
+  u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
+  return (ushort)(u >> 16);
+}
+
+// Wider sources are first rounded to float toward zero with the sticky
+// bit kept in the last place ("round to odd"); the second rounding to
+// bfloat16 is then exact-as-once, which a plain double->float->bf16 chain
+// is not.
+inline ushort vnn_bf16_from_long(long v) {
+  float f = convert_float_rtz(v);
+  if ((long)f != v) f = as_float(as_uint(f) | 1u);
+  return vnn_bf16_from_float(f);
+}
+
+#ifdef HAS_FP64
+inline ushort vnn_bf16_from_double(double v) {
+  if (isnan(v)) return vnn_bf16_from_float((float)v);
+  float f = convert_float_rtz(v);
+  if ((double)f != v) f = as_float(as_uint(f) | 1u);
+  return vnn_bf16_from_float(f);
+}
+#endif

@@ -1,0 +1,44 @@
+// COPY: out = in0 with any strides, converting dtype like a C cast (to
+// bool: x != 0; to float16/bfloat16: round to nearest even).
+// Defines: IN_T/OUT_T storage types, IN_DT/OUT_DT vnn_dtype codes.
+
+// Loading gives the value in a type C arithmetic understands: float for
+// the 16-bit floats, the storage type itself otherwise.
+#if IN_DT == 6
+#define LOAD_IN(p, i) vload_half((i), (p))
+#elif IN_DT == 7
+#define LOAD_IN(p, i) vnn_bf16_to_float((p)[i])
+#else
+#define LOAD_IN(p, i) ((p)[i])
+#endif
+
+#if OUT_DT == 5
+#define STORE_OUT(p, i, v) ((p)[i] = (uchar)((v) != 0))
+#elif OUT_DT == 6
+#if IN_DT == 1
+#define STORE_OUT(p, i, v) vstore_half_rte((v), (i), (p))
+#else
+// Exact: integers that fit a half's range are exact in float.
+#define STORE_OUT(p, i, v) vstore_half_rte((float)(v), (i), (p))
+#endif
+#elif OUT_DT == 7
+#if IN_DT == 1
+#define STORE_OUT(p, i, v) ((p)[i] = vnn_bf16_from_double(v))
+#elif IN_DT == 2 || IN_DT == 3 || IN_DT == 4 || IN_DT == 5
+#define STORE_OUT(p, i, v) ((p)[i] = vnn_bf16_from_long((long)(v)))
+#else
+#define STORE_OUT(p, i, v) ((p)[i] = vnn_bf16_from_float((float)(v)))
+#endif
+#else
+#define STORE_OUT(p, i, v) ((p)[i] = (OUT_T)(v))
+#endif
+
+__kernel void vnn_copy(__global OUT_T* out, long out_off, __global const IN_T* in, long in_off,
+                       long n, int ndim, long8 sizes, long8 out_strides, long8 in_strides) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    long8 idx = VNN_INDEX(i);
+    long o = VNN_OFFSET(i, out_off, out_strides);
+    long s = VNN_OFFSET(i, in_off, in_strides);
+    STORE_OUT(out, o, LOAD_IN(in, s));
+  }
+}

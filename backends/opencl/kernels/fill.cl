@@ -1,0 +1,12 @@
+// FILL: every element of a strided output = one value. The host passes the
+// value already converted to the output dtype's bits, so one kernel per
+// element size (T = uchar/ushort/uint/ulong) serves every dtype and the
+// conversion rules live in one place (dtype.cpp).
+
+__kernel void vnn_fill(__global T* out, long out_off, T value, long n, int ndim,
+                       long8 sizes, long8 out_strides) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    long8 idx = VNN_INDEX(i);
+    out[VNN_OFFSET(i, out_off, out_strides)] = value;
+  }
+}

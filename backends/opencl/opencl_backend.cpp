@@ -1,0 +1,52 @@
+// Entry point of libvnn-backend-opencl.so: the vnn_backend table. The work
+// is in device.cpp (discovery), memory.cpp (memory, copies, queues,
+// events), ops.cpp (run) and program_cache.cpp (kernel builds).
+#include "vnn/backend_abi.h"
+
+#include "device.hpp"
+#include "errors.hpp"
+#include "memory.hpp"
+#include "ops.hpp"
+
+namespace {
+
+const vnn_backend kTable = {
+    .abi_version = VNN_BACKEND_ABI_VERSION,
+    .reserved = 0,
+    .struct_size = sizeof(vnn_backend),
+    .name = "opencl",
+    .description = "OpenCL 1.2 (ICD loader), run-time compiled kernels",
+    // Below the vendor-native backends (CUDA, HIP) on the same GPU, above
+    // nothing: the core uses priority only among equal device types.
+    .priority = 10,
+    .reserved2 = 0,
+    .probe = vnn_opencl::probe,
+    .device_info = vnn_opencl::device_info,
+    .init_device = vnn_opencl::init_device,
+    .alloc = vnn_opencl::mem_alloc,
+    .free = vnn_opencl::mem_free,
+    .host_alloc = vnn_opencl::host_alloc,
+    .host_free = vnn_opencl::host_free,
+    .copy_to_device = vnn_opencl::copy_to_device,
+    .copy_to_host = vnn_opencl::copy_to_host,
+    .copy_on_device = vnn_opencl::copy_on_device,
+    .queue_create = vnn_opencl::queue_create,
+    .queue_destroy = vnn_opencl::queue_destroy,
+    .queue_synchronize = vnn_opencl::queue_synchronize,
+    .event_create = vnn_opencl::event_create,
+    .event_destroy = vnn_opencl::event_destroy,
+    .event_record = vnn_opencl::event_record,
+    .event_synchronize = vnn_opencl::event_synchronize,
+    .event_elapsed = vnn_opencl::event_elapsed,
+    .run = vnn_opencl::run,
+    .last_error = vnn_opencl::last_error,
+};
+
+}  // namespace
+
+// The table is returned whatever version the host asks for: its
+// abi_version and struct_size tell the core whether it can use it.
+extern "C" VNN_BACKEND_EXPORT const vnn_backend* vnn_backend_entry(uint32_t host_abi_version) {
+  (void)host_abi_version;
+  return &kTable;
+}

@@ -1,0 +1,272 @@
+#include "program_cache.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <unordered_map>
+#include <vector>
+
+#include "embedded_kernels.hpp"
+#include "errors.hpp"
+
+namespace vnn_opencl {
+namespace {
+
+// Bump when the file layout changes so old files are simply not found.
+constexpr char kMagic[8] = {'V', 'N', 'N', 'C', 'L', 'B', '0', '1'};
+
+bool log_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("VNN_OPENCL_LOG");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+void log_line(const std::string& s) {
+  if (log_enabled()) std::fprintf(stderr, "vnn-opencl: %s\n", s.c_str());
+}
+
+struct Fnv {
+  uint64_t h;
+  void add(const void* data, size_t n) {
+    const unsigned char* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  }
+  void add(const std::string& s) { add(s.data(), s.size() + 1); }  // +1: keeps '\0' separator
+};
+
+uint64_t checksum(const void* data, size_t n) {
+  Fnv f{0xcbf29ce484222325ull};
+  f.add(data, n);
+  return f.h;
+}
+
+std::filesystem::path cache_dir() {
+  if (const char* v = std::getenv("VNN_OPENCL_CACHE_DIR"); v && *v) return v;
+  if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v)
+    return std::filesystem::path(v) / "vnn" / "opencl";
+  if (const char* v = std::getenv("HOME"); v && *v)
+    return std::filesystem::path(v) / ".cache" / "vnn" / "opencl";
+  return {};
+}
+
+// Binaries are only valid for the same device and driver, so both are part
+// of the name; two differently seeded FNV-1a hashes make 128 bits.
+std::string cache_file_name(const Device& d, const std::string& source,
+                            const std::string& options) {
+  char buf[40];
+  uint64_t h[2];
+  const uint64_t seeds[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+  for (int i = 0; i < 2; ++i) {
+    Fnv f{seeds[i]};
+    for (const std::string* s : {&d.platform_name, &d.name, &d.driver_version,
+                                 &d.opencl_version, &source, &options})
+      f.add(*s);
+    h[i] = f.h;
+  }
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h[0]),
+                static_cast<unsigned long long>(h[1]));
+  return std::string(buf) + ".bin";
+}
+
+std::string build_log(const Device& d, cl_program p) {
+  size_t n = 0;
+  if (clGetProgramBuildInfo(p, d.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) != CL_SUCCESS || !n)
+    return {};
+  std::string s(n, '\0');
+  clGetProgramBuildInfo(p, d.id, CL_PROGRAM_BUILD_LOG, n, &s[0], nullptr);
+  s.resize(std::strlen(s.c_str()));
+  return s;
+}
+
+// The payload of a cache file, or empty when the file is missing, short,
+// or fails its checksum (a truncated or corrupted file is never handed to
+// the driver, which might crash on it).
+std::vector<unsigned char> read_cache(const std::filesystem::path& path, std::string* why) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::vector<unsigned char> file((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
+  const size_t header = sizeof kMagic + 2 * sizeof(uint64_t);
+  uint64_t size = 0, sum = 0;
+  if (file.size() < header || std::memcmp(file.data(), kMagic, sizeof kMagic) != 0) {
+    *why = "bad header";
+    return {};
+  }
+  std::memcpy(&size, file.data() + sizeof kMagic, sizeof size);
+  std::memcpy(&sum, file.data() + sizeof kMagic + sizeof size, sizeof sum);
+  if (size != file.size() - header || checksum(file.data() + header, size) != sum) {
+    *why = "size or checksum mismatch";
+    return {};
+  }
+  return std::vector<unsigned char>(file.begin() + header, file.end());
+}
+
+// Written to a unique temporary name and renamed, so a concurrent reader
+// (another process) sees either no file or a complete one.
+bool write_cache(const std::filesystem::path& path, const std::vector<unsigned char>& bin) {
+  static std::atomic<unsigned> counter{0};
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  std::filesystem::path tmp = path;
+  tmp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return false;
+    uint64_t size = bin.size(), sum = checksum(bin.data(), bin.size());
+    out.write(kMagic, sizeof kMagic);
+    out.write(reinterpret_cast<const char*>(&size), sizeof size);
+    out.write(reinterpret_cast<const char*>(&sum), sizeof sum);
+    out.write(reinterpret_cast<const char*>(bin.data()), static_cast<std::streamsize>(bin.size()));
+    if (!out.flush()) {
+      out.close();
+      std::filesystem::remove(tmp, ec);
+      return false;
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+  return !ec;
+}
+
+std::vector<unsigned char> program_binary(cl_program p) {
+  size_t size = 0;
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS ||
+      size == 0)
+    return {};
+  std::vector<unsigned char> bin(size);
+  unsigned char* ptr = bin.data();
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) != CL_SUCCESS) return {};
+  return bin;
+}
+
+cl_program load_binary(const Device& d, const std::vector<unsigned char>& bin,
+                       const std::string& options, std::string* why) {
+  const unsigned char* ptr = bin.data();
+  size_t size = bin.size();
+  cl_int bin_status = CL_SUCCESS, err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithBinary(d.context, 1, &d.id, &size, &ptr, &bin_status, &err);
+  if (err != CL_SUCCESS || bin_status != CL_SUCCESS) {
+    *why = std::string("clCreateProgramWithBinary: ") +
+           cl_error_name(err != CL_SUCCESS ? err : bin_status);
+    if (p) clReleaseProgram(p);
+    return nullptr;
+  }
+  err = clBuildProgram(p, 1, &d.id, options.c_str(), nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    *why = std::string("clBuildProgram: ") + cl_error_name(err);
+    clReleaseProgram(p);
+    return nullptr;
+  }
+  return p;
+}
+
+vnn_status build_program(Device& d, const char* file, const std::string& options,
+                         cl_program* out) {
+  const char* common = embedded_kernel_source("common");
+  const char* body = embedded_kernel_source(file);
+  if (!common || !body)
+    return fail(VNN_STATUS_INTERNAL, "%s: kernels/%s.cl is not embedded in the plugin",
+                d.label.c_str(), file);
+  std::string source = std::string(common) + "\n" + body;
+  std::filesystem::path dir = cache_dir();
+  std::filesystem::path path = dir.empty() ? dir : dir / cache_file_name(d, source, options);
+  std::string what = d.label + " program " + file + ".cl [" + options + "]";
+
+  if (!path.empty()) {
+    std::string why;
+    std::vector<unsigned char> bin = read_cache(path, &why);
+    if (!bin.empty()) {
+      if (cl_program p = load_binary(d, bin, options, &why)) {
+        log_line(what + ": disk cache hit " + path.string());
+        *out = p;
+        return VNN_STATUS_OK;
+      }
+    }
+    if (!why.empty()) log_line(what + ": ignoring unusable cache file " + path.string() + " (" + why + ")");
+  }
+
+  const char* src = source.c_str();
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithSource(d.context, 1, &src, nullptr, &err);
+  if (err != CL_SUCCESS) return fail_cl(err, "%s: clCreateProgramWithSource failed", what.c_str());
+  err = clBuildProgram(p, 1, &d.id, options.c_str(), nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    std::string log = build_log(d, p);
+    clReleaseProgram(p);
+    if (log.size() > 8000) log = log.substr(0, 8000) + "\n[build log truncated]";
+    return fail(VNN_STATUS_DEVICE_ERROR, "%s (%s): build failed: %s\n%s", what.c_str(),
+                d.name.c_str(), cl_error_name(err), log.c_str());
+  }
+  if (!path.empty()) {
+    std::vector<unsigned char> bin = program_binary(p);
+    bool ok = !bin.empty() && write_cache(path, bin);
+    log_line(what + (ok ? ": built from source, cached in " : ": built from source, could not cache in ") +
+             path.string());
+  } else {
+    log_line(what + ": built from source (no cache directory)");
+  }
+  *out = p;
+  return VNN_STATUS_OK;
+}
+
+struct Cache {
+  std::mutex mutex;
+  std::unordered_map<std::string, Kernel*> kernels;
+};
+
+Cache& cache() {
+  static Cache* c = new Cache;  // never destroyed, see device.cpp
+  return *c;
+}
+
+}  // namespace
+
+vnn_status get_kernel(Device& d, const char* file, const char* kernel_name,
+                      const std::string& op_options, Kernel** out) {
+  std::string options = op_options;
+  if (d.fp64) options += " -DHAS_FP64=1";
+  // Makes float division and sqrt match the host bit for bit.
+  if (d.correctly_rounded_sqrt) options += " -cl-fp32-correctly-rounded-divide-sqrt";
+  std::string key = d.label + '\n' + file + '\n' + kernel_name + '\n' + options;
+  Cache& c = cache();
+  // One lock over lookup and build: a build happens once per key, and
+  // concurrent first uses of the same kernel wait for it instead of
+  // compiling it twice.
+  std::lock_guard<std::mutex> lock(c.mutex);
+  auto it = c.kernels.find(key);
+  if (it != c.kernels.end()) {
+    *out = it->second;
+    return VNN_STATUS_OK;
+  }
+  cl_program p = nullptr;
+  if (vnn_status st = build_program(d, file, options, &p)) return st;
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, kernel_name, &err);
+  if (err != CL_SUCCESS) {
+    clReleaseProgram(p);
+    return fail_cl(err, "%s: clCreateKernel(%s) from kernels/%s.cl failed", d.label.c_str(),
+                   kernel_name, file);
+  }
+  Kernel* kern = new Kernel;
+  kern->program = p;
+  kern->kernel = k;
+  size_t wg = 0;
+  if (clGetKernelWorkGroupInfo(k, d.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr) ==
+          CL_SUCCESS &&
+      wg > 0)
+    kern->work_group_size = wg;
+  c.kernels.emplace(key, kern);
+  *out = kern;
+  return VNN_STATUS_OK;
+}
+
+}  // namespace vnn_opencl

@@ -1,0 +1,34 @@
+// Run-time compiled kernels, cached in memory and on disk.
+#ifndef VNN_OPENCL_PROGRAM_CACHE_HPP
+#define VNN_OPENCL_PROGRAM_CACHE_HPP
+
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+#include "device.hpp"
+#include "vnn/backend_abi.h"
+
+namespace vnn_opencl {
+
+// One compiled kernel. clSetKernelArg on a shared cl_kernel is not thread
+// safe, so launches hold `mutex` from the first argument to the enqueue.
+struct Kernel {
+  cl_program program = nullptr;
+  cl_kernel kernel = nullptr;
+  size_t work_group_size = 1;  // CL_KERNEL_WORK_GROUP_SIZE on its device
+  std::mutex mutex;
+};
+
+// The kernel `kernel_name` of kernels/common.cl + kernels/<file>.cl built
+// for device d with `options` (the -D defines of the op). Kernels live for
+// the whole process. A failed build returns VNN_STATUS_DEVICE_ERROR with
+// the device's build log in last_error.
+vnn_status get_kernel(Device& d, const char* file, const char* kernel_name,
+                      const std::string& options, Kernel** out);
+
+}  // namespace vnn_opencl
+
+#endif
