@@ -61,7 +61,17 @@ std::string error_text(const Driver& d, CUresult rc) {
   const char* name = nullptr;
   if (d.get_error_name && d.get_error_name(rc, &name) == CUDA_SUCCESS && name)
     return std::string(name) + " (" + std::to_string(rc) + ")";
-  return "CUresult " + std::to_string(rc);
+  switch (rc) {  // the driver could not name it (a placeholder library cannot)
+    case 3: name = "CUDA_ERROR_NOT_INITIALIZED"; break;
+    case CUDA_ERROR_STUB_LIBRARY: name = "CUDA_ERROR_STUB_LIBRARY"; break;
+    case CUDA_ERROR_INSUFFICIENT_DRIVER: name = "CUDA_ERROR_INSUFFICIENT_DRIVER"; break;
+    case 46: name = "CUDA_ERROR_DEVICES_UNAVAILABLE"; break;
+    case CUDA_ERROR_NO_DEVICE: name = "CUDA_ERROR_NO_DEVICE"; break;
+    case 101: name = "CUDA_ERROR_INVALID_DEVICE"; break;
+    case 999: name = "CUDA_ERROR_UNKNOWN"; break;
+    default: return "CUresult " + std::to_string(rc);
+  }
+  return std::string(name) + " (" + std::to_string(rc) + ")";
 }
 
 template <class F>
