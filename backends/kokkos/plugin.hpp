@@ -13,6 +13,8 @@
 //   static vnn_status device_info(int32_t, vnn_device_info*, std::string* why);
 //   static void before_initialize(int32_t device);                  // env, device selection
 //   struct Event; event_create/destroy/record/synchronize/elapsed_ms (see HostClockEvents)
+//   optional: struct HostBlas { static void gemm(...); } for float/double
+//             MATMUL on host-accessible memory (see kernels/matmul.hpp)
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <chrono>
@@ -21,11 +23,15 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "kokkos/compat.hpp"
 #include "kokkos/kernels/copy.hpp"
 #include "kokkos/kernels/elementwise.hpp"
 #include "kokkos/kernels/fill.hpp"
+#include "kokkos/kernels/matmul.hpp"
+#include "kokkos/kernels/reduction.hpp"
+#include "kokkos/kernels/softmax.hpp"
 #include "vnn/backend_abi.h"
 
 namespace vnn::kokkos_backend {
@@ -75,6 +81,25 @@ vnn_status guarded(const char* what, F&& f) {
     return fail(oom ? VNN_STATUS_OUT_OF_MEMORY : VNN_STATUS_DEVICE_ERROR, std::string(what) + ": " + m);
   } catch (...) {
     return fail(VNN_STATUS_INTERNAL, std::string(what) + ": unknown exception");
+  }
+}
+
+// Traits::HostBlas, where a plugin has one.
+template <class Traits, class = void> struct has_host_blas : std::false_type {};
+template <class Traits>
+struct has_host_blas<Traits, std::void_t<typename Traits::HostBlas>> : std::true_type {};
+
+// The amount of work an op does, for the inline-or-parallel decision.
+inline int64_t op_work(const vnn_op* op) {
+  int64_t n = op->num_outputs > 0 ? kernels::numel(op->outputs[0]) : 0;
+  switch (op->kind) {
+    case VNN_OP_REDUCE:
+    case VNN_OP_SOFTMAX: return op->num_inputs > 0 ? kernels::numel(op->inputs[0]) : n;
+    case VNN_OP_MATMUL: {
+      const vnn_tensor_desc& a = op->inputs[0];
+      return a.ndim > 0 ? n * a.sizes[a.ndim - 1] : n;
+    }
+    default: return n;
   }
 }
 
@@ -239,9 +264,19 @@ class Backend {
       if (!state().initialized)
         return fail(VNN_STATUS_INVALID_ARGUMENT, std::string(Traits::name) + ":" + std::to_string(device) +
                                                      ": run before init_device");
-      int64_t n = op->num_outputs > 0 ? kernels::numel(op->outputs[0]) : 0;
+      if constexpr (has_host_blas<Traits>::value) {
+        // BLAS runs on the calling thread after the queue drained; it
+        // brings its own threads.
+        if (op->kind == VNN_OP_MATMUL && op_work(op) >= kInlineGrain) {
+          queue_of(op->queue).fence();
+          if (kernels::matmul_blas<typename Traits::HostBlas>(op->outputs[0], op->inputs[0], op->inputs[1],
+                                                               op->num_scalars > 0 ? op->scalars[0] : 1.0,
+                                                               op->num_scalars > 1 ? op->scalars[1] : 0.0))
+            return VNN_STATUS_OK;
+        }
+      }
       if constexpr (Traits::inline_small_work) {
-        if (n < kInlineGrain) return run_on(Kokkos::Serial(), op, device);
+        if (op_work(op) < kInlineGrain) return run_on(Kokkos::Serial(), op, device);
       }
       return run_on(queue_of(op->queue), op, device);
     });
@@ -278,6 +313,9 @@ class Backend {
       case VNN_OP_COPY: return "copy";
       case VNN_OP_BINARY: return "binary";
       case VNN_OP_UNARY: return "unary";
+      case VNN_OP_REDUCE: return "reduce";
+      case VNN_OP_MATMUL: return "matmul";
+      case VNN_OP_SOFTMAX: return "softmax";
       default: return "op";
     }
   }
@@ -293,6 +331,16 @@ class Backend {
                              op->num_scalars > 0 ? op->scalars[0] : 1.0);
         break;
       case VNN_OP_UNARY: ok = kernels::unary(exec, op->outputs[0], op->inputs[0], op->ints[0]); break;
+      case VNN_OP_REDUCE:
+        ok = op->num_ints >= 2 && kernels::reduce(exec, op->outputs[0], op->inputs[0], op->ints[0], op->ints[1]);
+        break;
+      case VNN_OP_MATMUL:
+        ok = kernels::matmul(exec, op->outputs[0], op->inputs[0], op->inputs[1],
+                             op->num_scalars > 0 ? op->scalars[0] : 1.0, op->num_scalars > 1 ? op->scalars[1] : 0.0);
+        break;
+      case VNN_OP_SOFTMAX:
+        ok = kernels::softmax(exec, op->outputs[0], op->inputs[0], op->num_ints > 0 ? op->ints[0] : 0);
+        break;
       default: break;
     }
     if (!ok)

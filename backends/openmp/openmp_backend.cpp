@@ -1,5 +1,6 @@
 // The CPU backend: the generic Kokkos backend on Kokkos::OpenMP, with tiny
 // kernels run inline on Kokkos::Serial.
+#include <cblas.h>
 #include <omp.h>
 
 #include <cstdio>
@@ -20,7 +21,7 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
   static constexpr bool inline_small_work = true;
 
   static std::string description() {
-    return std::string("Kokkos ") + kokkos_compat::version_string() + " OpenMP+Serial";
+    return std::string("Kokkos ") + kokkos_compat::version_string() + " OpenMP+Serial, OpenBLAS";
   }
 
   static vnn_status probe(int32_t* count, std::string*) {
@@ -60,6 +61,20 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
   }
 
   static Kokkos::OpenMP make_queue() { return Kokkos::OpenMP(); }
+
+  // float32 / float64 MATMUL above the inline grain goes to OpenBLAS.
+  struct HostBlas {
+    static void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                     const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+      cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
+                  blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
+    }
+    static void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                     int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+      cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
+                  blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
+    }
+  };
 };
 
 }  // namespace vnn::openmp_backend

@@ -107,6 +107,10 @@ typedef enum vnn_op_kind {
   VNN_OP_COPY = 2,          /* out = in0 (any strides, any dtype: converts) */
   VNN_OP_BINARY = 3,        /* out = f(in0, in1), ints[0] = vnn_binary_fn */
   VNN_OP_UNARY = 4,         /* out = f(in0), ints[0] = vnn_unary_fn */
+  VNN_OP_REDUCE = 5,        /* out = f over the last ints[1] dims of in0,
+                               ints[0] = vnn_reduce_fn */
+  VNN_OP_MATMUL = 6,        /* out = scalars[0] * in0 @ in1 + scalars[1] * out */
+  VNN_OP_SOFTMAX = 7,       /* softmax over the last dim; ints[0] = 1: log */
   VNN_OP_COUNT_
 } vnn_op_kind;
 
@@ -118,6 +122,18 @@ typedef enum vnn_binary_fn {
   VNN_BINARY_MAXIMUM = 4,
   VNN_BINARY_MINIMUM = 5
 } vnn_binary_fn;
+
+/* Reductions (VNN_OP_REDUCE). in0 arrives permuted so that the reduced
+ * dims are its last k = ints[1] dims; out has in0's leading ndim - k sizes. */
+typedef enum vnn_reduce_fn {
+  VNN_REDUCE_SUM = 0,
+  VNN_REDUCE_MEAN = 1,
+  VNN_REDUCE_PROD = 2,
+  VNN_REDUCE_MAX = 3,
+  VNN_REDUCE_MIN = 4,
+  VNN_REDUCE_ARGMAX = 5,    /* out int64, k == 1 */
+  VNN_REDUCE_ARGMIN = 6     /* out int64, k == 1 */
+} vnn_reduce_fn;
 
 typedef enum vnn_unary_fn {
   VNN_UNARY_NEG = 0,

@@ -1,0 +1,101 @@
+// matmul / mm: torch.matmul's shape rules are applied here once; the backend
+// receives [B..., M, K] @ [B..., K, N] operands of one dtype with the batch
+// dims already broadcast (stride 0) and a contiguous [B..., M, N] output.
+#include <string>
+
+#include "tensor/tensor_impl.hpp"
+#include "vnn/error.h"
+#include "vnn/linalg.h"
+
+namespace vnn {
+
+namespace {
+
+std::string dims_str(const Tensor& t) {
+  std::string s;
+  for (int i = 0; i < t.dim(); ++i) s += (i ? "x" : "") + std::to_string(t.sizes()[i]);
+  return s.empty() ? "scalar" : s;
+}
+
+void check_operands(const Tensor& a, const Tensor& b, const char* op) {
+  if (!a.defined() || !b.defined())
+    throw ValueError(std::string(op) + ": argument '" + (a.defined() ? "mat2" : "input") + "' is an undefined tensor");
+  detail::check_same_device(a, b, op, "mat2");
+  if (a.dtype() != b.dtype())
+    throw DTypeError(std::string(op) + ": expected input and mat2 to have the same dtype, but got " +
+                     name(a.dtype()) + " != " + name(b.dtype()) + "; convert one with .to(dtype)");
+  DType t = a.dtype();
+  if (t == kBool || t == kUInt8)
+    throw DTypeError(std::string(op) + ": not implemented for " + name(t) +
+                     " tensors; convert both to float32, float64, int32 or int64");
+}
+
+// a [B..., M, K] @ b [B..., K, N] with a.dim() == b.dim() >= 2 and equal
+// batch sizes; returns a contiguous [B..., M, N].
+Tensor run_matmul(const Tensor& a, const Tensor& b, const Shape& out_shape) {
+  DType t = a.dtype();
+  DType compute = (t == kFloat16 || t == kBFloat16) ? kFloat32 : t;
+  Tensor x = a.to(compute), y = b.to(compute);
+  Tensor out = detail::make_empty(a.impl()->ctx(), out_shape, compute);
+  if (out.numel() > 0) {
+    vnn_tensor_desc in[2] = {detail::describe(*x.impl()), detail::describe(*y.impl())};
+    vnn_tensor_desc o = detail::describe(*out.impl());
+    double scalars[2] = {1.0, 0.0};
+    vnn_op req{};
+    req.kind = VNN_OP_MATMUL;
+    req.num_inputs = 2;
+    req.num_outputs = 1;
+    req.num_scalars = 2;
+    req.inputs = in;
+    req.outputs = &o;
+    req.scalars = scalars;
+    detail::run_op(out.impl()->ctx(), req, "matmul");
+  }
+  return compute == t ? out : out.to(t);
+}
+
+}  // namespace
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  check_operands(a, b, "mm");
+  if (a.dim() != 2) throw ShapeError("mm: input must be a matrix (2-D), got shape " + a.sizes().str());
+  if (b.dim() != 2) throw ShapeError("mm: mat2 must be a matrix (2-D), got shape " + b.sizes().str());
+  if (a.sizes()[1] != b.sizes()[0])
+    throw ShapeError("mm: mat1 and mat2 shapes cannot be multiplied (" + dims_str(a) + " and " + dims_str(b) + ")");
+  return run_matmul(a, b, Shape{a.sizes()[0], b.sizes()[1]});
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  check_operands(a, b, "matmul");
+  if (a.dim() == 0 || b.dim() == 0)
+    throw ShapeError("matmul: both arguments need at least 1 dimension, but got shapes " + a.sizes().str() +
+                     " and " + b.sizes().str() + "; use mul() for a scalar product");
+  // 1-D operands become a row (a) or a column (b) vector, as views.
+  Tensor x = a.dim() == 1 ? a.expand({1, a.sizes()[0]}) : a;
+  Tensor y = b.dim() == 1 ? b.expand({1, b.sizes()[0]}).transpose(0, 1) : b;
+  int64_t m = x.size(-2), k = x.size(-1), k2 = y.size(-2), n = y.size(-1);
+  if (k != k2)
+    throw ShapeError("matmul: shapes " + a.sizes().str() + " and " + b.sizes().str() +
+                     " cannot be multiplied (" + dims_str(x) + " and " + dims_str(y) + "): size " +
+                     std::to_string(k) + " of input's last dim differs from size " + std::to_string(k2) +
+                     " of mat2's " + (b.dim() == 1 ? "only" : "second-to-last") + " dim");
+  Shape ba(x.sizes().begin(), x.sizes().end() - 2), bb(y.sizes().begin(), y.sizes().end() - 2);
+  Shape batch = broadcast_shapes(ba, bb, "matmul (batch dimensions)");
+  Shape xs = batch, ys = batch, os = batch;
+  xs.push_back(m);
+  xs.push_back(k);
+  ys.push_back(k);
+  ys.push_back(n);
+  os.push_back(m);
+  os.push_back(n);
+  Tensor out = run_matmul(x.expand(xs), y.expand(ys), os);
+  if (a.dim() == 1 || b.dim() == 1) {
+    Shape r = batch;
+    if (a.dim() != 1) r.push_back(m);
+    if (b.dim() != 1) r.push_back(n);
+    out = out.view(r);
+  }
+  return out;
+}
+
+}  // namespace vnn
