@@ -306,6 +306,18 @@ vnn_status device_info(int32_t device, vnn_device_info* info) {
                 d->fp64 ? "yes" : "no", d->fp16 ? "yes" : "no",
                 static_cast<unsigned long long>(d->max_alloc),
                 static_cast<unsigned long long>(d->local_mem));
+  // The MATMUL path: CLBlast (float32/float64, unit-stride operands) when
+  // the plugin was built with it, else the tiled kernel; gemm_last says
+  // which one the latest MATMUL on this device used.
+  static const char* const kGemmLast[] = {"none", "clblast", "tiled"};
+  size_t used = std::strlen(info->properties);
+  std::snprintf(info->properties + used, sizeof info->properties - used, "gemm=%s\ngemm_last=%s\n",
+#ifdef VNN_OPENCL_HAVE_CLBLAST
+                "clblast",
+#else
+                "tiled",
+#endif
+                kGemmLast[d->last_gemm.load(std::memory_order_relaxed) % 3]);
   return VNN_STATUS_OK;
 }
 

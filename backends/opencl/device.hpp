@@ -35,6 +35,9 @@ struct Device {
   cl_context context = nullptr;
   cl_command_queue queue = nullptr;  // default in-order queue, profiling on
 
+  // The path the latest MATMUL took: 0 none yet, 1 CLBlast, 2 tiled kernel.
+  std::atomic<int> last_gemm{0};
+
   bool has_extension(const char* ext) const;
 };
 

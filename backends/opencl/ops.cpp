@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "device.hpp"
@@ -14,11 +15,16 @@
 #include "errors.hpp"
 #include "program_cache.hpp"
 
+#ifdef VNN_OPENCL_HAVE_CLBLAST
+#include <clblast.h>
+#endif
+
 namespace vnn_opencl {
 namespace {
 
 const char* const kBinaryNames[] = {"add", "sub", "mul", "div", "maximum", "minimum"};
 const char* const kUnaryNames[] = {"neg", "abs", "exp", "log", "sqrt", "relu", "sigmoid", "tanh"};
+const char* const kReduceNames[] = {"sum", "mean", "prod", "max", "min", "argmax", "argmin"};
 
 // The shape of an op after merging dimensions that every tensor walks
 // contiguously, innermost first, as the kernels expect (see common.cl).
@@ -192,6 +198,276 @@ vnn_status run_elementwise(Device& d, cl_command_queue q, const vnn_op& op, cons
                  arg(l.sizes), arg(l.strides[0]), arg(l.strides[1]), arg(l.strides[2])});
 }
 
+// Largest power of two <= min(device max, kernel max, cap).
+size_t pow2_wg(size_t a, size_t b, size_t cap) {
+  size_t m = std::min({a, b, cap});
+  size_t p = 1;
+  while (p * 2 <= m) p *= 2;
+  return p;
+}
+
+// A kernel whose -DWG= local array size is the work-group size it runs
+// with: chosen from the device's maximum, lowered once if the compiled
+// kernel allows fewer items.
+vnn_status get_wg_kernel(Device& d, const char* file, const char* name, const std::string& defs,
+                         Kernel** k, size_t* wg) {
+  size_t w = pow2_wg(d.max_work_group_size, d.max_work_group_size, 256);
+  if (vnn_status st = get_kernel(d, file, name, defs + " -DWG=" + std::to_string(w), k)) return st;
+  if ((*k)->work_group_size < w) {
+    w = pow2_wg((*k)->work_group_size, w, 256);
+    if (vnn_status st = get_kernel(d, file, name, defs + " -DWG=" + std::to_string(w), k)) return st;
+  }
+  *wg = w;
+  return VNN_STATUS_OK;
+}
+
+vnn_status enqueue(Kernel& k, cl_command_queue q, cl_uint dims, const size_t* global, const size_t* local,
+                   const std::string& what, std::initializer_list<Arg> args) {
+  std::lock_guard<std::mutex> lock(k.mutex);
+  cl_uint i = 0;
+  for (const Arg& a : args) {
+    cl_int err = clSetKernelArg(k.kernel, i, a.size, a.ptr);
+    if (err != CL_SUCCESS) return fail_cl(err, "%s: clSetKernelArg(%u) failed", what.c_str(), i);
+    ++i;
+  }
+  cl_int err = clEnqueueNDRangeKernel(q, k.kernel, dims, nullptr, global, local, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueNDRangeKernel failed", what.c_str());
+  return VNN_STATUS_OK;
+}
+
+// The first `nd` dims of t as a descriptor of their own.
+vnn_tensor_desc leading(const vnn_tensor_desc& t, int nd) {
+  vnn_tensor_desc d = t;
+  d.ndim = nd;
+  return d;
+}
+
+bool compute_dtype(int32_t dt) { return dt == VNN_FLOAT32 || dt == VNN_FLOAT64 || dt == VNN_INT32 || dt == VNN_INT64; }
+
+// Input float32/float64/int32/int64 (as the Kokkos backends); ARGMAX/ARGMIN
+// write int64, MEAN takes floats only; SUM/PROD of int32 write int64 or
+// int32; otherwise the output has one of those four dtypes too.
+vnn_status run_reduce(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what) {
+  const vnn_tensor_desc& out = op.outputs[0];
+  const vnn_tensor_desc& in = op.inputs[0];
+  int64_t fn = op.ints[0], k = op.ints[1];
+  if (k < 0 || k > in.ndim || out.ndim != in.ndim - k)
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: k=%lld does not match in0 (ndim %d) and out (ndim %d)",
+                what.c_str(), static_cast<long long>(k), static_cast<int>(in.ndim), static_cast<int>(out.ndim));
+  bool in_float = in.dtype == VNN_FLOAT32 || in.dtype == VNN_FLOAT64;
+  bool arg_fn = fn == VNN_REDUCE_ARGMAX || fn == VNN_REDUCE_ARGMIN;
+  if (!compute_dtype(in.dtype) || !compute_dtype(out.dtype) || (arg_fn && out.dtype != VNN_INT64) ||
+      (fn == VNN_REDUCE_MEAN && !in_float))
+    return fail(VNN_STATUS_UNSUPPORTED, "%s: input %s to output %s is not supported by the opencl backend",
+                what.c_str(), dtype_info(in.dtype)->name, dtype_info(out.dtype)->name);
+  const int nl = in.ndim - static_cast<int>(k);
+  vnn_tensor_desc ol = leading(out, nl), il = leading(in, nl);
+  Layout lead = make_layout(ol, {&ol, &il});
+  vnn_tensor_desc tr{};
+  for (int i = nl; i < in.ndim; ++i) {
+    tr.sizes[tr.ndim] = in.sizes[i];
+    tr.strides[tr.ndim] = in.strides[i];
+    ++tr.ndim;
+  }
+  Layout trail = make_layout(tr, {&tr});
+  if (lead.n == 0) return VNN_STATUS_OK;
+  std::string defs = "-DT=" + std::string(dtype_info(in.dtype)->storage) + " -DDT=" + std::to_string(in.dtype) +
+                     " -DO=" + dtype_info(out.dtype)->storage + " -DFN=" + std::to_string(fn);
+  Kernel* kern = nullptr;
+  size_t wg = 1;
+  if (vnn_status st = get_wg_kernel(d, "reduction", "vnn_reduce", defs, &kern, &wg)) return st;
+  size_t groups = static_cast<size_t>(std::min<int64_t>(lead.n, 8192));
+  size_t global = groups * wg;
+  cl_mem mo = mem(out), mi = mem(in);
+  cl_long oo = out.offset, io = in.offset, outer = lead.n, inner = trail.n;
+  return enqueue(*kern, q, 1, &global, &wg, what,
+                 {arg(mo), arg(oo), arg(mi), arg(io), arg(outer), arg(inner), arg(lead.ndim), arg(lead.sizes),
+                  arg(lead.strides[0]), arg(lead.strides[1]), arg(trail.ndim), arg(trail.sizes),
+                  arg(trail.strides[0])});
+}
+
+// float32 and float64; out and in0 have the same sizes, any strides.
+vnn_status run_softmax(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what) {
+  const vnn_tensor_desc& out = op.outputs[0];
+  const vnn_tensor_desc& in = op.inputs[0];
+  bool log_out = op.num_ints > 0 && op.ints && op.ints[0] == 1;
+  if ((out.dtype != VNN_FLOAT32 && out.dtype != VNN_FLOAT64) || in.dtype != out.dtype || in.ndim != out.ndim)
+    return fail(VNN_STATUS_UNSUPPORTED, "%s: only float32/float64 with matching input are supported", what.c_str());
+  const int nd = in.ndim;
+  cl_long n = nd > 0 ? in.sizes[nd - 1] : 1;
+  cl_long in_s = nd > 0 ? in.strides[nd - 1] : 0, out_s = nd > 0 ? out.strides[nd - 1] : 0;
+  vnn_tensor_desc ol = leading(out, nd > 0 ? nd - 1 : 0), il = leading(in, nd > 0 ? nd - 1 : 0);
+  Layout lead = make_layout(ol, {&ol, &il});
+  if (lead.n == 0 || n == 0) return VNN_STATUS_OK;
+  std::string defs = std::string("-DT=") + dtype_info(out.dtype)->storage + " -DLOG_OUT=" + (log_out ? "1" : "0");
+  Kernel* kern = nullptr;
+  size_t wg = 1;
+  if (vnn_status st = get_wg_kernel(d, "softmax", "vnn_softmax", defs, &kern, &wg)) return st;
+  size_t global = static_cast<size_t>(std::min<int64_t>(lead.n, 8192)) * wg;
+  cl_mem mo = mem(out), mi = mem(in);
+  cl_long oo = out.offset, io = in.offset, rows = lead.n;
+  return enqueue(*kern, q, 1, &global, &wg, what,
+                 {arg(mo), arg(oo), arg(mi), arg(io), arg(rows), arg(n), arg(out_s), arg(in_s), arg(lead.ndim),
+                  arg(lead.sizes), arg(lead.strides[0]), arg(lead.strides[1])});
+}
+
+struct MatmulShape {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t a_rs = 0, a_cs = 0, b_rs = 0, b_cs = 0, o_rs = 0, o_cs = 0;
+  Layout batch;  // strides: out, a, b
+};
+
+#ifdef VNN_OPENCL_HAVE_CLBLAST
+// How one [rows, cols] operand goes to a row-major gemm.
+struct BlasOperand {
+  bool ok = false;     // usable in place
+  bool trans = false;  // stored column-major: pass Transpose::kYes
+  size_t ld = 0;
+};
+
+BlasOperand blas_operand(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  BlasOperand op;
+  int64_t r1 = std::max<int64_t>(rows, 1), c1 = std::max<int64_t>(cols, 1);
+  if ((cols <= 1 || cs == 1) && (rows <= 1 || rs >= c1)) {
+    op.ok = true;
+    op.ld = static_cast<size_t>(rows <= 1 ? c1 : rs);
+  } else if ((rows <= 1 || rs == 1) && (cols <= 1 || cs >= r1)) {
+    op.ok = true;
+    op.trans = true;
+    op.ld = static_cast<size_t>(cols <= 1 ? r1 : cs);
+  }
+  return op;
+}
+
+// CLBlast for float32/float64 operands whose matrices each have a unit
+// stride; out must be row-major. Returns false (nothing enqueued) where it
+// does not apply or CLBlast refused the first call.
+template <typename T>
+bool try_clblast(cl_command_queue q, const vnn_op& op, const MatmulShape& s, double alpha, double beta,
+                 std::string* why) {
+  const vnn_tensor_desc &out = op.outputs[0], &a = op.inputs[0], &b = op.inputs[1];
+  if (s.k == 0) return false;
+  BlasOperand pa = blas_operand(s.m, s.k, s.a_rs, s.a_cs), pb = blas_operand(s.k, s.n, s.b_rs, s.b_cs);
+  BlasOperand po = blas_operand(s.m, s.n, s.o_rs, s.o_cs);
+  if (!pa.ok || !pb.ok || !po.ok || po.trans) return false;
+  using clblast::Transpose;
+  const clblast::Layout row_major = clblast::Layout::kRowMajor;
+  Transpose ta = pa.trans ? Transpose::kYes : Transpose::kNo, tb = pb.trans ? Transpose::kYes : Transpose::kNo;
+  const Layout& l = s.batch;
+  const size_t m = size_t(s.m), n = size_t(s.n), k = size_t(s.k);
+  cl_mem ma = mem(a), mb = mem(b), mo = mem(out);
+  clblast::StatusCode st;
+  if (l.n == 1 || (l.ndim == 1 && l.strides[1].s[0] > 0 && l.strides[2].s[0] > 0)) {
+    // One gemm, or one strided-batched call (batch dims collapse to one
+    // stride per operand).
+    if (l.n == 1)
+      st = clblast::Gemm<T>(row_major, ta, tb, m, n, k, T(alpha), ma, size_t(a.offset), pa.ld, mb,
+                            size_t(b.offset), pb.ld, T(beta), mo, size_t(out.offset), po.ld, &q, nullptr);
+    else
+      st = clblast::GemmStridedBatched<T>(row_major, ta, tb, m, n, k, T(alpha), ma, size_t(a.offset),
+                                          pa.ld, size_t(l.strides[1].s[0]), mb, size_t(b.offset), pb.ld,
+                                          size_t(l.strides[2].s[0]), T(beta), mo, size_t(out.offset), po.ld,
+                                          size_t(l.strides[0].s[0]), size_t(l.n), &q, nullptr);
+    if (st != clblast::StatusCode::kSuccess) {
+      *why = "CLBlast status " + std::to_string(static_cast<int>(st));
+      return false;
+    }
+    return true;
+  }
+  // Broadcast (stride-0) or non-collapsible batch dims: one gemm per batch
+  // index, offsets computed here.
+  for (int64_t bi = 0; bi < l.n; ++bi) {
+    int64_t rem = bi, oa = a.offset, ob = b.offset, oo = out.offset;
+    for (int dd = 0; dd < l.ndim; ++dd) {
+      int64_t i = rem % l.sizes.s[dd];
+      rem /= l.sizes.s[dd];
+      oo += i * l.strides[0].s[dd];
+      oa += i * l.strides[1].s[dd];
+      ob += i * l.strides[2].s[dd];
+    }
+    st = clblast::Gemm<T>(row_major, ta, tb, m, n, k, T(alpha), ma, size_t(oa), pa.ld, mb, size_t(ob),
+                          pb.ld, T(beta), mo, size_t(oo), po.ld, &q, nullptr);
+    if (st != clblast::StatusCode::kSuccess) {
+      *why = "CLBlast status " + std::to_string(static_cast<int>(st));
+      if (bi == 0) return false;
+      throw std::runtime_error(*why);
+    }
+  }
+  return true;
+}
+#endif
+
+// float32, float64, int32, int64. a is [B..., M, K], b [B..., K, N], out
+// [B..., M, N], all with any strides; scalars[0] = alpha (1), scalars[1] =
+// beta (0).
+vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what) {
+  const vnn_tensor_desc &out = op.outputs[0], &a = op.inputs[0], &b = op.inputs[1];
+  const int nd = a.ndim;
+  if (nd < 2 || b.ndim != nd || out.ndim != nd || a.sizes[nd - 1] != b.sizes[nd - 2] ||
+      out.sizes[nd - 2] != a.sizes[nd - 2] || out.sizes[nd - 1] != b.sizes[nd - 1])
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: operand shapes do not agree", what.c_str());
+  if (!compute_dtype(out.dtype) || a.dtype != out.dtype || b.dtype != out.dtype)
+    return fail(VNN_STATUS_UNSUPPORTED, "%s: dtype not supported by the opencl backend", what.c_str());
+  double alpha = op.num_scalars > 0 ? op.scalars[0] : 1.0, beta = op.num_scalars > 1 ? op.scalars[1] : 0.0;
+  MatmulShape s;
+  s.m = a.sizes[nd - 2];
+  s.k = a.sizes[nd - 1];
+  s.n = b.sizes[nd - 1];
+  s.a_rs = a.strides[nd - 2], s.a_cs = a.strides[nd - 1];
+  s.b_rs = b.strides[nd - 2], s.b_cs = b.strides[nd - 1];
+  s.o_rs = out.strides[nd - 2], s.o_cs = out.strides[nd - 1];
+  vnn_tensor_desc ob = leading(out, nd - 2), ab = leading(a, nd - 2), bb = leading(b, nd - 2);
+  s.batch = make_layout(ob, {&ob, &ab, &bb});
+  if (s.batch.n == 0 || s.m == 0 || s.n == 0) return VNN_STATUS_OK;
+
+#ifdef VNN_OPENCL_HAVE_CLBLAST
+  if (out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64) {
+    std::string why;
+    bool done = false;
+    try {
+      done = out.dtype == VNN_FLOAT32 ? try_clblast<float>(q, op, s, alpha, beta, &why)
+                                      : try_clblast<double>(q, op, s, alpha, beta, &why);
+    } catch (const std::exception& e) {
+      return fail(VNN_STATUS_DEVICE_ERROR, "%s: CLBlast failed part-way: %s", what.c_str(), e.what());
+    }
+    if (done) {
+      d.last_gemm.store(1, std::memory_order_relaxed);
+      return VNN_STATUS_OK;
+    }
+  }
+#endif
+
+  size_t ts = d.max_work_group_size >= 256 ? 16 : 8;
+  std::string defs = std::string("-DT=") + dtype_info(out.dtype)->storage;
+  Kernel* kern = nullptr;
+  if (vnn_status st = get_kernel(d, "matmul", "vnn_matmul", defs + " -DTS=" + std::to_string(ts), &kern)) return st;
+  if (kern->work_group_size < ts * ts) {
+    ts = kern->work_group_size >= 64 ? 8 : 4;
+    if (vnn_status st = get_kernel(d, "matmul", "vnn_matmul", defs + " -DTS=" + std::to_string(ts), &kern))
+      return st;
+  }
+  size_t local[3] = {ts, ts, 1};
+  size_t global[3] = {size_t((s.n + int64_t(ts) - 1) / int64_t(ts)) * ts,
+                      size_t((s.m + int64_t(ts) - 1) / int64_t(ts)) * ts, size_t(s.batch.n)};
+  cl_mem mo = mem(out), ma = mem(a), mb = mem(b);
+  cl_long oo = out.offset, ao = a.offset, bo = b.offset, m = s.m, n = s.n, k = s.k;
+  cl_long ars = s.a_rs, acs = s.a_cs, brs = s.b_rs, bcs = s.b_cs, ors = s.o_rs, ocs = s.o_cs;
+  cl_int use_beta = beta != 0.0;
+  cl_float af = cl_float(alpha), bf = cl_float(beta);
+  cl_double ad = alpha, bd = beta;
+  cl_int ai = saturating<cl_int>(alpha), bi = saturating<cl_int>(beta);
+  cl_long al = saturating<cl_long>(alpha), bl = saturating<cl_long>(beta);
+  Arg aa = out.dtype == VNN_FLOAT32 ? arg(af) : out.dtype == VNN_FLOAT64 ? arg(ad) : out.dtype == VNN_INT32 ? arg(ai) : arg(al);
+  Arg ba = out.dtype == VNN_FLOAT32 ? arg(bf) : out.dtype == VNN_FLOAT64 ? arg(bd) : out.dtype == VNN_INT32 ? arg(bi) : arg(bl);
+  vnn_status st = enqueue(*kern, q, 3, global, local, what,
+                          {arg(mo), arg(oo), arg(ma), arg(ao), arg(mb), arg(bo), aa, ba, arg(use_beta), arg(m),
+                           arg(n), arg(k), arg(ars), arg(acs), arg(brs), arg(bcs), arg(ors), arg(ocs),
+                           arg(s.batch.ndim), arg(s.batch.sizes), arg(s.batch.strides[1]), arg(s.batch.strides[2]),
+                           arg(s.batch.strides[0])});
+  if (st == VNN_STATUS_OK) d.last_gemm.store(2, std::memory_order_relaxed);
+  return st;
+}
+
 // Text naming the op for error messages: "opencl:0: BINARY add on float32".
 std::string describe(const Device& d, const vnn_op& op) {
   std::string s = d.label + ": ";
@@ -207,11 +483,17 @@ std::string describe(const Device& d, const vnn_op& op) {
       s += "UNARY ";
       s += fn >= 0 && fn < 8 ? kUnaryNames[fn] : "fn=" + std::to_string(fn);
       break;
+    case VNN_OP_REDUCE:
+      s += "REDUCE ";
+      s += fn >= 0 && fn < 7 ? kReduceNames[fn] : "fn=" + std::to_string(fn);
+      break;
+    case VNN_OP_MATMUL: s += "MATMUL"; break;
+    case VNN_OP_SOFTMAX: s += fn == 1 ? "SOFTMAX log" : "SOFTMAX"; break;
     default: s += "op kind " + std::to_string(op.kind); break;
   }
   const vnn_tensor_desc* t = op.num_outputs > 0 ? op.outputs : nullptr;
   const DtypeInfo* info = t ? dtype_info(t->dtype) : nullptr;
-  if (op.kind == VNN_OP_COPY && op.num_inputs > 0 && dtype_info(op.inputs[0].dtype))
+  if ((op.kind == VNN_OP_COPY || op.kind == VNN_OP_REDUCE) && op.num_inputs > 0 && dtype_info(op.inputs[0].dtype))
     s += std::string(" from ") + dtype_info(op.inputs[0].dtype)->name + " to";
   if (info) s += std::string(" on ") + info->name;
   return s;
@@ -220,11 +502,15 @@ std::string describe(const Device& d, const vnn_op& op) {
 // Structural checks only (the core validated shapes and dtypes); they keep
 // a malformed request from reading out of bounds.
 vnn_status check(const Device& d, const vnn_op& op, const std::string& what) {
-  int need_in = op.kind == VNN_OP_FILL ? 0 : op.kind == VNN_OP_BINARY ? 2 : 1;
+  int need_in = op.kind == VNN_OP_FILL ? 0 : (op.kind == VNN_OP_BINARY || op.kind == VNN_OP_MATMUL) ? 2 : 1;
   if (op.num_outputs < 1 || !op.outputs || op.num_inputs < need_in || (need_in && !op.inputs))
     return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs %d input(s) and 1 output", what.c_str(), need_in);
   if ((op.kind == VNN_OP_BINARY || op.kind == VNN_OP_UNARY) && (op.num_ints < 1 || !op.ints))
     return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs ints[0] (the function)", what.c_str());
+  if (op.kind == VNN_OP_REDUCE && (op.num_ints < 2 || !op.ints))
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs ints[0] (the function) and ints[1] (k)", what.c_str());
+  if (op.kind == VNN_OP_REDUCE && (op.ints[0] < 0 || op.ints[0] > VNN_REDUCE_ARGMIN))
+    return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
   if (op.kind == VNN_OP_BINARY && (op.ints[0] < 0 || op.ints[0] > VNN_BINARY_MINIMUM))
     return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
   if (op.kind == VNN_OP_UNARY && (op.ints[0] < 0 || op.ints[0] > VNN_UNARY_TANH))
@@ -254,7 +540,7 @@ vnn_status run(int32_t device, const vnn_op* op) {
     return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: run: op is NULL or its struct_size is too small",
                 d->label.c_str());
   std::string what = describe(*d, *op);
-  if (op->kind < VNN_OP_FILL || op->kind > VNN_OP_UNARY)
+  if (op->kind < VNN_OP_FILL || op->kind > VNN_OP_SOFTMAX)
     return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
   if (vnn_status st = check(*d, *op, what)) return st;
   cl_command_queue q = queue_or_default(*d, op->queue);
@@ -262,6 +548,9 @@ vnn_status run(int32_t device, const vnn_op* op) {
     case VNN_OP_FILL: return run_fill(*d, q, *op, what);
     case VNN_OP_COPY: return run_copy(*d, q, *op, what);
     case VNN_OP_BINARY: return run_elementwise(*d, q, *op, what, true);
+    case VNN_OP_REDUCE: return run_reduce(*d, q, *op, what);
+    case VNN_OP_MATMUL: return run_matmul(*d, q, *op, what);
+    case VNN_OP_SOFTMAX: return run_softmax(*d, q, *op, what);
     default: return run_elementwise(*d, q, *op, what, false);
   }
 }

@@ -1,0 +1,61 @@
+// SOFTMAX over the last dim (LOG_OUT=1: log_softmax), numerically stable:
+// each row subtracts its max before exp. One work-group per row (groups loop
+// over rows); max and the sum of exponentials are merged by trees in local
+// memory. The sum accumulates in double where the device has fp64.
+//
+// Defines: T storage type (float or double), WG work-group size (a power of
+// two), LOG_OUT 0 or 1.
+
+#define CT T
+#ifdef HAS_FP64
+#define ST double
+#else
+#define ST float
+#endif
+
+inline long vnn_strided(long i, int nd, long8 sizes, long8 strides) {
+  return nd <= 1 ? i * strides.s0 : vnn_dot8(vnn_unravel(i, nd, sizes), strides);
+}
+
+// NaN-propagating max.
+inline CT vnn_max_nan(CT a, CT v) { return (isnan(a) || !(isnan(v) || v > a)) ? a : v; }
+
+__kernel void vnn_softmax(__global T* out, long out_off, __global const T* in, long in_off,
+                          long rows, long n, long out_s, long in_s,
+                          int lead_ndim, long8 lead_sizes, long8 out_strides, long8 in_strides) {
+  const int lid = get_local_id(0);
+  __local CT smax[WG];
+  __local ST ssum[WG];
+  for (long r = get_group_id(0); r < rows; r += get_num_groups(0)) {
+    const long ib = in_off + vnn_strided(r, lead_ndim, lead_sizes, in_strides);
+    const long ob = out_off + vnn_strided(r, lead_ndim, lead_sizes, out_strides);
+    CT mx = -INFINITY;
+    for (long j = lid; j < n; j += WG) mx = vnn_max_nan(mx, in[ib + j * in_s]);
+    smax[lid] = mx;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+      if (lid < s) smax[lid] = vnn_max_nan(smax[lid], smax[lid + s]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    mx = smax[0];
+    ST sum = 0;
+    for (long j = lid; j < n; j += WG) sum += (ST)exp(in[ib + j * in_s] - mx);
+    ssum[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+      if (lid < s) ssum[lid] += ssum[lid + s];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    sum = ssum[0];
+    // Every item has read the row before any writes it (out may alias in).
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+#if LOG_OUT
+    CT lse = (CT)log(sum);
+    for (long j = lid; j < n; j += WG) out[ob + j * out_s] = in[ib + j * in_s] - mx - lse;
+#else
+    CT inv = (CT)((ST)1 / sum);
+    for (long j = lid; j < n; j += WG) out[ob + j * out_s] = exp(in[ib + j * in_s] - mx) * inv;
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);  // the next row reuses the local arrays
+  }
+}
