@@ -1,0 +1,201 @@
+// vnn tensor benchmark: one program, one run, peers measured side by side.
+//   (a) SGEMM GFLOP/s: vnn::matmul on cpu:0 vs cblas_sgemm called directly
+//       (and torch::mm when built with LibTorch)
+//   (b) per-op overhead of a 64-element float add, in place and out of place
+//   (c) bandwidth: a STREAM-like triad (plain C++ OpenMP), vnn add(a, b,
+//       alpha) and vnn sum on 16M floats
+// Every figure is the median of several timed repetitions.
+//   usage: tensor_bench [--big] [--samples N]
+//     --big      adds n = 4096 to the SGEMM sizes
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "vnn/vnn.h"
+
+#ifdef VNN_BENCH_TORCH
+#include <torch/torch.h>
+#endif
+
+namespace {
+
+using clk = std::chrono::steady_clock;
+
+int g_samples = 7;
+
+// Median over g_samples of the mean seconds per call of `iters` calls.
+double median_seconds(int iters, const std::function<void()>& body, const std::function<void()>& sync) {
+  std::vector<double> t;
+  body();
+  sync();
+  for (int s = 0; s < g_samples; ++s) {
+    auto t0 = clk::now();
+    for (int i = 0; i < iters; ++i) body();
+    sync();
+    t.push_back(std::chrono::duration<double>(clk::now() - t0).count() / iters);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  uint32_t x = seed * 2654435761u + 1;
+  for (auto& f : v) {
+    x = x * 1664525u + 1013904223u;
+    f = float(x >> 8) / float(1u << 24) - 0.5f;
+  }
+  return v;
+}
+
+void sync_cpu() { vnn::synchronize(vnn::Device("cpu", 0)); }
+void no_sync() {}
+
+std::string fmt(double v, const char* f = "%.1f") {
+  if (v <= 0) return "-";
+  char b[64];
+  std::snprintf(b, sizeof(b), f, v);
+  return b;
+}
+
+void gemm_table(const std::vector<int>& sizes) {
+  std::printf("\n## (a) SGEMM, GFLOP/s (higher is better)\n\n");
+  std::printf("| n | vnn matmul | OpenBLAS cblas_sgemm | vnn / OpenBLAS | LibTorch mm | vnn / LibTorch |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  for (int n : sizes) {
+    size_t nn = size_t(n) * size_t(n);
+    auto av = random_floats(nn, 1), bv = random_floats(nn, 2);
+    std::vector<float> cv(nn);
+    int iters = n <= 256 ? 20 : n <= 512 ? 5 : 1;
+    double flop = 2.0 * double(n) * n * n;
+    vnn::Tensor a = vnn::from_vector(av, {n, n}), b = vnn::from_vector(bv, {n, n});
+    vnn::Tensor c;
+    double t_vnn = median_seconds(iters, [&] { c = vnn::matmul(a, b); }, sync_cpu);
+    double t_blas = median_seconds(iters, [&] {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, av.data(), n, bv.data(), n, 0.f,
+                  cv.data(), n);
+    }, no_sync);
+    double g_vnn = flop / t_vnn / 1e9, g_blas = flop / t_blas / 1e9, g_torch = 0;
+#ifdef VNN_BENCH_TORCH
+    {
+      auto ta = torch::from_blob(av.data(), {n, n}).clone(), tb = torch::from_blob(bv.data(), {n, n}).clone();
+      torch::Tensor tc;
+      double t = median_seconds(iters, [&] { tc = torch::mm(ta, tb); }, no_sync);
+      g_torch = flop / t / 1e9;
+    }
+#endif
+    std::printf("| %d | %s | %s | %s | %s | %s |\n", n, fmt(g_vnn).c_str(), fmt(g_blas).c_str(),
+                fmt(g_vnn / g_blas, "%.2f").c_str(), fmt(g_torch).c_str(),
+                g_torch > 0 ? fmt(g_vnn / g_torch, "%.2f").c_str() : "-");
+    std::fflush(stdout);
+  }
+}
+
+void overhead_table() {
+  std::printf("\n## (b) per-op overhead, 64-element float32 add, us/op (lower is better)\n\n");
+  std::printf("| op | vnn | LibTorch | vnn / LibTorch |\n|---|---|---|---|\n");
+  const int iters = 50000;
+  auto av = random_floats(64, 3), bv = random_floats(64, 4);
+  vnn::Tensor a = vnn::from_vector(av, {64}), b = vnn::from_vector(bv, {64}), c;
+  double in_vnn = median_seconds(iters, [&] { a.add_(b); }, sync_cpu) * 1e6;
+  double out_vnn = median_seconds(iters, [&] { c = a + b; }, sync_cpu) * 1e6;
+  double in_t = 0, out_t = 0;
+#ifdef VNN_BENCH_TORCH
+  {
+    auto x = torch::from_blob(av.data(), {64}).clone(), y = torch::from_blob(bv.data(), {64}).clone();
+    torch::Tensor z;
+    in_t = median_seconds(iters, [&] { x.add_(y); }, no_sync) * 1e6;
+    out_t = median_seconds(iters, [&] { z = x + y; }, no_sync) * 1e6;
+  }
+#endif
+  std::printf("| in-place a.add_(b) | %s | %s | %s |\n", fmt(in_vnn, "%.3f").c_str(), fmt(in_t, "%.3f").c_str(),
+              in_t > 0 ? fmt(in_vnn / in_t, "%.2f").c_str() : "-");
+  std::printf("| out-of-place a + b | %s | %s | %s |\n", fmt(out_vnn, "%.3f").c_str(),
+              fmt(out_t, "%.3f").c_str(), out_t > 0 ? fmt(out_vnn / out_t, "%.2f").c_str() : "-");
+  std::fflush(stdout);
+}
+
+void bandwidth_table() {
+  const int64_t n = int64_t(1) << 24;  // 16M floats, 64 MiB per array
+  std::printf("\n## (c) bandwidth on %lld floats, GB/s (higher is better)\n\n", static_cast<long long>(n));
+  std::printf("| kernel | bytes/elt | GB/s | vs C++ triad |\n|---|---|---|---|\n");
+  auto bv = random_floats(size_t(n), 5), cv = random_floats(size_t(n), 6);
+  std::vector<float> av(static_cast<size_t>(n));
+  const float s = 0.5f;
+  float* A = av.data();
+  const float* B = bv.data();
+  const float* C = cv.data();
+  const int iters = 3;
+  double t_triad = median_seconds(iters, [&] {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) A[i] = B[i] + s * C[i];
+  }, no_sync);
+  double sink = 0;
+  double t_rsum = median_seconds(iters, [&] {
+    double acc = 0;
+#pragma omp parallel for schedule(static) reduction(+ : acc)
+    for (int64_t i = 0; i < n; ++i) acc += double(B[i]);
+    sink += acc;
+  }, no_sync);
+  vnn::Tensor b = vnn::from_vector(bv, {n}), c = vnn::from_vector(cv, {n}), a;
+  double t_add = median_seconds(iters, [&] { a = vnn::add(b, c, double(s)); }, sync_cpu);
+  vnn::Tensor r;
+  double t_sum = median_seconds(iters, [&] { r = vnn::sum(b); }, sync_cpu);
+  double gb = 1e-9;
+  double triad = 12.0 * n / t_triad * gb;
+  auto row = [&](const char* name, double bytes, double t) {
+    double bw = bytes * n / t * gb;
+    std::printf("| %s | %.0f | %.1f | %.2f |\n", name, bytes, bw, bw / triad);
+  };
+  row("C++ OpenMP triad a = b + s*c", 12, t_triad);
+  row("vnn add(b, c, s) (allocates out)", 12, t_add);
+  row("C++ OpenMP sum (double acc)", 4, t_rsum);
+  row("vnn sum(b)", 4, t_sum);
+#ifdef VNN_BENCH_TORCH
+  {
+    auto tb = torch::from_blob(bv.data(), {n}).clone(), tc = torch::from_blob(cv.data(), {n}).clone();
+    torch::Tensor ta, ts;
+    row("LibTorch add(b, c, s)", 12, median_seconds(iters, [&] { ta = torch::add(tb, tc, s); }, no_sync));
+    row("LibTorch sum(b)", 4, median_seconds(iters, [&] { ts = tb.sum(); }, no_sync));
+  }
+#endif
+  if (sink == 12345.678) std::printf(" ");
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> sizes = {256, 512, 1024, 2048};
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--big")) sizes.push_back(4096);
+    else if (!std::strcmp(argv[i], "--samples") && i + 1 < argc) g_samples = std::max(1, std::atoi(argv[++i]));
+    else {
+      std::fprintf(stderr, "usage: %s [--big] [--samples N]\n", argv[0]);
+      return 2;
+    }
+  }
+  int threads = omp_get_max_threads();
+  const char* core = std::getenv("OPENBLAS_CORETYPE");
+#ifdef VNN_BENCH_TORCH
+  torch::set_num_threads(threads);
+  std::printf("# vnn tensor_bench: %d OpenMP threads, OPENBLAS_CORETYPE=%s, LibTorch %s, median of %d\n", threads,
+              core ? core : "(unset)", TORCH_VERSION, g_samples);
+#else
+  std::printf("# vnn tensor_bench: %d OpenMP threads, OPENBLAS_CORETYPE=%s, LibTorch not built in, median of %d\n",
+              threads, core ? core : "(unset)", g_samples);
+#endif
+  std::printf("# cpu:0 = %s (%s)\n", vnn::device_info(vnn::Device("cpu", 0)).name.c_str(),
+              vnn::device_info(vnn::Device("cpu", 0)).plugin.c_str());
+  gemm_table(sizes);
+  overhead_table();
+  bandwidth_table();
+  return 0;
+}
