@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <cstddef>
 #include <initializer_list>
 #include <limits>
@@ -421,7 +423,10 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
   if (s.batch.n == 0 || s.m == 0 || s.n == 0) return VNN_STATUS_OK;
 
 #ifdef VNN_OPENCL_HAVE_CLBLAST
-  if (out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64) {
+  // VNN_OPENCL_GEMM=tiled keeps every MATMUL on the tiled kernel.
+  const char* force = std::getenv("VNN_OPENCL_GEMM");
+  bool allow_clblast = !(force && std::strcmp(force, "tiled") == 0);
+  if (allow_clblast && (out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64)) {
     std::string why;
     bool done = false;
     try {
