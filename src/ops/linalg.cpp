@@ -26,8 +26,8 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
                      name(a.dtype()) + " != " + name(b.dtype()) + "; convert one with .to(dtype)");
   DType t = a.dtype();
   if (t == kBool || t == kUInt8)
-    throw DTypeError(std::string(op) + ": not implemented for " + name(t) +
-                     " tensors; convert both to float32, float64, int32 or int64");
+    throw DTypeError(std::string(op) + ": " + name(t) +
+                     " operands are not accepted; convert both to float32, float64, int32 or int64");
 }
 
 // a [B..., M, K] @ b [B..., K, N] with a.dim() == b.dim() >= 2 and equal
