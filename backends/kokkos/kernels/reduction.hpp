@@ -215,7 +215,7 @@ void reduce_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
   const int64_t nchunks = chunks;
   Kokkos::parallel_for("vnn::reduce_chunks", Range<Exec>(exec, 0, outer * chunks), KOKKOS_LAMBDA(int64_t w) {
     int64_t r = w / nchunks, c = w % nchunks;
-    if constexpr (is_host_space<Exec>) {
+    if (is_host_space<Exec>) {  // not constexpr: nvcc rejects a first capture inside if constexpr
       int64_t b = c * len, e = b + len < inner ? b + len : inner;
       part(w) = reduce_slice<Op>(x, lead(r), ti, b, e, 1);
     } else {
