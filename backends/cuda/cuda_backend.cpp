@@ -49,6 +49,7 @@ struct CudaTraits {
     check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     return Kokkos::Cuda(s);
   }
+  static void destroy_queue(Kokkos::Cuda& q) { check(cudaStreamDestroy(q.cuda_stream()), "cudaStreamDestroy"); }
 
   // Native events on the queue's stream. The cudaEvent_t is made at the
   // first record (event_create has no error path through the ABI).

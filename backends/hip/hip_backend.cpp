@@ -52,6 +52,7 @@ struct HipTraits {
     check(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), "hipStreamCreateWithFlags");
     return ExecSpace(s);
   }
+  static void destroy_queue(ExecSpace& q) { check(hipStreamDestroy(q.hip_stream()), "hipStreamDestroy"); }
 
   struct Event {
     hipEvent_t ev = nullptr;

@@ -12,6 +12,7 @@
 //   static vnn_status probe(int32_t* count, std::string* why);      // no runtime start
 //   static vnn_status device_info(int32_t, vnn_device_info*, std::string* why);
 //   static void before_initialize(int32_t device);                  // env, device selection
+//   static ExecSpace make_queue(); static void destroy_queue(ExecSpace&);
 //   struct Event; event_create/destroy/record/synchronize/elapsed_ms (see HostClockEvents)
 //   optional: struct HostBlas { static void gemm(...); } for float/double
 //             MATMUL on host-accessible memory (see kernels/matmul.hpp)
@@ -223,8 +224,13 @@ class Backend {
     });
   }
   static vnn_status queue_destroy(int32_t, void* queue) {
-    delete static_cast<Exec*>(queue);
-    return VNN_STATUS_OK;
+    return guarded("queue_destroy", [&] {
+      Exec* q = static_cast<Exec*>(queue);
+      q->fence();
+      Traits::destroy_queue(*q);  // a stream wrapped by an instance is not owned by it
+      delete q;
+      return VNN_STATUS_OK;
+    });
   }
   static vnn_status queue_synchronize(int32_t, void* queue) {
     return guarded("queue_synchronize", [&] {

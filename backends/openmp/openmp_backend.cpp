@@ -61,6 +61,7 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
   }
 
   static Kokkos::OpenMP make_queue() { return Kokkos::OpenMP(); }
+  static void destroy_queue(Kokkos::OpenMP&) {}
 
   // float32 / float64 MATMUL above the inline grain goes to OpenBLAS.
   struct HostBlas {

@@ -41,7 +41,10 @@ template <> struct UnaryFn<VNN_UNARY_NEG> {
   template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a) { return C(-a); }
 };
 template <> struct UnaryFn<VNN_UNARY_ABS> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a) { return a < C(0) ? C(-a) : a; }
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a) {
+    if constexpr (std::is_unsigned_v<C>) return a;
+    else return a < C(0) ? C(-a) : a;
+  }
 };
 template <> struct UnaryFn<VNN_UNARY_EXP> {
   template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a) { return kmath::exp(a); }
@@ -73,6 +76,16 @@ void binary_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
   const T* y = typed<T>(b);
   const C alpha = C(alpha_d);
   const StridedIndex oi(out), xi(a), yi(b);
+  if (oi.contiguous && xi.contiguous && yi.contiguous) {
+    // The common case, kept free of index math so that it vectorises.
+    T* op = o + oi.offset;
+    const T* xp = x + xi.offset;
+    const T* yp = y + yi.offset;
+    Kokkos::parallel_for("vnn::binary_contiguous", Range<Exec>(exec, 0, numel(out)), KOKKOS_LAMBDA(int64_t i) {
+      op[i] = store<T>(BinaryFn<Fn>::apply(load(xp[i]), load(yp[i]), alpha));
+    });
+    return;
+  }
   Kokkos::parallel_for("vnn::binary", Range<Exec>(exec, 0, numel(out)), KOKKOS_LAMBDA(int64_t i) {
     o[oi(i)] = store<T>(BinaryFn<Fn>::apply(load(x[xi(i)]), load(y[yi(i)]), alpha));
   });
@@ -83,6 +96,14 @@ void unary_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_
   T* o = typed<T>(out);
   const T* x = typed<T>(a);
   const StridedIndex oi(out), xi(a);
+  if (oi.contiguous && xi.contiguous) {
+    T* op = o + oi.offset;
+    const T* xp = x + xi.offset;
+    Kokkos::parallel_for("vnn::unary_contiguous", Range<Exec>(exec, 0, numel(out)), KOKKOS_LAMBDA(int64_t i) {
+      op[i] = store<T>(UnaryFn<Fn>::apply(load(xp[i])));
+    });
+    return;
+  }
   Kokkos::parallel_for("vnn::unary", Range<Exec>(exec, 0, numel(out)), KOKKOS_LAMBDA(int64_t i) {
     o[oi(i)] = store<T>(UnaryFn<Fn>::apply(load(x[xi(i)])));
   });
