@@ -20,21 +20,7 @@ const char* binary_name(vnn_binary_fn fn) {
 }
 
 void enqueue_binary(const Tensor& out, const Tensor& a, const Tensor& b, vnn_binary_fn fn, double alpha) {
-  if (out.numel() == 0) return;
-  vnn_tensor_desc in[2] = {detail::describe(*a.impl()), detail::describe(*b.impl())};
-  vnn_tensor_desc o = detail::describe(*out.impl());
-  int64_t code = fn;
-  vnn_op op{};
-  op.kind = VNN_OP_BINARY;
-  op.num_inputs = 2;
-  op.num_outputs = 1;
-  op.num_scalars = 1;
-  op.num_ints = 1;
-  op.inputs = in;
-  op.outputs = &o;
-  op.scalars = &alpha;
-  op.ints = &code;
-  detail::run_op(out.impl()->ctx(), op, binary_name(fn));
+  detail::enqueue(VNN_OP_BINARY, binary_name(fn), {&a, &b}, out, {alpha}, {int64_t(fn)});
 }
 
 Tensor binary(const Tensor& a, const Tensor& b, vnn_binary_fn fn, double alpha) {
@@ -74,18 +60,7 @@ Tensor unary(const Tensor& a, vnn_unary_fn fn, const char* op, bool needs_float)
     throw DTypeError(std::string(op) + ": not defined for bool tensors; convert with .to(vnn::kInt32) first");
   Tensor in = a.to(t);
   Tensor out = detail::make_empty(a.impl()->ctx(), a.sizes(), t);
-  if (out.numel() == 0) return out;
-  vnn_tensor_desc i = detail::describe(*in.impl()), o = detail::describe(*out.impl());
-  int64_t code = fn;
-  vnn_op req{};
-  req.kind = VNN_OP_UNARY;
-  req.num_inputs = 1;
-  req.num_outputs = 1;
-  req.num_ints = 1;
-  req.inputs = &i;
-  req.outputs = &o;
-  req.ints = &code;
-  detail::run_op(out.impl()->ctx(), req, op);
+  detail::enqueue(VNN_OP_UNARY, op, {&in}, out, {}, {int64_t(fn)});
   return out;
 }
 

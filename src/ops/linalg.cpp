@@ -37,20 +37,7 @@ Tensor run_matmul(const Tensor& a, const Tensor& b, const Shape& out_shape) {
   DType compute = (t == kFloat16 || t == kBFloat16) ? kFloat32 : t;
   Tensor x = a.to(compute), y = b.to(compute);
   Tensor out = detail::make_empty(a.impl()->ctx(), out_shape, compute);
-  if (out.numel() > 0) {
-    vnn_tensor_desc in[2] = {detail::describe(*x.impl()), detail::describe(*y.impl())};
-    vnn_tensor_desc o = detail::describe(*out.impl());
-    double scalars[2] = {1.0, 0.0};
-    vnn_op req{};
-    req.kind = VNN_OP_MATMUL;
-    req.num_inputs = 2;
-    req.num_outputs = 1;
-    req.num_scalars = 2;
-    req.inputs = in;
-    req.outputs = &o;
-    req.scalars = scalars;
-    detail::run_op(out.impl()->ctx(), req, "matmul");
-  }
+  detail::enqueue(VNN_OP_MATMUL, "matmul", {&x, &y}, out, {1.0, 0.0});
   return compute == t ? out : out.to(t);
 }
 

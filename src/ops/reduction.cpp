@@ -109,19 +109,7 @@ Tensor reduce(const Tensor& t0, const bool* reduced_in, vnn_reduce_fn fn, bool k
   if (result == kFloat16 || result == kBFloat16) kernel_out = kFloat32;
   if ((result == kUInt8 || result == kBool) && !is_arg(fn)) kernel_out = kInt32;
   Tensor out = detail::make_empty(t.impl()->ctx(), out_sizes, kernel_out);
-  if (out.numel() > 0) {
-    vnn_tensor_desc i = detail::describe(*in.impl()), o = detail::describe(*out.impl());
-    int64_t ints[2] = {fn, k};
-    vnn_op req{};
-    req.kind = VNN_OP_REDUCE;
-    req.num_inputs = 1;
-    req.num_outputs = 1;
-    req.num_ints = 2;
-    req.inputs = &i;
-    req.outputs = &o;
-    req.ints = ints;
-    detail::run_op(out.impl()->ctx(), req, op);
-  }
+  detail::enqueue(VNN_OP_REDUCE, op, {&in}, out, {}, {int64_t(fn), int64_t(k)});
   if (kernel_out != result) out = out.to(result);
   return keepdim ? out.view(keep_sizes) : out;
 }
@@ -168,17 +156,7 @@ Tensor softmax_impl(const Tensor& t0, int dim, bool log_out) {
   if (out.numel() > 0) {
     Tensor in_v = nd > 0 ? in.transpose(d, nd - 1) : in;
     Tensor out_v = nd > 0 ? out.transpose(d, nd - 1) : out;
-    vnn_tensor_desc i = detail::describe(*in_v.impl()), o = detail::describe(*out_v.impl());
-    int64_t code = log_out ? 1 : 0;
-    vnn_op req{};
-    req.kind = VNN_OP_SOFTMAX;
-    req.num_inputs = 1;
-    req.num_outputs = 1;
-    req.num_ints = 1;
-    req.inputs = &i;
-    req.outputs = &o;
-    req.ints = &code;
-    detail::run_op(out.impl()->ctx(), req, op);
+    detail::enqueue(VNN_OP_SOFTMAX, op, {&in_v}, out_v, {}, {int64_t(log_out ? 1 : 0)});
   }
   return compute == t.dtype() ? out : out.to(t.dtype());
 }

@@ -80,6 +80,28 @@ void run_op(DeviceContext& ctx, vnn_op& op, const char* name) {
   if (s != VNN_STATUS_OK) ctx.throw_status(s, name);
 }
 
+void enqueue(vnn_op_kind kind, const char* name, std::initializer_list<const Tensor*> inputs, const Tensor& out,
+             std::initializer_list<double> scalars, std::initializer_list<int64_t> ints) {
+  if (out.numel() == 0) return;
+  constexpr size_t kMaxInputs = 4;
+  if (inputs.size() > kMaxInputs) throw ValueError(std::string(name) + ": too many operands");
+  vnn_tensor_desc in[kMaxInputs];
+  size_t n = 0;
+  for (const Tensor* t : inputs) in[n++] = describe(*t->impl());
+  vnn_tensor_desc o = describe(*out.impl());
+  vnn_op op{};
+  op.kind = kind;
+  op.num_inputs = int32_t(n);
+  op.num_outputs = 1;
+  op.num_scalars = int32_t(scalars.size());
+  op.num_ints = int32_t(ints.size());
+  op.inputs = in;
+  op.outputs = &o;
+  op.scalars = scalars.begin();
+  op.ints = ints.begin();
+  run_op(out.impl()->ctx(), op, name);
+}
+
 void check_same_device(const Tensor& a, const Tensor& b, const char* op, const char* arg) {
   if (a.impl()->storage->ctx == b.impl()->storage->ctx) return;
   throw DeviceMismatch(std::string("Expected all tensors to be on the same device, but found at "

@@ -1,5 +1,6 @@
 // The insides of a Tensor, shared by the core's op files.
 #pragma once
+#include <initializer_list>
 #include <memory>
 
 #include "runtime/device_context.hpp"
@@ -42,6 +43,10 @@ Tensor make_empty(DeviceContext& ctx, const Shape& sizes, DType dtype);
 vnn_tensor_desc describe(const TensorImpl& t);
 // Runs one op on a device; `name` is what errors call it.
 void run_op(DeviceContext& ctx, vnn_op& op, const char* name);
+// Describes the operands and runs one op on out's device (nothing for an
+// empty output). The one place a vnn_op is put together.
+void enqueue(vnn_op_kind kind, const char* name, std::initializer_list<const Tensor*> inputs, const Tensor& out,
+             std::initializer_list<double> scalars = {}, std::initializer_list<int64_t> ints = {});
 // Throws DeviceMismatch unless b sits on a's device (PyTorch's wording).
 void check_same_device(const Tensor& a, const Tensor& b, const char* op, const char* arg);
 // A host pointer to element 0 of a host-accessible tensor (after a sync).

@@ -12,15 +12,7 @@ namespace {
 
 // Same-device copy (any strides, any dtypes) through the backend's COPY op.
 void device_copy(const Tensor& dst, const Tensor& src) {
-  if (dst.numel() == 0) return;
-  vnn_tensor_desc in = detail::describe(*src.impl()), out = detail::describe(*dst.impl());
-  vnn_op op{};
-  op.kind = VNN_OP_COPY;
-  op.num_inputs = 1;
-  op.num_outputs = 1;
-  op.inputs = &in;
-  op.outputs = &out;
-  detail::run_op(dst.impl()->ctx(), op, "copy_");
+  detail::enqueue(VNN_OP_COPY, "copy_", {&src}, dst);
 }
 
 // Moves the bytes of a contiguous tensor to a contiguous tensor of the same
@@ -133,15 +125,7 @@ Tensor Tensor::pin_memory() const {
 }
 
 Tensor& Tensor::fill_(double value) {
-  if (numel() == 0) return *this;
-  vnn_tensor_desc out = detail::describe(*impl());
-  vnn_op op{};
-  op.kind = VNN_OP_FILL;
-  op.num_outputs = 1;
-  op.outputs = &out;
-  op.num_scalars = 1;
-  op.scalars = &value;
-  detail::run_op(impl()->ctx(), op, "fill_");
+  detail::enqueue(VNN_OP_FILL, "fill_", {}, *this, {value});
   return *this;
 }
 
