@@ -31,6 +31,7 @@
 #include "kokkos/kernels/elementwise.hpp"
 #include "kokkos/kernels/fill.hpp"
 #include "kokkos/kernels/matmul.hpp"
+#include "kokkos/kernels/random.hpp"
 #include "kokkos/kernels/reduction.hpp"
 #include "kokkos/kernels/softmax.hpp"
 #include "vnn/backend_abi.h"
@@ -322,6 +323,7 @@ class Backend {
       case VNN_OP_REDUCE: return "reduce";
       case VNN_OP_MATMUL: return "matmul";
       case VNN_OP_SOFTMAX: return "softmax";
+      case VNN_OP_RANDOM: return "random";
       default: return "op";
     }
   }
@@ -346,6 +348,9 @@ class Backend {
         break;
       case VNN_OP_SOFTMAX:
         ok = kernels::softmax(exec, op->outputs[0], op->inputs[0], op->num_ints > 0 ? op->ints[0] : 0);
+        break;
+      case VNN_OP_RANDOM:
+        ok = kernels::random(exec, op->outputs[0], op->ints, op->num_ints, op->scalars, op->num_scalars);
         break;
       default: break;
     }

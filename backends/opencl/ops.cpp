@@ -313,6 +313,39 @@ vnn_status run_softmax(Device& d, cl_command_queue q, const vnn_op& op, const st
                   arg(lead.sizes), arg(lead.strides[0]), arg(lead.strides[1])});
 }
 
+// UNIFORM/NORMAL: float32, float64; BITS: int32, int64 (see random.cl).
+vnn_status run_random(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what) {
+  const vnn_tensor_desc& out = op.outputs[0];
+  if (op.num_ints < 3 || !op.ints || op.num_scalars < 2 || !op.scalars)
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs ints[0..2] (fn, seed, offset) and scalars[0..1]",
+                what.c_str());
+  const int64_t fn = op.ints[0];
+  const bool floats = fn == VNN_RANDOM_UNIFORM || fn == VNN_RANDOM_NORMAL;
+  const bool ok = floats ? (out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64)
+                         : fn == VNN_RANDOM_BITS && (out.dtype == VNN_INT32 || out.dtype == VNN_INT64) &&
+                               op.scalars[1] > op.scalars[0];
+  if (!ok) return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
+  Layout l = make_layout(out, {&out});
+  if (l.n == 0) return VNN_STATUS_OK;
+  const bool f64 = out.dtype == VNN_FLOAT64;
+  const char* st = !floats ? "long" : (f64 || (fn == VNN_RANDOM_NORMAL && d.fp64)) ? "double" : "float";
+  std::string defs = std::string("-DT=") + dtype_info(out.dtype)->storage + " -DDT=" + std::to_string(out.dtype) +
+                     " -DFN=" + std::to_string(fn) + " -DST=" + st + " -DNT=" + (d.fp64 ? "double" : "float");
+  Kernel* k = nullptr;
+  if (vnn_status s = get_kernel(d, "random", "vnn_random", defs, &k)) return s;
+  cl_mem m = mem(out);
+  cl_long off = out.offset, n = l.n;
+  cl_ulong seed = static_cast<cl_ulong>(op.ints[1]), start = static_cast<cl_ulong>(op.ints[2]);
+  cl_float fa = static_cast<cl_float>(op.scalars[0]), fb = static_cast<cl_float>(op.scalars[1]);
+  cl_double da = op.scalars[0], db = op.scalars[1];
+  cl_long la = static_cast<cl_long>(op.scalars[0]), lb = static_cast<cl_long>(op.scalars[1]);
+  Arg aa = !floats ? arg(la) : st[0] == 'd' ? arg(da) : arg(fa);
+  Arg ba = !floats ? arg(lb) : st[0] == 'd' ? arg(db) : arg(fb);
+  return launch(d, *k, q, l.n, what,
+                {arg(m), arg(off), arg(n), arg(l.ndim), arg(l.sizes), arg(l.strides[0]), arg(seed), arg(start), aa,
+                 ba});
+}
+
 struct MatmulShape {
   int64_t m = 0, n = 0, k = 0;
   int64_t a_rs = 0, a_cs = 0, b_rs = 0, b_cs = 0, o_rs = 0, o_cs = 0;
@@ -494,6 +527,7 @@ std::string describe(const Device& d, const vnn_op& op) {
       break;
     case VNN_OP_MATMUL: s += "MATMUL"; break;
     case VNN_OP_SOFTMAX: s += fn == 1 ? "SOFTMAX log" : "SOFTMAX"; break;
+    case VNN_OP_RANDOM: s += "RANDOM fn=" + std::to_string(fn); break;
     default: s += "op kind " + std::to_string(op.kind); break;
   }
   const vnn_tensor_desc* t = op.num_outputs > 0 ? op.outputs : nullptr;
@@ -507,7 +541,7 @@ std::string describe(const Device& d, const vnn_op& op) {
 // Structural checks only (the core validated shapes and dtypes); they keep
 // a malformed request from reading out of bounds.
 vnn_status check(const Device& d, const vnn_op& op, const std::string& what) {
-  int need_in = op.kind == VNN_OP_FILL ? 0 : (op.kind == VNN_OP_BINARY || op.kind == VNN_OP_MATMUL) ? 2 : 1;
+  int need_in = (op.kind == VNN_OP_FILL || op.kind == VNN_OP_RANDOM) ? 0 : (op.kind == VNN_OP_BINARY || op.kind == VNN_OP_MATMUL) ? 2 : 1;
   if (op.num_outputs < 1 || !op.outputs || op.num_inputs < need_in || (need_in && !op.inputs))
     return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs %d input(s) and 1 output", what.c_str(), need_in);
   if ((op.kind == VNN_OP_BINARY || op.kind == VNN_OP_UNARY) && (op.num_ints < 1 || !op.ints))
@@ -545,7 +579,7 @@ vnn_status run(int32_t device, const vnn_op* op) {
     return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: run: op is NULL or its struct_size is too small",
                 d->label.c_str());
   std::string what = describe(*d, *op);
-  if (op->kind < VNN_OP_FILL || op->kind > VNN_OP_SOFTMAX)
+  if (op->kind < VNN_OP_FILL || op->kind > VNN_OP_RANDOM)
     return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
   if (vnn_status st = check(*d, *op, what)) return st;
   cl_command_queue q = queue_or_default(*d, op->queue);
@@ -556,6 +590,7 @@ vnn_status run(int32_t device, const vnn_op* op) {
     case VNN_OP_REDUCE: return run_reduce(*d, q, *op, what);
     case VNN_OP_MATMUL: return run_matmul(*d, q, *op, what);
     case VNN_OP_SOFTMAX: return run_softmax(*d, q, *op, what);
+    case VNN_OP_RANDOM: return run_random(*d, q, *op, what);
     default: return run_elementwise(*d, q, *op, what, false);
   }
 }

@@ -111,6 +111,9 @@ typedef enum vnn_op_kind {
                                ints[0] = vnn_reduce_fn */
   VNN_OP_MATMUL = 6,        /* out = scalars[0] * in0 @ in1 + scalars[1] * out */
   VNN_OP_SOFTMAX = 7,       /* softmax over the last dim; ints[0] = 1: log */
+  VNN_OP_RANDOM = 8,        /* out = Philox4x32-10 random numbers;
+                               ints[0] = vnn_random_fn, ints[1] = seed,
+                               ints[2] = offset (counter start) */
   VNN_OP_COUNT_
 } vnn_op_kind;
 
@@ -134,6 +137,16 @@ typedef enum vnn_reduce_fn {
   VNN_REDUCE_ARGMAX = 5,    /* out int64, k == 1 */
   VNN_REDUCE_ARGMIN = 6     /* out int64, k == 1 */
 } vnn_reduce_fn;
+
+/* Random numbers (VNN_OP_RANDOM). Element i (row-major number) of out uses
+ * Philox4x32-10 with key = seed (k0 low, k1 high word) and counter
+ * (offset + i / 4) in c0 (low) / c1 (high), c2 = c3 = 0, and takes word
+ * i % 4: its value depends only on (seed, offset, i). */
+typedef enum vnn_random_fn {
+  VNN_RANDOM_UNIFORM = 0,   /* [scalars[0], scalars[1]); float32, float64 */
+  VNN_RANDOM_NORMAL = 1,    /* mean scalars[0], std scalars[1] (Box-Muller) */
+  VNN_RANDOM_BITS = 2       /* integer in [scalars[0], scalars[1]); int32, int64 */
+} vnn_random_fn;
 
 typedef enum vnn_unary_fn {
   VNN_UNARY_NEG = 0,

@@ -1,0 +1,53 @@
+// RANDOM: Philox4x32-10, the same arithmetic as
+// backends/kokkos/kernels/random.hpp. Element i uses key = seed, counter =
+// (offset + i / 4, 0, 0) and word i % 4.
+// Defines: T (output storage type), FN (vnn_random_fn), ST (scalar type:
+// float/double for UNIFORM and NORMAL, long for BITS), NT (the type
+// Box-Muller runs in: double where the device has it).
+
+#pragma OPENCL FP_CONTRACT OFF
+
+inline uint4 vnn_philox4x32_10(uint4 c, uint k0, uint k1) {
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    uint hi0 = mul_hi(0xD2511F53u, c.s0), lo0 = 0xD2511F53u * c.s0;
+    uint hi1 = mul_hi(0xCD9E8D57u, c.s2), lo1 = 0xCD9E8D57u * c.s2;
+    c = (uint4)(hi1 ^ c.s1 ^ k0, lo1, hi0 ^ c.s3 ^ k1, lo0);
+  }
+  return c;
+}
+
+inline uint vnn_word(uint4 c, int w) { return w == 0 ? c.s0 : w == 1 ? c.s1 : w == 2 ? c.s2 : c.s3; }
+
+__kernel void vnn_random(__global T* out, long out_off, long n, int ndim, long8 sizes, long8 out_strides,
+                         ulong seed, ulong offset, ST a, ST b) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    long8 idx = VNN_INDEX(i);
+    ulong ctr = offset + ((ulong)i >> 2);
+    uint4 c = vnn_philox4x32_10((uint4)((uint)ctr, (uint)(ctr >> 32), 0u, 0u), (uint)seed, (uint)(seed >> 32));
+    int w = (int)(i & 3);
+#if FN == 0
+    ST range = b - a;
+#if DT == 0
+    T v = fma(range, (float)(vnn_word(c, w) >> 8) * 5.9604644775390625e-8f, a);
+#else
+    T v = fma(range, (double)vnn_word(c, w) * 2.3283064365386963e-10, a);
+#endif
+#elif FN == 1
+    int p = w & 2;
+    NT u1 = ((NT)vnn_word(c, p) + (NT)1) * (NT)2.3283064365386963e-10;
+    NT u2 = (NT)vnn_word(c, p + 1) * (NT)2.3283064365386963e-10;
+    NT r = sqrt((NT)-2 * log(u1));
+    NT theta = (NT)6.283185307179586 * u2;
+    NT z = (w & 1) ? r * sin(theta) : r * cos(theta);
+    T v = (T)((NT)a + (NT)b * z);
+#else
+    ulong range = (ulong)(b - a);
+    T v = (T)(a + (long)((ulong)vnn_word(c, w) % range));
+#endif
+    out[VNN_OFFSET(i, out_off, out_strides)] = v;
+  }
+}

@@ -1,0 +1,71 @@
+// Counter-based random numbers (Philox4x32-10), with PyTorch's names.
+//
+// A Generator is a (seed, offset) pair. Each call that draws n values
+// reserves ceil(n / 4) Philox counters starting at the generator's offset
+// and advances the offset past them (thread-safe). Element i of the result
+// is word i % 4 of Philox4x32-10(key = seed, counter = offset + i / 4), so
+// the values depend only on (seed, offset, i): every backend and any thread
+// count gives the same numbers (float32 uniform bit for bit, normal to
+// within an ulp or so of the transcendentals).
+//  - rand / uniform_: float32 uses the top 24 bits, (x >> 8) * 2^-24,
+//    float64 all 32, x * 2^-32; other floating dtypes are drawn as float32
+//    and converted.
+//  - randn / normal_: Box-Muller on word pairs (0, 1) and (2, 3).
+//  - randint: low + x mod (high - low) for a 32-bit word x (ranges beyond
+//    2^32 only reach the first 2^32 values); int64 by default.
+//  - randperm: Fisher-Yates on the host from Philox words, then moved to
+//    the requested device; int64 by default.
+#pragma once
+#include <cstdint>
+#include <mutex>
+
+#include "vnn/tensor.h"
+
+namespace vnn {
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed = 67280421310721ull) : seed_(seed) {}
+  Generator(const Generator& other);
+  Generator& operator=(const Generator& other);
+
+  // Sets the seed and restarts the counter at 0.
+  Generator& manual_seed(uint64_t seed);
+  uint64_t seed() const;
+  uint64_t offset() const;
+  void set_offset(uint64_t offset);
+  // Reserves counters for n values; returns the first counter and, where
+  // seed is given, the seed they go with (read under the same lock).
+  uint64_t reserve(int64_t n, uint64_t* seed = nullptr);
+
+ private:
+  mutable std::mutex mutex_;
+  uint64_t seed_ = 0;
+  uint64_t offset_ = 0;
+};
+
+// The process-wide generator used when none is passed.
+Generator& default_generator();
+// Seeds the default generator (and restarts its counter).
+void manual_seed(uint64_t seed);
+
+// Philox4x32-10 of one block, in place: ctr[4] with key (k0, k1).
+void philox4x32_10(uint32_t ctr[4], uint32_t k0, uint32_t k1);
+
+Tensor rand(const Shape& shape, const TensorOptions& opt = {}, Generator* gen = nullptr);
+Tensor randn(const Shape& shape, const TensorOptions& opt = {}, Generator* gen = nullptr);
+// Integers in [low, high).
+Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOptions& opt = TensorOptions(kInt64),
+               Generator* gen = nullptr);
+Tensor randint(int64_t high, const Shape& shape, const TensorOptions& opt = TensorOptions(kInt64),
+               Generator* gen = nullptr);
+// A random permutation of 0 .. n-1.
+Tensor randperm(int64_t n, const TensorOptions& opt = TensorOptions(kInt64), Generator* gen = nullptr);
+Tensor rand_like(const Tensor& t, Generator* gen = nullptr);
+Tensor randn_like(const Tensor& t, Generator* gen = nullptr);
+
+// In place, any strides: uniform on [low, high), normal(mean, std).
+Tensor& uniform_(Tensor& t, double low = 0.0, double high = 1.0, Generator* gen = nullptr);
+Tensor& normal_(Tensor& t, double mean = 0.0, double std = 1.0, Generator* gen = nullptr);
+
+}  // namespace vnn

@@ -1,0 +1,187 @@
+// Random numbers: the core reserves Philox counters from a Generator and
+// the backend's VNN_OP_RANDOM fills the output (see include/vnn/random.h).
+#include "vnn/random.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "tensor/tensor_impl.hpp"
+#include "vnn/error.h"
+
+namespace vnn {
+
+Generator::Generator(const Generator& other) {
+  std::lock_guard<std::mutex> lock(other.mutex_);
+  seed_ = other.seed_;
+  offset_ = other.offset_;
+}
+
+Generator& Generator::operator=(const Generator& other) {
+  if (this == &other) return *this;
+  uint64_t s, o;
+  {
+    std::lock_guard<std::mutex> lock(other.mutex_);
+    s = other.seed_;
+    o = other.offset_;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  seed_ = s;
+  offset_ = o;
+  return *this;
+}
+
+Generator& Generator::manual_seed(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  seed_ = seed;
+  offset_ = 0;
+  return *this;
+}
+
+uint64_t Generator::seed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return seed_;
+}
+
+uint64_t Generator::offset() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return offset_;
+}
+
+void Generator::set_offset(uint64_t offset) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  offset_ = offset;
+}
+
+uint64_t Generator::reserve(int64_t n, uint64_t* seed) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (seed) *seed = seed_;
+  uint64_t start = offset_;
+  offset_ += (uint64_t(std::max<int64_t>(n, 0)) + 3u) / 4u;
+  return start;
+}
+
+Generator& default_generator() {
+  static Generator* g = new Generator();  // never destroyed: usable from exit paths
+  return *g;
+}
+
+void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
+
+void philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1) {
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const uint64_t p0 = uint64_t(0xD2511F53u) * c[0];
+    const uint64_t p1 = uint64_t(0xCD9E8D57u) * c[2];
+    const uint32_t n0 = uint32_t(p1 >> 32) ^ c[1] ^ k0, n2 = uint32_t(p0 >> 32) ^ c[3] ^ k1;
+    c[1] = uint32_t(p1);
+    c[3] = uint32_t(p0);
+    c[0] = n0;
+    c[2] = n2;
+  }
+}
+
+namespace {
+
+Generator& pick(Generator* gen) { return gen ? *gen : default_generator(); }
+
+// Fills t in place. The backend writes float32/float64 (UNIFORM, NORMAL)
+// and int32/int64 (BITS); other dtypes go through a temporary of the
+// closest of those and a converting copy.
+Tensor& fill_random(Tensor& t, vnn_random_fn fn, double a, double b, Generator* gen, const char* name) {
+  DType direct;
+  if (fn == VNN_RANDOM_BITS) {
+    direct = t.dtype() == kInt32 ? kInt32 : kInt64;  // other dtypes convert the int64 values
+  } else {
+    if (!is_floating(t.dtype()))
+      throw DTypeError(std::string(name) + ": needs a floating dtype, got " + vnn::name(t.dtype()));
+    direct = t.dtype() == kFloat64 ? kFloat64 : kFloat32;
+  }
+  Generator& g = pick(gen);
+  const int64_t n = t.numel();
+  uint64_t seed = 0;
+  const uint64_t offset = g.reserve(n, &seed);
+  if (n == 0) return t;
+  if (direct == t.dtype()) {
+    detail::enqueue(VNN_OP_RANDOM, name, {}, t, {a, b}, {int64_t(fn), int64_t(seed), int64_t(offset)});
+    return t;
+  }
+  Tensor tmp = detail::make_empty(t.impl()->ctx(), t.sizes(), direct);
+  detail::enqueue(VNN_OP_RANDOM, name, {}, tmp, {a, b}, {int64_t(fn), int64_t(seed), int64_t(offset)});
+  t.copy_(tmp);
+  return t;
+}
+
+}  // namespace
+
+Tensor& uniform_(Tensor& t, double low, double high, Generator* gen) {
+  if (!(low <= high))
+    throw ValueError("uniform_: expects low <= high, got low=" + std::to_string(low) +
+                     " high=" + std::to_string(high));
+  return fill_random(t, VNN_RANDOM_UNIFORM, low, high, gen, "uniform_");
+}
+
+Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
+  if (!(std >= 0.0)) throw ValueError("normal_: expects std >= 0.0, got std=" + std::to_string(std));
+  return fill_random(t, VNN_RANDOM_NORMAL, mean, std, gen, "normal_");
+}
+
+Tensor rand(const Shape& shape, const TensorOptions& opt, Generator* gen) {
+  Tensor t = empty(shape, opt);
+  return uniform_(t, 0.0, 1.0, gen);
+}
+
+Tensor randn(const Shape& shape, const TensorOptions& opt, Generator* gen) {
+  Tensor t = empty(shape, opt);
+  return normal_(t, 0.0, 1.0, gen);
+}
+
+Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOptions& opt, Generator* gen) {
+  if (high <= low)
+    throw ValueError("randint: expects low < high, got low=" + std::to_string(low) +
+                     " high=" + std::to_string(high));
+  Tensor t = empty(shape, opt);
+  return fill_random(t, VNN_RANDOM_BITS, double(low), double(high), gen, "randint");
+}
+
+Tensor randint(int64_t high, const Shape& shape, const TensorOptions& opt, Generator* gen) {
+  return randint(0, high, shape, opt, gen);
+}
+
+Tensor randperm(int64_t n, const TensorOptions& opt, Generator* gen) {
+  if (n < 0) throw ValueError("randperm: n must be non-negative, got " + std::to_string(n));
+  Generator& g = pick(gen);
+  uint64_t seed = 0;
+  // Two words (one 64-bit number) per swap.
+  const uint64_t offset = g.reserve(2 * n, &seed);
+  std::vector<int64_t> p(static_cast<size_t>(n));
+  std::iota(p.begin(), p.end(), int64_t(0));
+  uint32_t c[4] = {};
+  for (int64_t j = n - 1, s = 0; j > 0; --j, ++s) {
+    const uint64_t ctr = offset + uint64_t(s) / 2u;
+    if (s % 2 == 0) {
+      c[0] = uint32_t(ctr);
+      c[1] = uint32_t(ctr >> 32);
+      c[2] = c[3] = 0;
+      philox4x32_10(c, uint32_t(seed), uint32_t(seed >> 32));
+    }
+    const int w = int(s % 2) * 2;
+    const uint64_t r = (uint64_t(c[w]) << 32) | c[w + 1];
+    std::swap(p[size_t(j)], p[size_t(r % uint64_t(j + 1))]);
+  }
+  return from_vector(p, {n}).to(opt.device, opt.dtype);
+}
+
+Tensor rand_like(const Tensor& t, Generator* gen) {
+  return rand(t.sizes(), TensorOptions(t.device()).with(t.dtype()), gen);
+}
+
+Tensor randn_like(const Tensor& t, Generator* gen) {
+  return randn(t.sizes(), TensorOptions(t.device()).with(t.dtype()), gen);
+}
+
+}  // namespace vnn
