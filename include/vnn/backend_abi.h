@@ -114,6 +114,15 @@ typedef enum vnn_op_kind {
   VNN_OP_RANDOM = 8,        /* out = Philox4x32-10 random numbers;
                                ints[0] = vnn_random_fn, ints[1] = seed,
                                ints[2] = offset (counter start) */
+  VNN_OP_WHERE = 9,         /* out = in0 (bool) ? in1 : in2 */
+  VNN_OP_INDEX_SELECT = 10, /* out = in0 indexed along ints[0] by in1 (int64) */
+  VNN_OP_GATHER = 11,       /* out[..i..] = in0[..in1[..i..]..] along ints[0] */
+  VNN_OP_SCATTER = 12,      /* out[..in1[..i..]..] (=|+=) in2[..i..] along ints[0]; ints[1] = 1: add */
+  VNN_OP_INDEX_ADD = 13,    /* out.index_add_(ints[0], in1 (int64 index), in0 * scalars[0]) */
+  VNN_OP_IM2COL = 14,       /* conv2d unfolding; see docs/ops.md */
+  VNN_OP_COL2IM = 15,       /* conv2d folding (adjoint of IM2COL) */
+  VNN_OP_POOL2D = 16,       /* max / avg pooling forward */
+  VNN_OP_POOL2D_BACKWARD = 17,
   VNN_OP_COUNT_
 } vnn_op_kind;
 
@@ -123,7 +132,17 @@ typedef enum vnn_binary_fn {
   VNN_BINARY_MUL = 2,
   VNN_BINARY_DIV = 3,
   VNN_BINARY_MAXIMUM = 4,
-  VNN_BINARY_MINIMUM = 5
+  VNN_BINARY_MINIMUM = 5,
+  VNN_BINARY_POW = 6,
+  VNN_BINARY_EQ = 7,        /* comparisons and logical ops: out is bool */
+  VNN_BINARY_NE = 8,
+  VNN_BINARY_LT = 9,
+  VNN_BINARY_LE = 10,
+  VNN_BINARY_GT = 11,
+  VNN_BINARY_GE = 12,
+  VNN_BINARY_LOGICAL_AND = 13,
+  VNN_BINARY_LOGICAL_OR = 14,
+  VNN_BINARY_LOGICAL_XOR = 15
 } vnn_binary_fn;
 
 /* Reductions (VNN_OP_REDUCE). in0 arrives permuted so that the reduced
@@ -156,7 +175,22 @@ typedef enum vnn_unary_fn {
   VNN_UNARY_SQRT = 4,
   VNN_UNARY_RELU = 5,
   VNN_UNARY_SIGMOID = 6,
-  VNN_UNARY_TANH = 7
+  VNN_UNARY_TANH = 7,
+  VNN_UNARY_LOG1P = 8,
+  VNN_UNARY_RSQRT = 9,
+  VNN_UNARY_SIN = 10,
+  VNN_UNARY_COS = 11,
+  VNN_UNARY_LEAKY_RELU = 12, /* scalars[0] = negative slope */
+  VNN_UNARY_GELU = 13,       /* exact (erf) form */
+  VNN_UNARY_SILU = 14,
+  VNN_UNARY_ERF = 15,
+  VNN_UNARY_FLOOR = 16,
+  VNN_UNARY_CEIL = 17,
+  VNN_UNARY_ROUND = 18,      /* half to even */
+  VNN_UNARY_SIGN = 19,
+  VNN_UNARY_LOGICAL_NOT = 20, /* out is bool */
+  VNN_UNARY_CLAMP = 21,      /* scalars[0] = min, scalars[1] = max (NaN: no bound) */
+  VNN_UNARY_RECIPROCAL = 22
 } vnn_unary_fn;
 
 /* One op request. Inputs and outputs have already been validated by the
