@@ -27,10 +27,12 @@
 #include <type_traits>
 
 #include "kokkos/compat.hpp"
+#include "kokkos/kernels/conv.hpp"
 #include "kokkos/kernels/copy.hpp"
 #include "kokkos/kernels/elementwise.hpp"
 #include "kokkos/kernels/fill.hpp"
 #include "kokkos/kernels/matmul.hpp"
+#include "kokkos/kernels/pooling.hpp"
 #include "kokkos/kernels/random.hpp"
 #include "kokkos/kernels/reduction.hpp"
 #include "kokkos/kernels/softmax.hpp"
@@ -324,6 +326,10 @@ class Backend {
       case VNN_OP_MATMUL: return "matmul";
       case VNN_OP_SOFTMAX: return "softmax";
       case VNN_OP_RANDOM: return "random";
+      case VNN_OP_IM2COL: return "im2col";
+      case VNN_OP_COL2IM: return "col2im";
+      case VNN_OP_POOL2D: return "pool2d";
+      case VNN_OP_POOL2D_BACKWARD: return "pool2d_backward";
       default: return "op";
     }
   }
@@ -352,6 +358,13 @@ class Backend {
       case VNN_OP_RANDOM:
         ok = kernels::random(exec, op->outputs[0], op->ints, op->num_ints, op->scalars, op->num_scalars);
         break;
+      case VNN_OP_IM2COL:
+      case VNN_OP_COL2IM:
+        ok = op->num_inputs >= 1 &&
+             kernels::im2col(exec, op->outputs[0], op->inputs[0], op->ints, op->num_ints, op->kind == VNN_OP_COL2IM);
+        break;
+      case VNN_OP_POOL2D:
+      case VNN_OP_POOL2D_BACKWARD: ok = kernels::pool2d(exec, *op, op->kind == VNN_OP_POOL2D_BACKWARD); break;
       default: break;
     }
     if (!ok)

@@ -15,6 +15,7 @@
 #include "device.hpp"
 #include "dtype.hpp"
 #include "errors.hpp"
+#include "ops_conv.hpp"
 #include "program_cache.hpp"
 
 #ifdef VNN_OPENCL_HAVE_CLBLAST
@@ -579,6 +580,7 @@ vnn_status run(int32_t device, const vnn_op* op) {
     return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: run: op is NULL or its struct_size is too small",
                 d->label.c_str());
   std::string what = describe(*d, *op);
+  if (is_conv_family(op->kind)) return run_conv_family(*d, queue_or_default(*d, op->queue), *op, what);
   if (op->kind < VNN_OP_FILL || op->kind > VNN_OP_RANDOM)
     return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
   if (vnn_status st = check(*d, *op, what)) return st;

@@ -5,6 +5,7 @@
 #include "vnn/error.h"
 #include "vnn/linalg.h"
 #include "vnn/memory.h"
+#include "vnn/nn_ops.h"
 #include "vnn/random.h"
 #include "vnn/reduction.h"
 #include "vnn/shape.h"

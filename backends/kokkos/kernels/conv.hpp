@@ -1,0 +1,109 @@
+// IM2COL / COL2IM for conv2d (docs/ops.md has the descriptor contract).
+//  IM2COL: in0 image [N, C, H, W] (any strides) -> out col
+//          [N, C*kh*kw, OH*OW] (any strides); padding reads as 0.
+//  COL2IM: in0 col [N, C*kh*kw, OH*OW] -> out image [N, C, H, W]; the
+//          adjoint of IM2COL. One work item per image pixel gathers every
+//          column entry that IM2COL copied from it, so overlapping patches
+//          accumulate without atomics or races.
+//  ints = {kh, kw, sh, sw, ph, pw, dh, dw}; float32 and float64.
+#pragma once
+#include <Kokkos_Core.hpp>
+
+#include "kokkos/kernels/types.hpp"
+
+namespace vnn::kernels {
+
+struct Conv2dGeom {
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+};
+
+// Reads ints[0..7]; false for too few or out-of-range values (a malformed
+// request must not index out of bounds).
+inline bool conv2d_geom(const int64_t* ints, int32_t n, Conv2dGeom* g) {
+  if (!ints || n < 8) return false;
+  *g = Conv2dGeom{ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7]};
+  return g->kh > 0 && g->kw > 0 && g->sh > 0 && g->sw > 0 && g->ph >= 0 && g->pw >= 0 && g->dh > 0 && g->dw > 0;
+}
+
+inline int64_t conv2d_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+  int64_t span = in + 2 * p - d * (k - 1) - 1;
+  return span < 0 ? 0 : span / s + 1;
+}
+
+// Checks that image and col descriptors agree with the geometry.
+inline bool conv2d_shapes_ok(const vnn_tensor_desc& img, const vnn_tensor_desc& col, const Conv2dGeom& g,
+                             int64_t* oh, int64_t* ow) {
+  if (img.ndim != 4 || col.ndim != 3 || img.dtype != col.dtype) return false;
+  *oh = conv2d_out_size(img.sizes[2], g.kh, g.sh, g.ph, g.dh);
+  *ow = conv2d_out_size(img.sizes[3], g.kw, g.sw, g.pw, g.dw);
+  return col.sizes[0] == img.sizes[0] && col.sizes[1] == img.sizes[1] * g.kh * g.kw && col.sizes[2] == *oh * *ow;
+}
+
+template <class Exec, class T>
+void im2col_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& in, const Conv2dGeom g,
+                  int64_t OH, int64_t OW) {
+  const T* x = typed<T>(in);
+  T* o = typed<T>(out);
+  const int64_t C = in.sizes[1], H = in.sizes[2], W = in.sizes[3];
+  const int64_t s0 = in.strides[0], s1 = in.strides[1], s2 = in.strides[2], s3 = in.strides[3], xo = in.offset;
+  const int64_t o0 = out.strides[0], o1 = out.strides[1], o2 = out.strides[2], oo = out.offset;
+  const int64_t K = g.kh * g.kw, L = OH * OW;
+  const int64_t total = in.sizes[0] * C * K * L;
+  Kokkos::parallel_for("vnn::im2col", Range<Exec>(exec, 0, total), KOKKOS_LAMBDA(int64_t i) {
+    const int64_t l = i % L, row = (i / L) % (C * K), n = i / (L * C * K);
+    const int64_t ow = l % OW, oh = l / OW, kj = row % g.kw, ki = (row / g.kw) % g.kh, c = row / K;
+    const int64_t h = oh * g.sh - g.ph + ki * g.dh, w = ow * g.sw - g.pw + kj * g.dw;
+    T v = T(0);
+    if (h >= 0 && h < H && w >= 0 && w < W) v = x[xo + n * s0 + c * s1 + h * s2 + w * s3];
+    o[oo + n * o0 + row * o1 + l * o2] = v;
+  });
+}
+
+template <class Exec, class T>
+void col2im_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& in, const Conv2dGeom g,
+                  int64_t OH, int64_t OW) {
+  const T* col = typed<T>(in);
+  T* o = typed<T>(out);
+  const int64_t C = out.sizes[1], H = out.sizes[2], W = out.sizes[3];
+  const int64_t s0 = in.strides[0], s1 = in.strides[1], s2 = in.strides[2], co = in.offset;
+  const int64_t o0 = out.strides[0], o1 = out.strides[1], o2 = out.strides[2], o3 = out.strides[3], oo = out.offset;
+  const int64_t total = out.sizes[0] * C * H * W;
+  Kokkos::parallel_for("vnn::col2im", Range<Exec>(exec, 0, total), KOKKOS_LAMBDA(int64_t i) {
+    const int64_t w = i % W, h = (i / W) % H, c = (i / (W * H)) % C, n = i / (W * H * C);
+    T sum = T(0);
+    for (int64_t ki = 0; ki < g.kh; ++ki) {
+      const int64_t hh = h + g.ph - ki * g.dh;
+      if (hh < 0 || hh % g.sh != 0 || hh / g.sh >= OH) continue;
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        const int64_t ww = w + g.pw - kj * g.dw;
+        if (ww < 0 || ww % g.sw != 0 || ww / g.sw >= OW) continue;
+        const int64_t row = (c * g.kh + ki) * g.kw + kj, l = (hh / g.sh) * OW + ww / g.sw;
+        sum += col[co + n * s0 + row * s1 + l * s2];
+      }
+    }
+    o[oo + n * o0 + c * o1 + h * o2 + w * o3] = sum;
+  });
+}
+
+// col2im == false: IM2COL (in0 image, out col); true: COL2IM.
+template <class Exec>
+bool im2col(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& in, const int64_t* ints,
+            int32_t num_ints, bool col2im) {
+  Conv2dGeom g;
+  int64_t oh = 0, ow = 0;
+  if (!conv2d_geom(ints, num_ints, &g)) return false;
+  const vnn_tensor_desc& img = col2im ? out : in;
+  const vnn_tensor_desc& col = col2im ? in : out;
+  if (!conv2d_shapes_ok(img, col, g, &oh, &ow)) return false;
+  switch (out.dtype) {
+    case VNN_FLOAT32:
+      col2im ? col2im_typed<Exec, float>(exec, out, in, g, oh, ow) : im2col_typed<Exec, float>(exec, out, in, g, oh, ow);
+      return true;
+    case VNN_FLOAT64:
+      col2im ? col2im_typed<Exec, double>(exec, out, in, g, oh, ow) : im2col_typed<Exec, double>(exec, out, in, g, oh, ow);
+      return true;
+    default: return false;
+  }
+}
+
+}  // namespace vnn::kernels

@@ -1,0 +1,192 @@
+// POOL2D / POOL2D_BACKWARD (docs/ops.md has the descriptor contract).
+//  ints = {mode, kh, kw, sh, sw, ph, pw, dh, dw, count_include_pad,
+//          divisor_override (0: none)}; mode 0 max, 1 avg, 2 adaptive avg,
+//  3 adaptive max (adaptive modes take their windows from the output size,
+//  PyTorch's start = floor(o*H/OH), end = ceil((o+1)*H/OH)).
+//  POOL2D: in0 [N, C, H, W] -> out [N, C, OH, OW]; max modes also write
+//          outputs[1], int64 indices into the H*W plane.
+//  POOL2D_BACKWARD: in0 grad_out [N, C, OH, OW], in1 indices (max modes)
+//          -> out grad_in [N, C, H, W]. One work item per input pixel
+//          gathers from the outputs whose window holds it: no atomics, no
+//          races. An index that names no pixel of its window adds nothing.
+// float32 and float64; every tensor any strides.
+#pragma once
+#include <Kokkos_Core.hpp>
+
+#include "kokkos/kernels/types.hpp"
+
+namespace vnn::kernels {
+
+struct Pool2dGeom {
+  int64_t mode, kh, kw, sh, sw, ph, pw, dh, dw, count_include_pad, divisor;
+};
+
+// Window along one axis for output o: positions start + k * step, k < count.
+KOKKOS_INLINE_FUNCTION void pool_window(bool adaptive, int64_t o, int64_t O, int64_t I, int64_t k, int64_t s,
+                                        int64_t p, int64_t d, int64_t* start, int64_t* count, int64_t* step) {
+  if (adaptive) {
+    *start = (o * I) / O;
+    *count = ((o + 1) * I + O - 1) / O - *start;
+    *step = 1;
+  } else {
+    *start = o * s - p;
+    *count = k;
+    *step = d;
+  }
+}
+
+// The avg divisor of one output (PyTorch's avg_pool2d rule).
+KOKKOS_INLINE_FUNCTION int64_t pool_divisor(const Pool2dGeom& g, int64_t hs, int64_t hc, int64_t ws, int64_t wc,
+                                            int64_t H, int64_t W) {
+  if (g.mode == 2) return hc * wc;
+  if (g.divisor > 0) return g.divisor;
+  int64_t he = hs + hc, we = ws + wc;
+  int64_t hep = he < H + g.ph ? he : H + g.ph, wep = we < W + g.pw ? we : W + g.pw;
+  if (g.count_include_pad) return (hep - hs) * (wep - ws);
+  int64_t h0 = hs > 0 ? hs : 0, w0 = ws > 0 ? ws : 0, h1 = he < H ? he : H, w1 = we < W ? we : W;
+  return (h1 - h0) * (w1 - w0);
+}
+
+inline bool pool2d_geom(const int64_t* ints, int32_t n, Pool2dGeom* g) {
+  if (!ints || n < 11) return false;
+  *g = Pool2dGeom{ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7], ints[8], ints[9], ints[10]};
+  return g->mode >= 0 && g->mode <= 3 && g->kh > 0 && g->kw > 0 && g->sh > 0 && g->sw > 0 && g->ph >= 0 &&
+         g->pw >= 0 && g->dh > 0 && g->dw > 0;
+}
+
+template <class Exec, class T>
+void pool2d_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc* idx, const vnn_tensor_desc& in,
+                  const Pool2dGeom g) {
+  const T* x = typed<T>(in);
+  T* o = typed<T>(out);
+  int64_t* ix = idx ? typed<int64_t>(*idx) : nullptr;
+  const int64_t C = in.sizes[1], H = in.sizes[2], W = in.sizes[3], OH = out.sizes[2], OW = out.sizes[3];
+  const int64_t s0 = in.strides[0], s1 = in.strides[1], s2 = in.strides[2], s3 = in.strides[3], xo = in.offset;
+  const int64_t o0 = out.strides[0], o1 = out.strides[1], o2 = out.strides[2], o3 = out.strides[3], oo = out.offset;
+  int64_t i0 = 0, i1 = 0, i2 = 0, i3 = 0, io = 0;
+  if (idx) i0 = idx->strides[0], i1 = idx->strides[1], i2 = idx->strides[2], i3 = idx->strides[3], io = idx->offset;
+  const bool is_max = g.mode == 0 || g.mode == 3, adaptive = g.mode >= 2;
+  const int64_t total = out.sizes[0] * C * OH * OW;
+  Kokkos::parallel_for("vnn::pool2d", Range<Exec>(exec, 0, total), KOKKOS_LAMBDA(int64_t i) {
+    const int64_t ow = i % OW, oh = (i / OW) % OH, c = (i / (OW * OH)) % C, n = i / (OW * OH * C);
+    int64_t hs, hc, hst, ws, wc, wst;
+    pool_window(adaptive, oh, OH, H, g.kh, g.sh, g.ph, g.dh, &hs, &hc, &hst);
+    pool_window(adaptive, ow, OW, W, g.kw, g.sw, g.pw, g.dw, &ws, &wc, &wst);
+    const T* plane = x + xo + n * s0 + c * s1;
+    compute_t<T> best = 0, sum = 0;
+    int64_t arg = -1;
+    for (int64_t a = 0; a < hc; ++a) {
+      const int64_t h = hs + a * hst;
+      if (h < 0 || h >= H) continue;
+      for (int64_t b = 0; b < wc; ++b) {
+        const int64_t w = ws + b * wst;
+        if (w < 0 || w >= W) continue;
+        const compute_t<T> v = plane[h * s2 + w * s3];
+        sum += v;
+        // NaN wins, as in PyTorch.
+        if (arg < 0 || v > best || v != v) {
+          best = v;
+          arg = h * W + w;
+        }
+      }
+    }
+    const int64_t at = oo + n * o0 + c * o1 + oh * o2 + ow * o3;
+    if (is_max) {
+      o[at] = T(best);
+      if (ix) ix[io + n * i0 + c * i1 + oh * i2 + ow * i3] = arg;
+    } else {
+      o[at] = T(sum / compute_t<T>(pool_divisor(g, hs, hc, ws, wc, H, W)));
+    }
+  });
+}
+
+// The range of outputs along one axis whose window may hold input position
+// h (members are re-checked by the caller).
+KOKKOS_INLINE_FUNCTION void pool_sources(bool adaptive, int64_t h, int64_t I, int64_t O, int64_t k, int64_t s,
+                                         int64_t p, int64_t d, int64_t* lo, int64_t* hi) {
+  if (adaptive) {
+    *lo = (h * O) / I;
+    *hi = ((h + 1) * O + I - 1) / I - 1;
+  } else {
+    const int64_t num = h + p - (k - 1) * d;
+    *lo = num <= 0 ? 0 : (num + s - 1) / s;
+    *hi = (h + p) / s;
+  }
+  if (*hi > O - 1) *hi = O - 1;
+  if (*lo < 0) *lo = 0;
+}
+
+template <class Exec, class T>
+void pool2d_backward_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& grad,
+                           const vnn_tensor_desc* idx, const Pool2dGeom g) {
+  const T* gy = typed<T>(grad);
+  T* o = typed<T>(out);
+  const int64_t* ix = idx ? typed<int64_t>(*idx) : nullptr;
+  const int64_t C = out.sizes[1], H = out.sizes[2], W = out.sizes[3], OH = grad.sizes[2], OW = grad.sizes[3];
+  const int64_t g0 = grad.strides[0], g1 = grad.strides[1], g2 = grad.strides[2], g3 = grad.strides[3];
+  const int64_t go = grad.offset;
+  const int64_t o0 = out.strides[0], o1 = out.strides[1], o2 = out.strides[2], o3 = out.strides[3], oo = out.offset;
+  int64_t i0 = 0, i1 = 0, i2 = 0, i3 = 0, io = 0;
+  if (idx) i0 = idx->strides[0], i1 = idx->strides[1], i2 = idx->strides[2], i3 = idx->strides[3], io = idx->offset;
+  const bool is_max = g.mode == 0 || g.mode == 3, adaptive = g.mode >= 2;
+  const int64_t total = out.sizes[0] * C * H * W;
+  Kokkos::parallel_for("vnn::pool2d_backward", Range<Exec>(exec, 0, total), KOKKOS_LAMBDA(int64_t i) {
+    const int64_t w = i % W, h = (i / W) % H, c = (i / (W * H)) % C, n = i / (W * H * C);
+    int64_t ohl, ohh, owl, owh;
+    pool_sources(adaptive, h, H, OH, g.kh, g.sh, g.ph, g.dh, &ohl, &ohh);
+    pool_sources(adaptive, w, W, OW, g.kw, g.sw, g.pw, g.dw, &owl, &owh);
+    compute_t<T> sum = 0;
+    for (int64_t oh = ohl; oh <= ohh; ++oh) {
+      int64_t hs, hc, hst;
+      pool_window(adaptive, oh, OH, H, g.kh, g.sh, g.ph, g.dh, &hs, &hc, &hst);
+      if (h < hs || (h - hs) % hst != 0 || (h - hs) / hst >= hc) continue;
+      for (int64_t ow = owl; ow <= owh; ++ow) {
+        int64_t ws, wc, wst;
+        pool_window(adaptive, ow, OW, W, g.kw, g.sw, g.pw, g.dw, &ws, &wc, &wst);
+        if (w < ws || (w - ws) % wst != 0 || (w - ws) / wst >= wc) continue;
+        const compute_t<T> gv = gy[go + n * g0 + c * g1 + oh * g2 + ow * g3];
+        if (is_max) {
+          if (ix[io + n * i0 + c * i1 + oh * i2 + ow * i3] == h * W + w) sum += gv;
+        } else {
+          sum += gv / compute_t<T>(pool_divisor(g, hs, hc, ws, wc, H, W));
+        }
+      }
+    }
+    o[oo + n * o0 + c * o1 + h * o2 + w * o3] = T(sum);
+  });
+}
+
+// backward == false: POOL2D (outputs[0] values, outputs[1] indices for max
+// modes); true: POOL2D_BACKWARD (inputs[1] indices for max modes).
+template <class Exec>
+bool pool2d(const Exec& exec, const vnn_op& op, bool backward) {
+  Pool2dGeom g;
+  if (!pool2d_geom(op.ints, op.num_ints, &g) || op.num_inputs < 1 || op.num_outputs < 1) return false;
+  const bool is_max = g.mode == 0 || g.mode == 3;
+  const vnn_tensor_desc& out = op.outputs[0];
+  const vnn_tensor_desc& in = op.inputs[0];
+  const vnn_tensor_desc* idx = nullptr;
+  if (is_max) {
+    if (backward ? op.num_inputs < 2 : op.num_outputs < 2) return false;
+    idx = backward ? &op.inputs[1] : &op.outputs[1];
+    if (idx->dtype != VNN_INT64 || idx->ndim != 4) return false;
+  }
+  if (in.ndim != 4 || out.ndim != 4 || in.dtype != out.dtype || in.sizes[0] != out.sizes[0] ||
+      in.sizes[1] != out.sizes[1])
+    return false;
+  const vnn_tensor_desc& small = backward ? in : out;  // [N, C, OH, OW]
+  if (idx)
+    for (int k = 0; k < 4; ++k)
+      if (idx->sizes[k] != small.sizes[k]) return false;
+  switch (out.dtype) {
+    case VNN_FLOAT32:
+      backward ? pool2d_backward_typed<Exec, float>(exec, out, in, idx, g) : pool2d_typed<Exec, float>(exec, out, idx, in, g);
+      return true;
+    case VNN_FLOAT64:
+      backward ? pool2d_backward_typed<Exec, double>(exec, out, in, idx, g) : pool2d_typed<Exec, double>(exec, out, idx, in, g);
+      return true;
+    default: return false;
+  }
+}
+
+}  // namespace vnn::kernels

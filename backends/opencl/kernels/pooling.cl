@@ -1,0 +1,116 @@
+// POOL2D / POOL2D_BACKWARD (docs/ops.md has the contract; the Kokkos twin
+// is backends/kokkos/kernels/pooling.hpp). One work item per output element
+// (forward) or per input pixel (backward: a gather over the outputs whose
+// window holds the pixel, so no atomics and no races). Grid-stride loops.
+//
+// Defines: T storage type (float or double).
+// g = (mode, kh, kw, sh, sw, ph, pw, dh), g2 = (dw, count_include_pad,
+// divisor_override); mode 0 max, 1 avg, 2 adaptive avg, 3 adaptive max.
+// dims = (N, C, H, W) of the input image; OH, OW the pooled plane.
+
+inline void vnn_pool_window(int adaptive, long o, long O, long I, long k, long s, long p, long d, long* start,
+                            long* count, long* step) {
+  if (adaptive) {
+    *start = (o * I) / O;
+    *count = ((o + 1) * I + O - 1) / O - *start;
+    *step = 1;
+  } else {
+    *start = o * s - p;
+    *count = k;
+    *step = d;
+  }
+}
+
+inline long vnn_pool_divisor(long mode, long cip, long divisor, long ph, long pw, long hs, long hc, long ws, long wc,
+                             long H, long W) {
+  if (mode == 2) return hc * wc;
+  if (divisor > 0) return divisor;
+  const long he = hs + hc, we = ws + wc;
+  if (cip) return (min(he, H + ph) - hs) * (min(we, W + pw) - ws);
+  return (min(he, H) - max(hs, 0L)) * (min(we, W) - max(ws, 0L));
+}
+
+__kernel void vnn_pool2d(__global T* out, long out_off, long4 os, __global long* idx, long idx_off, long4 xs,
+                         __global const T* in, long in_off, long4 is, long4 dims, long OH, long OW, long8 g,
+                         long4 g2) {
+  const long C = dims.s1, H = dims.s2, W = dims.s3, mode = g.s0;
+  const int is_max = mode == 0 || mode == 3, adaptive = mode >= 2;
+  const long total = dims.s0 * C * OH * OW;
+  for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+    const long ow = i % OW, oh = (i / OW) % OH, c = (i / (OW * OH)) % C, n = i / (OW * OH * C);
+    long hs, hc, hst, ws, wc, wst;
+    vnn_pool_window(adaptive, oh, OH, H, g.s1, g.s3, g.s5, g.s7, &hs, &hc, &hst);
+    vnn_pool_window(adaptive, ow, OW, W, g.s2, g.s4, g.s6, g2.s0, &ws, &wc, &wst);
+    const long base = in_off + n * is.s0 + c * is.s1;
+    T best = (T)0, sum = (T)0;
+    long arg = -1;
+    for (long a = 0; a < hc; ++a) {
+      const long h = hs + a * hst;
+      if (h < 0 || h >= H) continue;
+      for (long b = 0; b < wc; ++b) {
+        const long w = ws + b * wst;
+        if (w < 0 || w >= W) continue;
+        const T v = in[base + h * is.s2 + w * is.s3];
+        sum += v;
+        if (arg < 0 || v > best || isnan(v)) {  // NaN wins, as in PyTorch
+          best = v;
+          arg = h * W + w;
+        }
+      }
+    }
+    const long at = out_off + n * os.s0 + c * os.s1 + oh * os.s2 + ow * os.s3;
+    if (is_max) {
+      out[at] = best;
+      idx[idx_off + n * xs.s0 + c * xs.s1 + oh * xs.s2 + ow * xs.s3] = arg;
+    } else {
+      out[at] = sum / (T)vnn_pool_divisor(mode, g2.s1, g2.s2, g.s5, g.s6, hs, hc, ws, wc, H, W);
+    }
+  }
+}
+
+inline void vnn_pool_sources(int adaptive, long h, long I, long O, long k, long s, long p, long d, long* lo,
+                             long* hi) {
+  if (adaptive) {
+    *lo = (h * O) / I;
+    *hi = ((h + 1) * O + I - 1) / I - 1;
+  } else {
+    const long num = h + p - (k - 1) * d;
+    *lo = num <= 0 ? 0 : (num + s - 1) / s;
+    *hi = (h + p) / s;
+  }
+  *hi = min(*hi, O - 1);
+  *lo = max(*lo, 0L);
+}
+
+// dims = (N, C, H, W) of grad_in (out); grad_out is [N, C, OH, OW].
+__kernel void vnn_pool2d_backward(__global T* out, long out_off, long4 os, __global const long* idx, long idx_off,
+                                  long4 xs, __global const T* gy, long gy_off, long4 gs, long4 dims, long OH, long OW,
+                                  long8 g, long4 g2) {
+  const long C = dims.s1, H = dims.s2, W = dims.s3, mode = g.s0;
+  const int is_max = mode == 0 || mode == 3, adaptive = mode >= 2;
+  const long total = dims.s0 * C * H * W;
+  for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+    const long w = i % W, h = (i / W) % H, c = (i / (W * H)) % C, n = i / (W * H * C);
+    long ohl, ohh, owl, owh;
+    vnn_pool_sources(adaptive, h, H, OH, g.s1, g.s3, g.s5, g.s7, &ohl, &ohh);
+    vnn_pool_sources(adaptive, w, W, OW, g.s2, g.s4, g.s6, g2.s0, &owl, &owh);
+    T sum = (T)0;
+    for (long oh = ohl; oh <= ohh; ++oh) {
+      long hs, hc, hst;
+      vnn_pool_window(adaptive, oh, OH, H, g.s1, g.s3, g.s5, g.s7, &hs, &hc, &hst);
+      if (h < hs || (h - hs) % hst != 0 || (h - hs) / hst >= hc) continue;
+      for (long ow = owl; ow <= owh; ++ow) {
+        long ws, wc, wst;
+        vnn_pool_window(adaptive, ow, OW, W, g.s2, g.s4, g.s6, g2.s0, &ws, &wc, &wst);
+        if (w < ws || (w - ws) % wst != 0 || (w - ws) / wst >= wc) continue;
+        const T gv = gy[gy_off + n * gs.s0 + c * gs.s1 + oh * gs.s2 + ow * gs.s3];
+        if (is_max) {
+          if (idx[idx_off + n * xs.s0 + c * xs.s1 + oh * xs.s2 + ow * xs.s3] == h * W + w) sum += gv;
+        } else {
+          sum += gv / (T)vnn_pool_divisor(mode, g2.s1, g2.s2, g.s5, g.s6, hs, hc, ws, wc, H, W);
+        }
+      }
+    }
+    out[out_off + n * os.s0 + c * os.s1 + h * os.s2 + w * os.s3] = sum;
+  }
+}

@@ -1,0 +1,168 @@
+// Host side of IM2COL / COL2IM / POOL2D / POOL2D_BACKWARD: structural checks
+// (the core validated shapes; these keep a malformed request from reading
+// out of bounds), then one grid-stride 1-D launch.
+#include "ops_conv.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <mutex>
+#include <string>
+
+#include "errors.hpp"
+#include "program_cache.hpp"
+
+namespace vnn_opencl {
+namespace {
+
+struct Arg {
+  size_t size;
+  const void* ptr;
+};
+
+template <typename V>
+Arg arg(const V& v) {
+  return {sizeof v, &v};
+}
+
+vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, const std::string& what,
+                  std::initializer_list<Arg> args) {
+  if (n <= 0) return VNN_STATUS_OK;
+  size_t local = std::min<size_t>({k.work_group_size, d.max_work_group_size, 256});
+  size_t groups = static_cast<size_t>((n + static_cast<int64_t>(local) - 1) / static_cast<int64_t>(local));
+  size_t global = std::min<size_t>(groups, 4096) * local;
+  std::lock_guard<std::mutex> lock(k.mutex);
+  cl_uint i = 0;
+  for (const Arg& a : args) {
+    cl_int err = clSetKernelArg(k.kernel, i, a.size, a.ptr);
+    if (err != CL_SUCCESS) return fail_cl(err, "%s: clSetKernelArg(%u) failed", what.c_str(), i);
+    ++i;
+  }
+  cl_int err = clEnqueueNDRangeKernel(q, k.kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueNDRangeKernel failed", what.c_str());
+  return VNN_STATUS_OK;
+}
+
+bool desc_ok(const vnn_tensor_desc& t, int ndim, int32_t dtype) {
+  return t.data && t.ndim == ndim && t.dtype == dtype && t.offset >= 0;
+}
+
+cl_long4 strides4(const vnn_tensor_desc& t) {
+  cl_long4 s{};
+  for (int i = 0; i < t.ndim && i < 4; ++i) s.s[i] = t.strides[i];
+  return s;
+}
+
+cl_long4 sizes4(const vnn_tensor_desc& t) {
+  cl_long4 s{};
+  for (int i = 0; i < 4; ++i) s.s[i] = t.sizes[i];
+  return s;
+}
+
+cl_mem mem(const vnn_tensor_desc& t) { return static_cast<cl_mem>(t.data); }
+
+int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+  int64_t span = in + 2 * p - d * (k - 1) - 1;
+  return span < 0 ? 0 : span / s + 1;
+}
+
+std::string type_define(int32_t dtype) { return dtype == VNN_FLOAT64 ? "-DT=double" : "-DT=float"; }
+
+vnn_status run_im2col(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what, bool col2im) {
+  const vnn_tensor_desc& out = op.outputs[0];
+  const vnn_tensor_desc& in = op.inputs[0];
+  const int64_t* g = op.ints;
+  if (op.num_ints < 8 || !g || g[0] <= 0 || g[1] <= 0 || g[2] <= 0 || g[3] <= 0 || g[4] < 0 || g[5] < 0 ||
+      g[6] <= 0 || g[7] <= 0)
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs ints {kh, kw, sh, sw, ph, pw, dh, dw} in range", what.c_str());
+  const vnn_tensor_desc& img = col2im ? out : in;
+  const vnn_tensor_desc& col = col2im ? in : out;
+  if (!desc_ok(img, 4, out.dtype) || !desc_ok(col, 3, out.dtype))
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: expects a 4-D image and a 3-D column tensor of one dtype",
+                what.c_str());
+  const int64_t oh = out_size(img.sizes[2], g[0], g[2], g[4], g[6]), ow = out_size(img.sizes[3], g[1], g[3], g[5], g[7]);
+  if (col.sizes[0] != img.sizes[0] || col.sizes[1] != img.sizes[1] * g[0] * g[1] || col.sizes[2] != oh * ow)
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: column tensor sizes do not match the image and geometry",
+                what.c_str());
+  Kernel* k = nullptr;
+  if (vnn_status st = get_kernel(d, "conv", col2im ? "vnn_col2im" : "vnn_im2col", type_define(out.dtype), &k))
+    return st;
+  cl_mem mo = mem(out), mi = mem(in);
+  cl_long oo = out.offset, io = in.offset, OH = oh, OW = ow;
+  cl_long4 os = strides4(out), is = strides4(in), dims = sizes4(img);
+  cl_long8 geom{};
+  for (int i = 0; i < 8; ++i) geom.s[i] = g[i];
+  int64_t n = 1;
+  for (int i = 0; i < out.ndim; ++i) n *= out.sizes[i];
+  return launch(d, *k, q, n, what,
+                {arg(mo), arg(oo), arg(os), arg(mi), arg(io), arg(is), arg(dims), arg(geom), arg(OH), arg(OW)});
+}
+
+vnn_status run_pool(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what, bool backward) {
+  const int64_t* g = op.ints;
+  if (op.num_ints < 11 || !g || g[0] < 0 || g[0] > 3 || g[1] <= 0 || g[2] <= 0 || g[3] <= 0 || g[4] <= 0 ||
+      g[5] < 0 || g[6] < 0 || g[7] <= 0 || g[8] <= 0)
+    return fail(VNN_STATUS_INVALID_ARGUMENT,
+                "%s: needs ints {mode, kh, kw, sh, sw, ph, pw, dh, dw, count_include_pad, divisor} in range",
+                what.c_str());
+  const bool is_max = g[0] == 0 || g[0] == 3;
+  const vnn_tensor_desc& out = op.outputs[0];
+  const vnn_tensor_desc& in = op.inputs[0];
+  const vnn_tensor_desc* idx = nullptr;
+  if (is_max) {
+    if (backward ? op.num_inputs < 2 || !op.inputs : op.num_outputs < 2 || !op.outputs)
+      return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: max pooling needs the indices tensor", what.c_str());
+    idx = backward ? &op.inputs[1] : &op.outputs[1];
+    if (!desc_ok(*idx, 4, VNN_INT64))
+      return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: indices must be a 4-D int64 tensor", what.c_str());
+  }
+  if (!desc_ok(in, 4, out.dtype) || !desc_ok(out, 4, out.dtype) || in.sizes[0] != out.sizes[0] ||
+      in.sizes[1] != out.sizes[1] || (out.dtype != VNN_FLOAT32 && out.dtype != VNN_FLOAT64))
+    return fail(VNN_STATUS_UNSUPPORTED, "%s: expects 4-D float32/float64 tensors of one dtype", what.c_str());
+  const vnn_tensor_desc& small = backward ? in : out;  // [N, C, OH, OW]
+  const vnn_tensor_desc& big = backward ? out : in;    // [N, C, H, W]
+  if (idx)
+    for (int i = 0; i < 4; ++i)
+      if (idx->sizes[i] != small.sizes[i])
+        return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: indices sizes differ from the pooled output", what.c_str());
+  Kernel* k = nullptr;
+  if (vnn_status st = get_kernel(d, "pooling", backward ? "vnn_pool2d_backward" : "vnn_pool2d",
+                                 type_define(out.dtype), &k))
+    return st;
+  cl_mem mo = mem(out), mi = mem(in), mx = idx ? mem(*idx) : nullptr;
+  cl_long oo = out.offset, io = in.offset, xo = idx ? idx->offset : 0, OH = small.sizes[2], OW = small.sizes[3];
+  cl_long4 os = strides4(out), is = strides4(in), xs = idx ? strides4(*idx) : cl_long4{}, dims = sizes4(big);
+  cl_long8 geom{};
+  for (int i = 0; i < 8; ++i) geom.s[i] = g[i];
+  cl_long4 g2{};
+  g2.s[0] = g[8];
+  g2.s[1] = g[9];
+  g2.s[2] = g[10];
+  int64_t n = 1;
+  for (int i = 0; i < 4; ++i) n *= out.sizes[i];
+  return launch(d, *k, q, n, what,
+                {arg(mo), arg(oo), arg(os), arg(mx), arg(xo), arg(xs), arg(mi), arg(io), arg(is), arg(dims), arg(OH),
+                 arg(OW), arg(geom), arg(g2)});
+}
+
+}  // namespace
+
+vnn_status run_conv_family(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what) {
+  if (op.num_inputs < 1 || !op.inputs || op.num_outputs < 1 || !op.outputs)
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs at least 1 input and 1 output", what.c_str());
+  const int32_t dt = op.outputs[0].dtype;
+  if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64)
+    return fail(VNN_STATUS_UNSUPPORTED, "%s: only float32 and float64 are supported", what.c_str());
+  if (dt == VNN_FLOAT64 && !d.fp64)
+    return fail(VNN_STATUS_UNSUPPORTED, "%s: float64 is not supported on %s (device lacks cl_khr_fp64)",
+                what.c_str(), d.label.c_str());
+  switch (op.kind) {
+    case VNN_OP_IM2COL: return run_im2col(d, q, op, what, false);
+    case VNN_OP_COL2IM: return run_im2col(d, q, op, what, true);
+    case VNN_OP_POOL2D: return run_pool(d, q, op, what, false);
+    case VNN_OP_POOL2D_BACKWARD: return run_pool(d, q, op, what, true);
+    default: return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
+  }
+}
+
+}  // namespace vnn_opencl

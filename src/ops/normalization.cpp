@@ -1,0 +1,215 @@
+// Batch, layer and group normalization, composed from core reductions and
+// elementwise ops (no kernels of their own). Statistics: biased variance,
+// rstd = 1 / sqrt(var + eps) (sqrt + div until a fused rsqrt is used).
+// The backward formulas are the standard ones (PyTorch's native_*_backward):
+//   xhat = (x - mean) * rstd, M = elements per statistic,
+//   dx = rstd / M * (M * dxhat - sum(dxhat) - xhat * sum(dxhat * xhat)).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "tensor/tensor_impl.hpp"
+#include "vnn/error.h"
+#include "vnn/nn_ops.h"
+#include "vnn/reduction.h"
+
+namespace vnn {
+
+namespace {
+
+void check_float(const char* op, const Tensor& t) {
+  if (!t.defined()) throw ValueError(std::string(op) + ": argument 'input' is undefined");
+  if (t.dtype() != kFloat32 && t.dtype() != kFloat64)
+    throw DTypeError(std::string(op) + ": input must be float32 or float64, got " + name(t.dtype()));
+}
+
+// An optional per-channel / per-feature tensor: same device and dtype as
+// input and exactly `want` sizes.
+void check_param(const char* op, const char* arg, const Tensor& input, const Tensor& p, const Shape& want) {
+  if (!p.defined()) return;
+  detail::check_same_device(input, p, op, arg);
+  if (p.sizes() != want)
+    throw ShapeError(std::string(op) + ": " + arg + " must have shape " + want.str() + " for input " +
+                     input.sizes().str() + ", got " + p.sizes().str());
+  if (p.dtype() != input.dtype())
+    throw DTypeError(std::string(op) + ": " + arg + " dtype " + name(p.dtype()) + " differs from input dtype " +
+                     name(input.dtype()));
+}
+
+// Every dim of [N, C, *] but 1.
+std::vector<int64_t> non_channel_dims(const Tensor& t) {
+  std::vector<int64_t> d{0};
+  for (int i = 2; i < t.dim(); ++i) d.push_back(i);
+  return d;
+}
+
+// [C] -> [1, C, 1, ...] to broadcast against an ndim tensor.
+Tensor channel_view(const Tensor& p, int ndim) {
+  Shape s{1, p.numel()};
+  for (int i = 2; i < ndim; ++i) s.push_back(1);
+  return p.view(s);
+}
+
+Tensor rstd_of(const Tensor& var, double eps) { return div(ones_like(var), sqrt(add(var, eps))); }
+
+void check_nc(const char* op, const Tensor& input) {
+  check_float(op, input);
+  if (input.dim() < 2)
+    throw ShapeError(std::string(op) + ": expected input [N, C, *] with at least 2 dims, got " + input.sizes().str());
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> batch_norm_stats(const Tensor& input) {
+  check_nc("batch_norm_stats", input);
+  auto dims = non_channel_dims(input);
+  Tensor m = mean(input, dims, true);
+  Tensor d = sub(input, m);
+  Tensor var = mean(mul(d, d), dims, false);
+  return {m.view({input.size(1)}), var};
+}
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                              const Tensor& running_mean, const Tensor& running_var, bool training,
+                                              double momentum, double eps) {
+  const char* op = "batch_norm";
+  check_nc(op, input);
+  Shape c{input.size(1)};
+  check_param(op, "weight", input, weight, c);
+  check_param(op, "bias", input, bias, c);
+  check_param(op, "running_mean", input, running_mean, c);
+  check_param(op, "running_var", input, running_var, c);
+  if (running_mean.defined() != running_var.defined())
+    throw ValueError(std::string(op) + ": give both running_mean and running_var, or neither");
+  Tensor m, rstd;
+  if (training) {
+    int64_t count = input.numel() / std::max<int64_t>(input.size(1), 1);
+    if (count <= 1)
+      throw ValueError(std::string(op) + ": expected more than 1 value per channel when training, got input " +
+                       input.sizes().str());
+    auto [bm, bv] = batch_norm_stats(input);
+    m = bm;
+    rstd = rstd_of(bv, eps);
+    if (running_mean.defined()) {
+      Tensor unbiased = mul(bv, double(count) / double(count - 1));
+      // Tensors are shared handles: updating a copy updates the caller's.
+      Tensor rm = running_mean, rv = running_var;
+      rm.mul_(1.0 - momentum).add_(bm, momentum);
+      rv.mul_(1.0 - momentum).add_(unbiased, momentum);
+    }
+  } else {
+    if (!running_mean.defined())
+      throw ValueError(std::string(op) + ": eval mode (training = false) needs running_mean and running_var");
+    m = running_mean.clone();
+    rstd = rstd_of(running_var, eps);
+  }
+  int nd = input.dim();
+  Tensor out = mul(sub(input, channel_view(m, nd)), channel_view(rstd, nd));
+  if (weight.defined()) out = mul(out, channel_view(weight, nd));
+  if (bias.defined()) out = add(out, channel_view(bias, nd));
+  return {out, m, rstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_output, const Tensor& input,
+                                                       const Tensor& weight, const Tensor& save_mean,
+                                                       const Tensor& save_invstd, bool training) {
+  const char* op = "batch_norm_backward";
+  check_nc(op, input);
+  Shape c{input.size(1)};
+  check_param(op, "grad_output", input, grad_output, input.sizes());
+  check_param(op, "weight", input, weight, c);
+  check_param(op, "save_mean", input, save_mean, c);
+  check_param(op, "save_invstd", input, save_invstd, c);
+  int nd = input.dim();
+  auto dims = non_channel_dims(input);
+  Tensor rs = channel_view(save_invstd, nd);
+  Tensor xhat = mul(sub(input, channel_view(save_mean, nd)), rs);
+  Tensor gb = sum(grad_output, dims, false);
+  Tensor gw = sum(mul(grad_output, xhat), dims, false);
+  Tensor scale = weight.defined() ? mul(rs, channel_view(weight, nd)) : rs;
+  Tensor gx;
+  if (training) {
+    double M = double(input.numel() / std::max<int64_t>(input.size(1), 1));
+    // dx = w * rstd * (g - mean(g) - xhat * mean(g * xhat))
+    Tensor t = sub(sub(grad_output, channel_view(mul(gb, 1.0 / M), nd)), mul(xhat, channel_view(mul(gw, 1.0 / M), nd)));
+    gx = mul(t, scale);
+  } else {
+    gx = mul(grad_output, scale);
+  }
+  return {gx, weight.defined() ? gw : Tensor(), gb};
+}
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, const Shape& normalized_shape,
+                                              const Tensor& weight, const Tensor& bias, double eps) {
+  const char* op = "layer_norm";
+  check_float(op, input);
+  int k = normalized_shape.size(), nd = input.dim();
+  bool ok = k > 0 && k <= nd;
+  for (int i = 0; ok && i < k; ++i) ok = input.sizes()[nd - k + i] == normalized_shape[i];
+  if (!ok)
+    throw ShapeError(std::string(op) + ": normalized_shape " + normalized_shape.str() +
+                     " must be a non-empty suffix of input shape " + input.sizes().str());
+  check_param(op, "weight", input, weight, normalized_shape);
+  check_param(op, "bias", input, bias, normalized_shape);
+  std::vector<int64_t> dims;
+  for (int i = nd - k; i < nd; ++i) dims.push_back(i);
+  Tensor m = mean(input, dims, true);
+  Tensor d = sub(input, m);
+  Tensor rstd = rstd_of(mean(mul(d, d), dims, true), eps);
+  Tensor out = mul(d, rstd);
+  if (weight.defined()) out = mul(out, weight);
+  if (bias.defined()) out = add(out, bias);
+  return {out, m, rstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_output, const Tensor& input,
+                                                       const Shape& normalized_shape, const Tensor& mean_,
+                                                       const Tensor& rstd, const Tensor& weight) {
+  const char* op = "layer_norm_backward";
+  check_float(op, input);
+  check_param(op, "grad_output", input, grad_output, input.sizes());
+  check_param(op, "weight", input, weight, normalized_shape);
+  int k = normalized_shape.size(), nd = input.dim();
+  if (k <= 0 || k > nd)
+    throw ShapeError(std::string(op) + ": normalized_shape " + normalized_shape.str() + " does not fit input " +
+                     input.sizes().str());
+  Shape stat = input.sizes();
+  for (int i = nd - k; i < nd; ++i) stat[i] = 1;
+  check_param(op, "mean", input, mean_, stat);
+  check_param(op, "rstd", input, rstd, stat);
+  std::vector<int64_t> norm_dims, lead_dims;
+  for (int i = 0; i < nd; ++i) (i < nd - k ? lead_dims : norm_dims).push_back(i);
+  Tensor xhat = mul(sub(input, mean_), rstd);
+  Tensor gxhat = weight.defined() ? mul(grad_output, weight) : grad_output;
+  Tensor a = mean(gxhat, norm_dims, true), b = mean(mul(gxhat, xhat), norm_dims, true);
+  Tensor gx = mul(sub(sub(gxhat, a), mul(xhat, b)), rstd);
+  Tensor gw, gb;
+  if (weight.defined()) {
+    gw = lead_dims.empty() ? mul(grad_output, xhat) : sum(mul(grad_output, xhat), lead_dims, false);
+    gb = lead_dims.empty() ? grad_output.clone() : sum(grad_output, lead_dims, false);
+  }
+  return {gx, gw, gb};
+}
+
+std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
+                                              const Tensor& bias, double eps) {
+  const char* op = "group_norm";
+  check_nc(op, input);
+  int64_t N = input.size(0), C = input.size(1);
+  if (num_groups <= 0 || C % num_groups != 0)
+    throw ValueError(std::string(op) + ": num_groups " + std::to_string(num_groups) +
+                     " must be positive and divide the channels of input " + input.sizes().str());
+  check_param(op, "weight", input, weight, Shape{C});
+  check_param(op, "bias", input, bias, Shape{C});
+  Tensor x = input.reshape({N, num_groups, -1});
+  Tensor m = mean(x, std::vector<int64_t>{2}, true);
+  Tensor d = sub(x, m);
+  Tensor rstd = rstd_of(mean(mul(d, d), std::vector<int64_t>{2}, true), eps);
+  int nd = input.dim();
+  Tensor out = mul(d, rstd).view(input.sizes());
+  if (weight.defined()) out = mul(out, channel_view(weight, nd));
+  if (bias.defined()) out = add(out, channel_view(bias, nd));
+  return {out, m.view({N, num_groups}), rstd.view({N, num_groups})};
+}
+
+}  // namespace vnn

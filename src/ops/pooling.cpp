@@ -1,0 +1,204 @@
+// 2-D pooling: every variant is one VNN_OP_POOL2D (forward) or
+// VNN_OP_POOL2D_BACKWARD (a per-input-pixel gather) with the descriptor
+// ints = {mode, kh, kw, sh, sw, ph, pw, dh, dw, count_include_pad,
+// divisor_override}; see docs/ops.md.
+#include <string>
+#include <vector>
+
+#include "tensor/tensor_impl.hpp"
+#include "vnn/error.h"
+#include "vnn/nn_ops.h"
+
+namespace vnn {
+
+namespace {
+
+enum Mode : int64_t { kMax = 0, kAvg = 1, kAdaptiveAvg = 2, kAdaptiveMax = 3 };
+
+std::string pair_str(Size2 s) { return "(" + std::to_string(s.h) + ", " + std::to_string(s.w) + ")"; }
+
+struct PoolArgs {
+  int64_t mode;
+  Size2 kernel, stride, padding, dilation;
+  int64_t count_include_pad = 1, divisor = 0;
+  Size2 out;  // OH, OW
+};
+
+void check_input(const char* op, const Tensor& input) {
+  if (!input.defined()) throw ValueError(std::string(op) + ": argument 'input' is undefined");
+  if (input.dtype() != kFloat32 && input.dtype() != kFloat64)
+    throw DTypeError(std::string(op) + ": input must be float32 or float64, got " + name(input.dtype()));
+  if (input.dim() != 4)
+    throw ShapeError(std::string(op) + ": expected a 4-D input [N, C, H, W], got input " + input.sizes().str());
+  if (input.size(2) <= 0 || input.size(3) <= 0)
+    throw ShapeError(std::string(op) + ": input " + input.sizes().str() + " has an empty H or W plane");
+}
+
+// Validates a fixed-window pooling and derives the output size.
+PoolArgs fixed_args(const char* op, const Tensor& input, int64_t mode, Size2 kernel, Size2 stride, Size2 padding,
+                    Size2 dilation) {
+  check_input(op, input);
+  if (stride.h == 0 && stride.w == 0) stride = kernel;
+  if (kernel.h <= 0 || kernel.w <= 0)
+    throw ValueError(std::string(op) + ": kernel_size must be positive, got " + pair_str(kernel));
+  if (stride.h <= 0 || stride.w <= 0)
+    throw ValueError(std::string(op) + ": stride must be positive, got " + pair_str(stride));
+  if (dilation.h <= 0 || dilation.w <= 0)
+    throw ValueError(std::string(op) + ": dilation must be positive, got " + pair_str(dilation));
+  if (padding.h < 0 || padding.w < 0 || padding.h * 2 > kernel.h || padding.w * 2 > kernel.w)
+    throw ValueError(std::string(op) + ": padding " + pair_str(padding) +
+                     " must be non-negative and at most half the kernel_size " + pair_str(kernel));
+  int64_t eh = dilation.h * (kernel.h - 1) + 1, ew = dilation.w * (kernel.w - 1) + 1;
+  int64_t H = input.size(2), W = input.size(3);
+  if (H + 2 * padding.h < eh || W + 2 * padding.w < ew)
+    throw ShapeError(std::string(op) + ": kernel_size " + pair_str(kernel) + " (dilation " + pair_str(dilation) +
+                     ") is larger than the padded input " + input.sizes().str());
+  PoolArgs a{mode, kernel, stride, padding, dilation};
+  a.out = Size2((H + 2 * padding.h - eh) / stride.h + 1, (W + 2 * padding.w - ew) / stride.w + 1);
+  return a;
+}
+
+PoolArgs adaptive_args(const char* op, const Tensor& input, int64_t mode, Size2 out) {
+  check_input(op, input);
+  if (out.h <= 0 || out.w <= 0)
+    throw ValueError(std::string(op) + ": output_size must be positive, got " + pair_str(out));
+  PoolArgs a{mode, 1, 1, 0, 1};
+  a.out = out;
+  return a;
+}
+
+Shape out_shape(const Tensor& input, const PoolArgs& a) { return {input.size(0), input.size(1), a.out.h, a.out.w}; }
+
+void run_forward(const char* op, const Tensor& input, const PoolArgs& a, const Tensor& out, const Tensor* idx) {
+  std::initializer_list<int64_t> ints = {a.mode,       a.kernel.h,  a.kernel.w,  a.stride.h,         a.stride.w, a.padding.h,
+                                         a.padding.w,  a.dilation.h, a.dilation.w, a.count_include_pad, a.divisor};
+  // The op has two outputs for max modes: enqueue() takes one, so build it here.
+  if (!idx) {
+    detail::enqueue(VNN_OP_POOL2D, op, {&input}, out, {}, ints);
+    return;
+  }
+  if (out.numel() == 0) return;
+  vnn_tensor_desc ins[1] = {detail::describe(*input.impl())};
+  vnn_tensor_desc outs[2] = {detail::describe(*out.impl()), detail::describe(*idx->impl())};
+  std::vector<int64_t> iv(ints);
+  vnn_op o{};
+  o.struct_size = sizeof(vnn_op);
+  o.kind = VNN_OP_POOL2D;
+  o.num_inputs = 1;
+  o.num_outputs = 2;
+  o.num_ints = static_cast<int32_t>(iv.size());
+  o.inputs = ins;
+  o.outputs = outs;
+  o.ints = iv.data();
+  detail::run_op(out.impl()->ctx(), o, op);
+}
+
+Tensor run_backward(const char* op, const Tensor& grad, const Tensor& input, const Tensor* idx, const PoolArgs& a) {
+  detail::check_same_device(input, grad, op, "grad_output");
+  if (grad.dtype() != input.dtype())
+    throw DTypeError(std::string(op) + ": grad_output dtype " + name(grad.dtype()) + " differs from input dtype " +
+                     name(input.dtype()));
+  Shape want = out_shape(input, a);
+  if (grad.sizes() != want)
+    throw ShapeError(std::string(op) + ": grad_output " + grad.sizes().str() + " should be " + want.str() +
+                     " for input " + input.sizes().str());
+  Tensor gx = detail::make_empty(input.impl()->ctx(), input.sizes(), input.dtype());
+  std::initializer_list<int64_t> ints = {a.mode,      a.kernel.h,   a.kernel.w,   a.stride.h,         a.stride.w, a.padding.h,
+                                         a.padding.w, a.dilation.h, a.dilation.w, a.count_include_pad, a.divisor};
+  if (idx) {
+    detail::check_same_device(input, *idx, op, "indices");
+    if (idx->dtype() != kInt64 || idx->sizes() != want)
+      throw ShapeError(std::string(op) + ": indices must be int64 " + want.str() + ", got " + name(idx->dtype()) +
+                       " " + idx->sizes().str());
+    detail::enqueue(VNN_OP_POOL2D_BACKWARD, op, {&grad, idx}, gx, {}, ints);
+  } else {
+    detail::enqueue(VNN_OP_POOL2D_BACKWARD, op, {&grad}, gx, {}, ints);
+  }
+  return gx;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Size2 kernel_size, Size2 stride,
+                                                   Size2 padding, Size2 dilation) {
+  const char* op = "max_pool2d";
+  PoolArgs a = fixed_args(op, input, kMax, kernel_size, stride, padding, dilation);
+  auto& ctx = input.impl()->ctx();
+  Tensor out = detail::make_empty(ctx, out_shape(input, a), input.dtype());
+  Tensor idx = detail::make_empty(ctx, out_shape(input, a), kInt64);
+  run_forward(op, input, a, out, &idx);
+  return {out, idx};
+}
+
+Tensor max_pool2d(const Tensor& input, Size2 kernel_size, Size2 stride, Size2 padding, Size2 dilation) {
+  return std::get<0>(max_pool2d_with_indices(input, kernel_size, stride, padding, dilation));
+}
+
+Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& indices, Size2 kernel_size,
+                           Size2 stride, Size2 padding, Size2 dilation) {
+  const char* op = "max_pool2d_backward";
+  PoolArgs a = fixed_args(op, input, kMax, kernel_size, stride, padding, dilation);
+  return run_backward(op, grad_output, input, &indices, a);
+}
+
+Tensor avg_pool2d(const Tensor& input, Size2 kernel_size, Size2 stride, Size2 padding, bool count_include_pad,
+                  int64_t divisor_override) {
+  const char* op = "avg_pool2d";
+  PoolArgs a = fixed_args(op, input, kAvg, kernel_size, stride, padding, 1);
+  if (divisor_override < 0)
+    throw ValueError(std::string(op) + ": divisor_override must be positive (0: none), got " +
+                     std::to_string(divisor_override));
+  a.count_include_pad = count_include_pad ? 1 : 0;
+  a.divisor = divisor_override;
+  Tensor out = detail::make_empty(input.impl()->ctx(), out_shape(input, a), input.dtype());
+  run_forward(op, input, a, out, nullptr);
+  return out;
+}
+
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input, Size2 kernel_size, Size2 stride,
+                           Size2 padding, bool count_include_pad, int64_t divisor_override) {
+  const char* op = "avg_pool2d_backward";
+  PoolArgs a = fixed_args(op, input, kAvg, kernel_size, stride, padding, 1);
+  if (divisor_override < 0)
+    throw ValueError(std::string(op) + ": divisor_override must be positive (0: none), got " +
+                     std::to_string(divisor_override));
+  a.count_include_pad = count_include_pad ? 1 : 0;
+  a.divisor = divisor_override;
+  return run_backward(op, grad_output, input, nullptr, a);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
+  const char* op = "adaptive_avg_pool2d";
+  PoolArgs a = adaptive_args(op, input, kAdaptiveAvg, output_size);
+  Tensor out = detail::make_empty(input.impl()->ctx(), out_shape(input, a), input.dtype());
+  run_forward(op, input, a, out, nullptr);
+  return out;
+}
+
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& input) {
+  const char* op = "adaptive_avg_pool2d_backward";
+  if (grad_output.dim() != 4)
+    throw ShapeError(std::string(op) + ": expected a 4-D grad_output, got " + grad_output.sizes().str());
+  PoolArgs a = adaptive_args(op, input, kAdaptiveAvg, Size2(grad_output.size(2), grad_output.size(3)));
+  return run_backward(op, grad_output, input, nullptr, a);
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, Size2 output_size) {
+  const char* op = "adaptive_max_pool2d";
+  PoolArgs a = adaptive_args(op, input, kAdaptiveMax, output_size);
+  auto& ctx = input.impl()->ctx();
+  Tensor out = detail::make_empty(ctx, out_shape(input, a), input.dtype());
+  Tensor idx = detail::make_empty(ctx, out_shape(input, a), kInt64);
+  run_forward(op, input, a, out, &idx);
+  return {out, idx};
+}
+
+Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& indices) {
+  const char* op = "adaptive_max_pool2d_backward";
+  if (grad_output.dim() != 4)
+    throw ShapeError(std::string(op) + ": expected a 4-D grad_output, got " + grad_output.sizes().str());
+  PoolArgs a = adaptive_args(op, input, kAdaptiveMax, Size2(grad_output.size(2), grad_output.size(3)));
+  return run_backward(op, grad_output, input, &indices, a);
+}
+
+}  // namespace vnn
