@@ -5,7 +5,7 @@
 //   (c) bandwidth: a STREAM-like triad (plain C++ OpenMP), vnn add(a, b,
 //       alpha) and vnn sum on 16M floats
 // Every figure is the median of several timed repetitions.
-//   usage: tensor_bench [--big] [--samples N]
+//   usage: tensor_bench [--big] [--conv-only] [--samples N]
 //     --big      adds n = 4096 to the SGEMM sizes
 #include <cblas.h>
 #include <omp.h>
@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "vnn/nn_ops.h"
 #include "vnn/vnn.h"
 
 #ifdef VNN_BENCH_TORCH
@@ -170,15 +171,68 @@ void bandwidth_table() {
   std::fflush(stdout);
 }
 
+// (d) conv2d forward and forward+backward (input, weight and bias
+// gradients) on cpu:0, Fashion-MNIST-sized layers, against LibTorch's
+// conv2d (backward through its autograd) in the same run.
+void conv_table() {
+  std::printf("\n## (d) conv2d float32 on cpu:0, ms per call (lower is better)\n\n");
+  std::printf("| layer | vnn fwd | LibTorch fwd | vnn / LibTorch | vnn fwd+bwd | LibTorch fwd+bwd | vnn / LibTorch |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  struct L { int64_t n, c, h, w, o; const char* name; };
+  for (L l : {L{64, 1, 28, 28, 32, "64x1x28x28, 32 3x3 pad 1"}, L{64, 32, 14, 14, 64, "64x32x14x14, 64 3x3 pad 1"}}) {
+    auto xv = random_floats(size_t(l.n * l.c * l.h * l.w), 11), wv = random_floats(size_t(l.o * l.c * 9), 12),
+         bv = random_floats(size_t(l.o), 13), gv = random_floats(size_t(l.n * l.o * l.h * l.w), 14);
+    vnn::Tensor x = vnn::from_vector(xv, {l.n, l.c, l.h, l.w}), w = vnn::from_vector(wv, {l.o, l.c, 3, 3}),
+                b = vnn::from_vector(bv, {l.o}), gy = vnn::from_vector(gv, {l.n, l.o, l.h, l.w});
+    vnn::Tensor y;
+    const int iters = 3;
+    double fwd = median_seconds(iters, [&] { y = vnn::conv2d(x, w, b, 1, 1); }, sync_cpu);
+    double both = median_seconds(iters, [&] {
+      y = vnn::conv2d(x, w, b, 1, 1);
+      vnn::Tensor gx = vnn::conv2d_backward_input(gy, w, x.sizes(), 1, 1);
+      vnn::Tensor gw = vnn::conv2d_backward_weight(gy, x, w.sizes(), 1, 1);
+      vnn::Tensor gb = vnn::conv2d_backward_bias(gy);
+    }, sync_cpu);
+    double tf = 0, tb = 0;
+#ifdef VNN_BENCH_TORCH
+    {
+      auto tx = torch::from_blob(xv.data(), {l.n, l.c, l.h, l.w}).clone().requires_grad_(true);
+      auto tw = torch::from_blob(wv.data(), {l.o, l.c, 3, 3}).clone().requires_grad_(true);
+      auto tbias = torch::from_blob(bv.data(), {l.o}).clone().requires_grad_(true);
+      auto tg = torch::from_blob(gv.data(), {l.n, l.o, l.h, l.w}).clone();
+      torch::Tensor ty;
+      {
+        torch::NoGradGuard ng;
+        tf = median_seconds(iters, [&] { ty = torch::conv2d(tx, tw, tbias, 1, 1); }, no_sync);
+      }
+      tb = median_seconds(iters, [&] {
+        tx.mutable_grad() = torch::Tensor();
+        tw.mutable_grad() = torch::Tensor();
+        tbias.mutable_grad() = torch::Tensor();
+        ty = torch::conv2d(tx, tw, tbias, 1, 1);
+        ty.backward(tg);
+      }, no_sync);
+    }
+#endif
+    std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", l.name, fmt(fwd * 1e3, "%.2f").c_str(),
+                fmt(tf * 1e3, "%.2f").c_str(), tf > 0 ? fmt(fwd / tf, "%.2f").c_str() : "-",
+                fmt(both * 1e3, "%.2f").c_str(), fmt(tb * 1e3, "%.2f").c_str(),
+                tb > 0 ? fmt(both / tb, "%.2f").c_str() : "-");
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<int> sizes = {256, 512, 1024, 2048};
+  bool conv_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--big")) sizes.push_back(4096);
+    else if (!std::strcmp(argv[i], "--conv-only")) conv_only = true;
     else if (!std::strcmp(argv[i], "--samples") && i + 1 < argc) g_samples = std::max(1, std::atoi(argv[++i]));
     else {
-      std::fprintf(stderr, "usage: %s [--big] [--samples N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--big] [--conv-only] [--samples N]\n", argv[0]);
       return 2;
     }
   }
@@ -194,8 +248,11 @@ int main(int argc, char** argv) {
 #endif
   std::printf("# cpu:0 = %s (%s)\n", vnn::device_info(vnn::Device("cpu", 0)).name.c_str(),
               vnn::device_info(vnn::Device("cpu", 0)).plugin.c_str());
-  gemm_table(sizes);
-  overhead_table();
-  bandwidth_table();
+  if (!conv_only) {
+    gemm_table(sizes);
+    overhead_table();
+    bandwidth_table();
+  }
+  conv_table();
   return 0;
 }

@@ -104,9 +104,24 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
       throw DTypeError(std::string(op) + ": bias dtype " + name(bias.dtype()) + " differs from input dtype " +
                        name(input.dtype()));
   }
-  Tensor col = im2col(input, g);
   int64_t og = g.O / groups, ck = g.Cg * g.kh * g.kw, L = g.OH * g.OW;
   Tensor out;
+  if (groups == 1 && bias.defined()) {
+    // The bias rides in the GEMM: a ones row under the columns and the bias
+    // as an extra weight column (one pass instead of a broadcast add).
+    auto& ctx = input.impl()->ctx();
+    Tensor col = detail::make_empty(ctx, {g.N, ck + 1, L}, input.dtype());
+    col.narrow(1, ck, 1).fill_(1.0);
+    Tensor body = col.narrow(1, 0, ck);
+    detail::enqueue(VNN_OP_IM2COL, "conv2d (im2col)", {&input}, body, {},
+                    {g.kh, g.kw, stride.h, stride.w, padding.h, padding.w, dilation.h, dilation.w});
+    Tensor w = detail::make_empty(ctx, {g.O, ck + 1}, input.dtype());
+    w.narrow(1, 0, ck).copy_(weight.reshape({g.O, ck}));
+    w.narrow(1, ck, 1).copy_(bias.view({g.O, 1}));
+    out = matmul(w.expand({g.N, g.O, ck + 1}), col);
+    return out.view({g.N, g.O, g.OH, g.OW});
+  }
+  Tensor col = im2col(input, g);
   if (groups == 1) {
     out = matmul(group_weight(weight, g, 0, false), col);
   } else {

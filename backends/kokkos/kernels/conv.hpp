@@ -47,15 +47,22 @@ void im2col_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
   const int64_t C = in.sizes[1], H = in.sizes[2], W = in.sizes[3];
   const int64_t s0 = in.strides[0], s1 = in.strides[1], s2 = in.strides[2], s3 = in.strides[3], xo = in.offset;
   const int64_t o0 = out.strides[0], o1 = out.strides[1], o2 = out.strides[2], oo = out.offset;
-  const int64_t K = g.kh * g.kw, L = OH * OW;
-  const int64_t total = in.sizes[0] * C * K * L;
+  const int64_t K = g.kh * g.kw;
+  // One work item per output row segment (n, row, oh): the 64-bit divisions
+  // happen once per OW elements, not per element.
+  const int64_t total = in.sizes[0] * C * K * OH;
   Kokkos::parallel_for("vnn::im2col", Range<Exec>(exec, 0, total), KOKKOS_LAMBDA(int64_t i) {
-    const int64_t l = i % L, row = (i / L) % (C * K), n = i / (L * C * K);
-    const int64_t ow = l % OW, oh = l / OW, kj = row % g.kw, ki = (row / g.kw) % g.kh, c = row / K;
-    const int64_t h = oh * g.sh - g.ph + ki * g.dh, w = ow * g.sw - g.pw + kj * g.dw;
-    T v = T(0);
-    if (h >= 0 && h < H && w >= 0 && w < W) v = x[xo + n * s0 + c * s1 + h * s2 + w * s3];
-    o[oo + n * o0 + row * o1 + l * o2] = v;
+    const int64_t oh = i % OH, row = (i / OH) % (C * K), n = i / (OH * C * K);
+    const int64_t kj = row % g.kw, ki = (row / g.kw) % g.kh, c = row / K;
+    const int64_t h = oh * g.sh - g.ph + ki * g.dh;
+    T* dst = o + oo + n * o0 + row * o1 + oh * OW * o2;
+    if (h < 0 || h >= H) {
+      for (int64_t ow = 0; ow < OW; ++ow) dst[ow * o2] = T(0);
+      return;
+    }
+    const T* src = x + xo + n * s0 + c * s1 + h * s2;
+    int64_t w = kj * g.dw - g.pw;
+    for (int64_t ow = 0; ow < OW; ++ow, w += g.sw) dst[ow * o2] = (w >= 0 && w < W) ? src[w * s3] : T(0);
   });
 }
 

@@ -1,21 +1,25 @@
 // IM2COL / COL2IM for conv2d (docs/ops.md has the contract; the Kokkos
-// twin is backends/kokkos/kernels/conv.hpp). One work item per output
-// element, grid-stride. COL2IM gathers per image pixel: no atomics, no races.
+// twin is backends/kokkos/kernels/conv.hpp). IM2COL: one work item per
+// output row segment; COL2IM: one per image pixel. Grid-stride. COL2IM gathers per image pixel: no atomics, no races.
 //
 // Defines: T storage type (float or double).
 // g = (kh, kw, sh, sw, ph, pw, dh, dw); dims = (N, C, H, W) of the image.
 
 __kernel void vnn_im2col(__global T* out, long out_off, long4 os, __global const T* in, long in_off, long4 is,
                          long4 dims, long8 g, long OH, long OW) {
-  const long C = dims.s1, H = dims.s2, W = dims.s3, K = g.s0 * g.s1, L = OH * OW;
-  const long total = dims.s0 * C * K * L;
+  const long C = dims.s1, H = dims.s2, W = dims.s3, K = g.s0 * g.s1;
+  // One work item per output row segment (n, row, oh): divisions once per OW elements.
+  const long total = dims.s0 * C * K * OH;
   for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
-    const long l = i % L, row = (i / L) % (C * K), n = i / (L * C * K);
-    const long ow = l % OW, oh = l / OW, kj = row % g.s1, ki = (row / g.s1) % g.s0, c = row / K;
-    const long h = oh * g.s2 - g.s4 + ki * g.s6, w = ow * g.s3 - g.s5 + kj * g.s7;
-    T v = (T)0;
-    if (h >= 0 && h < H && w >= 0 && w < W) v = in[in_off + n * is.s0 + c * is.s1 + h * is.s2 + w * is.s3];
-    out[out_off + n * os.s0 + row * os.s1 + l * os.s2] = v;
+    const long oh = i % OH, row = (i / OH) % (C * K), n = i / (OH * C * K);
+    const long kj = row % g.s1, ki = (row / g.s1) % g.s0, c = row / K;
+    const long h = oh * g.s2 - g.s4 + ki * g.s6;
+    const long dst = out_off + n * os.s0 + row * os.s1 + oh * OW * os.s2;
+    const long src = in_off + n * is.s0 + c * is.s1 + h * is.s2;
+    const int row_in = h >= 0 && h < H;
+    long w = kj * g.s7 - g.s5;
+    for (long ow = 0; ow < OW; ++ow, w += g.s3)
+      out[dst + ow * os.s2] = (row_in && w >= 0 && w < W) ? in[src + w * is.s3] : (T)0;
   }
 }
 

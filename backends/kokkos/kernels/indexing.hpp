@@ -1,0 +1,143 @@
+// INDEX_SELECT, GATHER, SCATTER and INDEX_ADD (see docs/ops.md).
+//
+// All four walk one iteration shape (out's for the gathers, index's for
+// SCATTER, src's for INDEX_ADD) and pair a "direct" tensor, addressed by the
+// multi-index itself, with an "indexed" tensor whose coordinate along dim is
+// read from the int64 index tensor:
+//   gathers:  direct (= out)  <- indexed (= in0)
+//   scatters: indexed (= out) <- / += alpha * direct (= src)
+// The core checked every index against the bound on the host; the kernels
+// still skip (scatters) or zero (gathers) an out-of-range one so that a
+// malformed request never touches memory outside the tensors.
+#pragma once
+#include <Kokkos_Core.hpp>
+
+#include "kokkos/kernels/types.hpp"
+
+namespace vnn::kernels {
+
+struct IndexWalk {
+  int32_t ndim = 0, dim = 0;
+  int64_t sizes[VNN_MAX_DIMS] = {};
+  int64_t direct[VNN_MAX_DIMS] = {}, indexed[VNN_MAX_DIMS] = {}, index[VNN_MAX_DIMS] = {};
+  int64_t direct_off = 0, indexed_off = 0, index_off = 0;
+  int64_t bound = 0;      // the indexed tensor's size along dim
+  int64_t dim_stride = 0;  // the indexed tensor's stride along dim
+
+  // Element i: offsets into the direct, indexed (dim coordinate excluded)
+  // and index tensors.
+  KOKKOS_INLINE_FUNCTION void locate(int64_t i, int64_t& d_off, int64_t& x_off, int64_t& k_off) const {
+    d_off = direct_off;
+    x_off = indexed_off;
+    k_off = index_off;
+    for (int k = ndim - 1; k >= 0; --k) {
+      int64_t c = i % sizes[k];
+      i /= sizes[k];
+      d_off += c * direct[k];
+      k_off += c * index[k];
+      if (k != dim) x_off += c * indexed[k];
+    }
+  }
+};
+
+// iter: the iteration shape (sizes only); index_full: the index has the
+// iteration's ndim (GATHER, SCATTER), else it is 1-D along dim.
+inline IndexWalk make_walk(const vnn_tensor_desc& iter, const vnn_tensor_desc& direct,
+                           const vnn_tensor_desc& indexed, const vnn_tensor_desc& index, int64_t dim,
+                           bool index_full) {
+  IndexWalk w;
+  w.ndim = iter.ndim;
+  w.dim = int32_t(dim);
+  for (int k = 0; k < iter.ndim; ++k) {
+    w.sizes[k] = iter.sizes[k];
+    w.direct[k] = direct.strides[k];
+    w.indexed[k] = indexed.strides[k];
+    w.index[k] = index_full ? index.strides[k] : (k == dim ? (index.ndim > 0 ? index.strides[0] : 0) : 0);
+  }
+  w.direct_off = direct.offset;
+  w.indexed_off = indexed.offset;
+  w.index_off = index.offset;
+  w.bound = indexed.sizes[dim];
+  w.dim_stride = indexed.strides[dim];
+  return w;
+}
+
+template <class Exec, class T>
+void gather_typed(const Exec& exec, const IndexWalk w, T* out, const T* src, const int64_t* idx, int64_t n) {
+  Kokkos::parallel_for("vnn::gather", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(int64_t i) {
+    int64_t d, x, k;
+    w.locate(i, d, x, k);
+    int64_t j = idx[k];
+    out[d] = (j >= 0 && j < w.bound) ? src[x + j * w.dim_stride] : store<T>(0);
+  });
+}
+
+template <class Exec, class T>
+void scatter_set_typed(const Exec& exec, const IndexWalk w, T* out, const T* src, const int64_t* idx, int64_t n) {
+  Kokkos::parallel_for("vnn::scatter", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(int64_t i) {
+    int64_t d, x, k;
+    w.locate(i, d, x, k);
+    int64_t j = idx[k];
+    if (j >= 0 && j < w.bound) out[x + j * w.dim_stride] = src[d];
+  });
+}
+
+// Duplicate indices meet at one element: atomics keep every contribution.
+template <class Exec, class T>
+void scatter_add_typed(const Exec& exec, const IndexWalk w, T* out, const T* src, const int64_t* idx, int64_t n,
+                       T alpha) {
+  Kokkos::parallel_for("vnn::scatter_add", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(int64_t i) {
+    int64_t d, x, k;
+    w.locate(i, d, x, k);
+    int64_t j = idx[k];
+    if (j >= 0 && j < w.bound) Kokkos::atomic_add(&out[x + j * w.dim_stride], T(src[d] * alpha));
+  });
+}
+
+// kind: one of the four indexing kinds; ints[0] = dim (normalised by the
+// core), ints[1] = 1: SCATTER adds; scalars[0] = INDEX_ADD's alpha.
+template <class Exec>
+bool indexing(const Exec& exec, const vnn_op* op) {
+  const int32_t kind = op->kind;
+  const bool is_scatter = kind == VNN_OP_SCATTER || kind == VNN_OP_INDEX_ADD;
+  const int need = kind == VNN_OP_SCATTER ? 3 : 2;
+  if (op->num_inputs < need || op->num_outputs < 1 || op->num_ints < 1) return false;
+  const vnn_tensor_desc& out = op->outputs[0];
+  const vnn_tensor_desc& index = op->inputs[1];
+  const vnn_tensor_desc& src = op->inputs[kind == VNN_OP_SCATTER ? 2 : 0];
+  const int64_t dim = op->ints[0];
+  if (index.dtype != VNN_INT64 || src.dtype != out.dtype || src.ndim != out.ndim || dim < 0 || dim >= out.ndim)
+    return false;
+  const bool full = kind == VNN_OP_GATHER || kind == VNN_OP_SCATTER;
+  const vnn_tensor_desc& iter = kind == VNN_OP_SCATTER ? index : kind == VNN_OP_INDEX_ADD ? src : out;
+  if (full && index.ndim != out.ndim) return false;
+  const int64_t n = numel(iter);
+  const int64_t* idx = typed<int64_t>(index);
+  if (!is_scatter) {
+    const IndexWalk w = make_walk(iter, out, src, index, dim, full);
+    if (n == 0) return true;
+    return dispatch_dtype(out.dtype, [&](auto t) {
+      using T = decltype(t);
+      gather_typed<Exec, T>(exec, w, typed<T>(out), typed<T>(src), idx, n);
+    });
+  }
+  const IndexWalk w = make_walk(iter, src, out, index, dim, full);
+  const bool add = kind == VNN_OP_INDEX_ADD || (op->num_ints > 1 && op->ints[1] == 1);
+  if (!add) {
+    if (n == 0) return true;
+    return dispatch_dtype(out.dtype, [&](auto t) {
+      using T = decltype(t);
+      scatter_set_typed<Exec, T>(exec, w, typed<T>(out), typed<T>(src), idx, n);
+    });
+  }
+  const double alpha = kind == VNN_OP_INDEX_ADD && op->num_scalars > 0 ? op->scalars[0] : 1.0;
+  switch (out.dtype) {
+    case VNN_FLOAT32: scatter_add_typed<Exec, float>(exec, w, typed<float>(out), typed<float>(src), idx, n, float(alpha)); return true;
+    case VNN_FLOAT64: scatter_add_typed<Exec, double>(exec, w, typed<double>(out), typed<double>(src), idx, n, alpha); return true;
+    case VNN_INT32: scatter_add_typed<Exec, int32_t>(exec, w, typed<int32_t>(out), typed<int32_t>(src), idx, n, int32_t(alpha)); return true;
+    case VNN_INT64: scatter_add_typed<Exec, int64_t>(exec, w, typed<int64_t>(out), typed<int64_t>(src), idx, n, int64_t(alpha)); return true;
+    default: return false;
+  }
+}
+
+}  // namespace vnn::kernels

@@ -1,0 +1,60 @@
+// INDEX_SELECT, GATHER, SCATTER and INDEX_ADD (see docs/ops.md and
+// backends/kokkos/kernels/indexing.hpp, which walks them the same way).
+// Every op walks one iteration shape and pairs a "direct" tensor (addressed
+// by the multi-index) with an "indexed" tensor whose coordinate along dim
+// comes from the int64 index. Shapes arrive innermost first, padded to 8.
+// indexed_strides has dim's stride zeroed; dim_stride carries it.
+//
+// Defines: T storage type; MODE 0 gather (direct <- indexed), 1 scatter
+// (indexed <- direct), 2 scatter-add (indexed += alpha * direct, atomic);
+// for MODE 2 also DT (vnn_dtype: 0 float32, 1 float64, 2 int32, 3 int64).
+//
+// The host checked every index; an out-of-range one is still skipped
+// (scatters) or read as 0 (gathers) so memory outside the tensors is never
+// touched.
+
+#if MODE == 2
+#if DT == 1 || DT == 3
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+
+// OpenCL 1.2 has integer atomics only: floats add through a
+// compare-and-swap loop on their bits.
+#if DT == 0
+inline void vnn_atomic_add(volatile __global T* p, T v) {
+  volatile __global uint* u = (volatile __global uint*)p;
+  uint old = *u, seen;
+  while ((seen = atomic_cmpxchg(u, old, as_uint(as_float(old) + v))) != old) old = seen;
+}
+#elif DT == 1
+inline void vnn_atomic_add(volatile __global T* p, T v) {
+  volatile __global ulong* u = (volatile __global ulong*)p;
+  ulong old = *u, seen;
+  while ((seen = atom_cmpxchg(u, old, as_ulong(as_double(old) + v))) != old) old = seen;
+}
+#elif DT == 2
+inline void vnn_atomic_add(volatile __global T* p, T v) { atomic_add(p, v); }
+#else
+inline void vnn_atomic_add(volatile __global T* p, T v) { atom_add(p, v); }
+#endif
+#endif
+
+__kernel void vnn_indexing(__global T* direct, long direct_off, __global T* indexed, long indexed_off,
+                           __global const long* index, long index_off, long n, int ndim, long8 sizes,
+                           long8 direct_strides, long8 indexed_strides, long8 index_strides,
+                           long dim_stride, long bound, T alpha) {
+  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+    long8 idx = vnn_unravel(i, ndim, sizes);
+    long j = index[index_off + vnn_dot8(idx, index_strides)];
+    long d = direct_off + vnn_dot8(idx, direct_strides);
+    long x = indexed_off + vnn_dot8(idx, indexed_strides) + j * dim_stride;
+    bool ok = j >= 0 && j < bound;
+#if MODE == 0
+    direct[d] = ok ? indexed[x] : (T)0;
+#elif MODE == 1
+    if (ok) indexed[x] = direct[d];
+#else
+    if (ok) vnn_atomic_add(indexed + x, direct[d] * alpha);
+#endif
+  }
+}

@@ -1,0 +1,142 @@
+// Host side of the indexing kernels: builds the walk (iteration shape,
+// direct / indexed / index strides, innermost first) that indexing.cl reads.
+#include "ops_indexing.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <mutex>
+
+#include "dtype.hpp"
+#include "errors.hpp"
+#include "program_cache.hpp"
+
+namespace vnn_opencl {
+namespace {
+
+const char* kind_name(int32_t kind) {
+  switch (kind) {
+    case VNN_OP_INDEX_SELECT: return "INDEX_SELECT";
+    case VNN_OP_GATHER: return "GATHER";
+    case VNN_OP_SCATTER: return "SCATTER";
+    default: return "INDEX_ADD";
+  }
+}
+
+bool valid_desc(const vnn_tensor_desc& t) {
+  return t.ndim >= 0 && t.ndim <= VNN_MAX_DIMS && t.data && t.offset >= 0 && dtype_info(t.dtype);
+}
+
+int64_t numel(const vnn_tensor_desc& t) {
+  int64_t n = 1;
+  for (int k = 0; k < t.ndim; ++k) n *= t.sizes[k];
+  return n;
+}
+
+struct Param {
+  size_t size;
+  const void* ptr;
+};
+
+}  // namespace
+
+vnn_status run_indexing(Device& d, cl_command_queue q, const vnn_op& op) {
+  const int32_t kind = op.kind;
+  const vnn_tensor_desc* out = op.num_outputs > 0 ? op.outputs : nullptr;
+  std::string what = d.label + ": " + kind_name(kind);
+  if (out && dtype_info(out->dtype)) what += std::string(" on ") + dtype_info(out->dtype)->name;
+  const int need = kind == VNN_OP_SCATTER ? 3 : 2;
+  if (!out || op.num_inputs < need || !op.inputs || op.num_ints < 1 || !op.ints)
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs %d inputs, 1 output and ints[0] (dim)", what.c_str(), need);
+  const vnn_tensor_desc& index = op.inputs[1];
+  const vnn_tensor_desc& src = op.inputs[kind == VNN_OP_SCATTER ? 2 : 0];
+  const int64_t dim = op.ints[0];
+  const bool full = kind == VNN_OP_GATHER || kind == VNN_OP_SCATTER;
+  if (!valid_desc(*out) || !valid_desc(index) || !valid_desc(src) || index.dtype != VNN_INT64 ||
+      src.dtype != out->dtype || src.ndim != out->ndim || dim < 0 || dim >= out->ndim ||
+      (full && index.ndim != out->ndim) || (!full && index.ndim > 1))
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: malformed request (dtypes, ranks or dim %lld)", what.c_str(),
+                static_cast<long long>(dim));
+  const bool scatter = kind == VNN_OP_SCATTER || kind == VNN_OP_INDEX_ADD;
+  const bool add = kind == VNN_OP_INDEX_ADD || (kind == VNN_OP_SCATTER && op.num_ints > 1 && op.ints[1] == 1);
+  const vnn_tensor_desc& iter = kind == VNN_OP_SCATTER ? index : kind == VNN_OP_INDEX_ADD ? src : *out;
+  const vnn_tensor_desc& direct = scatter ? src : *out;
+  const vnn_tensor_desc& indexed = scatter ? *out : src;
+  const int64_t n = numel(iter);
+  if (n == 0) return VNN_STATUS_OK;
+
+  const DtypeInfo* info = dtype_info(out->dtype);
+  std::string defs;
+  if (add) {
+    const int32_t dt = out->dtype;
+    if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64 && dt != VNN_INT32 && dt != VNN_INT64)
+      return fail(VNN_STATUS_UNSUPPORTED, "%s: adding scatters take float32, float64, int32 or int64",
+                  what.c_str());
+    if (dt == VNN_FLOAT64 && !d.fp64)
+      return fail(VNN_STATUS_UNSUPPORTED, "%s: device lacks cl_khr_fp64", what.c_str());
+    if ((dt == VNN_FLOAT64 || dt == VNN_INT64) && !d.has_extension("cl_khr_int64_base_atomics"))
+      return fail(VNN_STATUS_UNSUPPORTED, "%s: device lacks cl_khr_int64_base_atomics", what.c_str());
+    defs = std::string("-DMODE=2 -DT=") + info->storage + " -DDT=" + std::to_string(dt);
+  } else {
+    // Moves without arithmetic copy bits, so every dtype shares one kernel
+    // per element size.
+    defs = std::string("-DMODE=") + (scatter ? "1" : "0") + " -DT=" + info->bits_storage;
+  }
+
+  // Innermost first, as vnn_unravel expects.
+  cl_int ndim = iter.ndim;
+  cl_long8 sizes{}, ds{}, xs{}, ks{};
+  for (int k = 0; k < iter.ndim; ++k) {
+    int r = iter.ndim - 1 - k;
+    sizes.s[r] = iter.sizes[k];
+    ds.s[r] = direct.strides[k];
+    xs.s[r] = k == dim ? 0 : indexed.strides[k];
+    ks.s[r] = full ? index.strides[k] : (k == dim && index.ndim == 1 ? index.strides[0] : 0);
+  }
+  cl_long dim_stride = indexed.strides[dim], bound = indexed.sizes[dim];
+  cl_long d_off = direct.offset, x_off = indexed.offset, k_off = index.offset, count = n;
+  cl_mem dm = static_cast<cl_mem>(direct.data), xm = static_cast<cl_mem>(indexed.data);
+  cl_mem km = static_cast<cl_mem>(index.data);
+
+  // alpha travels in the kernel's element type (unused by MODE 0 and 1).
+  double a = kind == VNN_OP_INDEX_ADD && op.num_scalars > 0 ? op.scalars[0] : 1.0;
+  unsigned char alpha[8] = {};
+  if (add) {
+    cl_float af = cl_float(a);
+    cl_double ad = a;
+    cl_int ai = a >= 2147483647.0 ? 2147483647 : a <= -2147483648.0 ? -2147483647 - 1 : cl_int(a);
+    cl_long al = a >= 9.2e18 ? std::numeric_limits<cl_long>::max()
+                 : a <= -9.2e18 ? std::numeric_limits<cl_long>::min() : cl_long(a);
+    switch (out->dtype) {
+      case VNN_FLOAT32: std::memcpy(alpha, &af, 4); break;
+      case VNN_FLOAT64: std::memcpy(alpha, &ad, 8); break;
+      case VNN_INT32: std::memcpy(alpha, &ai, 4); break;
+      default: std::memcpy(alpha, &al, 8); break;
+    }
+  }
+
+  Kernel* k = nullptr;
+  if (vnn_status st = get_kernel(d, "indexing", "vnn_indexing", defs, &k)) return st;
+  const std::initializer_list<Param> params = {
+      {sizeof dm, &dm},       {sizeof d_off, &d_off}, {sizeof xm, &xm},     {sizeof x_off, &x_off},
+      {sizeof km, &km},       {sizeof k_off, &k_off}, {sizeof count, &count}, {sizeof ndim, &ndim},
+      {sizeof sizes, &sizes}, {sizeof ds, &ds},       {sizeof xs, &xs},     {sizeof ks, &ks},
+      {sizeof dim_stride, &dim_stride}, {sizeof bound, &bound}, {info->size, alpha}};
+  // Grid-stride loop in the kernel: a capped grid covers any n.
+  size_t local = std::min<size_t>({k->work_group_size, d.max_work_group_size, 256});
+  size_t groups = static_cast<size_t>((n + int64_t(local) - 1) / int64_t(local));
+  size_t global = std::min<size_t>(groups, 4096) * local;
+  std::lock_guard<std::mutex> lock(k->mutex);
+  cl_uint i = 0;
+  for (const Param& p : params) {
+    cl_int err = clSetKernelArg(k->kernel, i, p.size, p.ptr);
+    if (err != CL_SUCCESS) return fail_cl(err, "%s: clSetKernelArg(%u) failed", what.c_str(), i);
+    ++i;
+  }
+  cl_int err = clEnqueueNDRangeKernel(q, k->kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueNDRangeKernel failed", what.c_str());
+  return VNN_STATUS_OK;
+}
+
+}  // namespace vnn_opencl

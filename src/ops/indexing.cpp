@@ -1,0 +1,269 @@
+// Indexing ops: every check (dtypes, ranks, shapes, devices and each index
+// value, on the host) happens here once; the backend gets int64 indices
+// that are known to be in range (see docs/ops.md, INDEX_SELECT..INDEX_ADD).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "tensor/tensor_impl.hpp"
+#include "vnn/error.h"
+#include "vnn/indexing.h"
+
+namespace vnn {
+
+namespace {
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+void require_defined(const Tensor& t, const char* op, const char* arg) {
+  if (!t.defined()) throw ValueError(std::string(op) + ": argument '" + arg + "' is an undefined tensor");
+}
+
+// The index as int64 on data's device, every value checked to lie in
+// [0, bound). The copy to the host is the price of never launching a kernel
+// with a bad index.
+Tensor checked_index(const Tensor& index, const Tensor& data, const char* op, int dim, int64_t bound) {
+  require_defined(index, op, "index");
+  if (index.dtype() != kInt64 && index.dtype() != kInt32)
+    throw DTypeError(std::string(op) + "(): expected an int64 or int32 index, got " + name(index.dtype()) +
+                     "; convert it with .to(vnn::kInt64)");
+  detail::check_same_device(data, index, op, "index");
+  Tensor idx = index.to(kInt64);
+  if (idx.numel() == 0) return idx;
+  std::vector<int64_t> v = idx.to_vector<int64_t>();
+  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  if (*lo < 0 || *hi >= bound)
+    throw IndexError(std::string(op) + "(): index " + num(*lo < 0 ? *lo : *hi) + " is out of bounds for dimension " +
+                     num(dim) + " with size " + num(bound));
+  return idx;
+}
+
+void check_src_dtype(const Tensor& self, const Tensor& src, const char* op) {
+  if (src.dtype() != self.dtype())
+    throw DTypeError(std::string(op) + "(): expected self and src to have the same dtype, but self is " +
+                     name(self.dtype()) + " and src is " + name(src.dtype()) + "; convert src with .to()");
+}
+
+// Writing through a broadcast dim would hit one element many times.
+void check_writable(const Tensor& self, const char* op) {
+  for (int k = 0; k < self.dim(); ++k)
+    if (self.strides()[k] == 0 && self.sizes()[k] > 1)
+      throw ValueError(std::string(op) + "(): self of shape " + self.sizes().str() + " has a broadcast dimension " +
+                       num(k) + " (stride 0); more than one element refers to one memory location; clone() it first");
+}
+
+// The dtype the adding kernels compute in (they know float32/64, int32/64).
+DType add_dtype(DType t) {
+  switch (t) {
+    case kFloat32: case kFloat64: case kInt32: case kInt64: return t;
+    case kFloat16: case kBFloat16: return kFloat32;
+    default: return kInt64;
+  }
+}
+
+// 0-D operands take part as shape [1]; callers reshape results back.
+Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
+
+Tensor run_index_select(const Tensor& t, int d, const Tensor& idx1) {
+  Shape shape = t.sizes();
+  shape[d] = idx1.numel();
+  Tensor out = detail::make_empty(t.impl()->ctx(), shape, t.dtype());
+  detail::enqueue(VNN_OP_INDEX_SELECT, "index_select", {&t, &idx1}, out, {}, {int64_t(d)});
+  return out;
+}
+
+// self (.|+)= src at idx along d; idx is int64 and in range, shapes agree.
+void run_scatter(Tensor& self, int d, const Tensor& idx, const Tensor& src, bool add, const char* op) {
+  if (idx.numel() == 0) return;
+  DType ct = add ? add_dtype(self.dtype()) : self.dtype();
+  if (ct != self.dtype()) {
+    Tensor work = self.to(ct), wsrc = src.to(ct);
+    run_scatter(work, d, idx, wsrc, add, op);
+    self.copy_(work);
+    return;
+  }
+  detail::enqueue(VNN_OP_SCATTER, op, {&self, &idx, &src}, self, {}, {int64_t(d), add ? 1 : 0});
+}
+
+void run_index_add(Tensor& self, int d, const Tensor& idx1, const Tensor& src, double alpha, const char* op) {
+  if (idx1.numel() == 0) return;
+  DType ct = add_dtype(self.dtype());
+  if (ct != self.dtype()) {
+    Tensor work = self.to(ct), wsrc = src.to(ct);
+    run_index_add(work, d, idx1, wsrc, alpha, op);
+    self.copy_(work);
+    return;
+  }
+  detail::enqueue(VNN_OP_INDEX_ADD, op, {&src, &idx1}, self, {alpha}, {int64_t(d)});
+}
+
+Tensor& scatter_impl(Tensor& self, int dim, const Tensor& index, const Tensor& src, bool add, const char* op) {
+  require_defined(self, op, "self");
+  require_defined(index, op, "index");
+  require_defined(src, op, "src");
+  detail::check_same_device(self, src, op, "src");
+  check_src_dtype(self, src, op);
+  int d = detail::normalize_dim(dim, self.dim(), op);
+  if (index.dim() != self.dim() || src.dim() != self.dim())
+    throw ShapeError(std::string(op) + "(): index " + index.sizes().str() + ", self " + self.sizes().str() +
+                     " and src " + src.sizes().str() + " must have the same number of dimensions");
+  for (int k = 0; k < self.dim(); ++k)
+    if (index.sizes()[k] > src.sizes()[k] || (k != d && index.sizes()[k] > self.sizes()[k]))
+      throw ShapeError(std::string(op) + "(): index of shape " + index.sizes().str() + " is larger than " +
+                       (index.sizes()[k] > src.sizes()[k] ? "src of shape " + src.sizes().str()
+                                                          : "self of shape " + self.sizes().str()) +
+                       " at dimension " + num(k) + " (self " + self.sizes().str() + ", dim " + num(d) + ")");
+  check_writable(self, op);
+  Tensor s1 = as_1d(self);
+  Tensor idx = checked_index(as_1d(index), s1, op, d, s1.sizes()[d]);
+  run_scatter(s1, d, idx, as_1d(src), add, op);
+  return self;
+}
+
+Tensor& index_add_impl(Tensor& self, int dim, const Tensor& index, const Tensor& src, double alpha,
+                       const char* op) {
+  require_defined(self, op, "self");
+  require_defined(src, op, "source");
+  detail::check_same_device(self, src, op, "source");
+  check_src_dtype(self, src, op);
+  int d = detail::normalize_dim(dim, self.dim(), op);
+  require_defined(index, op, "index");
+  if (index.dim() > 1)
+    throw ShapeError(std::string(op) + "(): index must be 0-D or 1-D, got shape " + index.sizes().str());
+  Tensor s1 = as_1d(self), src1 = as_1d(src);
+  bool ok = src1.dim() == s1.dim() && src1.sizes()[d] == index.numel();
+  for (int k = 0; ok && k < s1.dim(); ++k) ok = k == d || src1.sizes()[k] == s1.sizes()[k];
+  if (!ok)
+    throw ShapeError(std::string(op) + "(): source of shape " + src.sizes().str() + " does not fit self of shape " +
+                     self.sizes().str() + " with " + num(index.numel()) + " indices along dimension " + num(d) +
+                     " (source must equal self except size " + num(index.numel()) + " there)");
+  if (!is_floating(self.dtype()) && alpha != std::floor(alpha))
+    throw ValueError(std::string(op) + "(): for integral self (" + name(self.dtype()) +
+                     "), alpha must be a whole number, got " + std::to_string(alpha));
+  check_writable(self, op);
+  Tensor idx = checked_index(index, s1, op, d, s1.sizes()[d]).reshape({-1});
+  run_index_add(s1, d, idx, src1, alpha, op);
+  return self;
+}
+
+}  // namespace
+
+Tensor index_select(const Tensor& t, int dim, const Tensor& index) {
+  require_defined(t, "index_select", "self");
+  require_defined(index, "index_select", "index");
+  if (index.dim() > 1)
+    throw ShapeError("index_select(): index must be 0-D or 1-D, got shape " + index.sizes().str());
+  Tensor t1 = as_1d(t);
+  int d = detail::normalize_dim(dim, t.dim(), "index_select");
+  Tensor idx = checked_index(index, t1, "index_select", d, t1.sizes()[d]).reshape({-1});
+  Tensor out = run_index_select(t1, d, idx);
+  return t.dim() == 0 ? out.reshape(index.sizes()) : out;
+}
+
+Tensor gather(const Tensor& t, int dim, const Tensor& index) {
+  require_defined(t, "gather", "self");
+  require_defined(index, "gather", "index");
+  int d = detail::normalize_dim(dim, t.dim(), "gather");
+  if (index.dim() != t.dim())
+    throw ShapeError("gather(): index of shape " + index.sizes().str() +
+                     " must have the same number of dimensions as input of shape " + t.sizes().str());
+  for (int k = 0; k < t.dim(); ++k)
+    if (k != d && index.sizes()[k] > t.sizes()[k])
+      throw ShapeError("gather(): index of shape " + index.sizes().str() + " is larger than input of shape " +
+                       t.sizes().str() + " at dimension " + num(k) + " (only dimension " + num(d) + " may differ)");
+  Tensor t1 = as_1d(t);
+  Tensor idx = checked_index(as_1d(index), t1, "gather", d, t1.sizes()[d]);
+  Tensor out = detail::make_empty(t.impl()->ctx(), idx.sizes(), t.dtype());
+  detail::enqueue(VNN_OP_GATHER, "gather", {&t1, &idx}, out, {}, {int64_t(d)});
+  return t.dim() == 0 ? out.reshape({}) : out;
+}
+
+Tensor& scatter_(Tensor& self, int dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl(self, dim, index, src, false, "scatter_");
+}
+Tensor scatter(const Tensor& self, int dim, const Tensor& index, const Tensor& src) {
+  require_defined(self, "scatter", "self");
+  Tensor out = self.clone();
+  scatter_impl(out, dim, index, src, false, "scatter");
+  return out;
+}
+Tensor& scatter_add_(Tensor& self, int dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl(self, dim, index, src, true, "scatter_add_");
+}
+Tensor scatter_add(const Tensor& self, int dim, const Tensor& index, const Tensor& src) {
+  require_defined(self, "scatter_add", "self");
+  Tensor out = self.clone();
+  scatter_impl(out, dim, index, src, true, "scatter_add");
+  return out;
+}
+Tensor& index_add_(Tensor& self, int dim, const Tensor& index, const Tensor& src, double alpha) {
+  return index_add_impl(self, dim, index, src, alpha, "index_add_");
+}
+Tensor index_add(const Tensor& self, int dim, const Tensor& index, const Tensor& src, double alpha) {
+  require_defined(self, "index_add", "self");
+  Tensor out = self.clone();
+  index_add_impl(out, dim, index, src, alpha, "index_add");
+  return out;
+}
+
+Tensor one_hot(const Tensor& labels, int64_t num_classes) {
+  require_defined(labels, "one_hot", "labels");
+  if (labels.dtype() != kInt64 && labels.dtype() != kInt32)
+    throw DTypeError(std::string("one_hot(): labels must be int64 or int32, got ") + name(labels.dtype()));
+  if (labels.dim() >= kMaxDims)
+    throw ShapeError("one_hot(): labels of shape " + labels.sizes().str() + " leave no room for the class dimension");
+  if (num_classes < -1)
+    throw ValueError("one_hot(): num_classes must be -1 (infer) or non-negative, got " + num(num_classes));
+  Tensor idx = labels.to(kInt64);
+  std::vector<int64_t> v = idx.to_vector<int64_t>();
+  if (v.empty() && num_classes == -1)
+    throw ValueError("one_hot(): can not infer the number of classes from an empty tensor; pass num_classes");
+  if (!v.empty()) {
+    auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    if (*lo < 0) throw IndexError("one_hot(): class value " + num(*lo) + " is negative");
+    if (num_classes == -1) num_classes = *hi + 1;
+    if (*hi >= num_classes)
+      throw IndexError("one_hot(): class value " + num(*hi) + " is out of bounds for num_classes " +
+                       num(num_classes));
+  }
+  Shape shape = labels.sizes();
+  shape.push_back(num_classes);
+  Tensor out = zeros(shape, TensorOptions(labels.device()).with(kInt64));
+  Tensor col = idx.unsqueeze(-1);
+  Tensor one = ones({}, TensorOptions(labels.device()).with(kInt64)).expand(col.sizes());
+  run_scatter(out, out.dim() - 1, col, one, false, "one_hot");
+  return out;
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices) {
+  require_defined(weight, "embedding", "weight");
+  if (weight.dim() != 2)
+    throw ShapeError("embedding(): weight must be 2-D [num_embeddings, embedding_dim], got shape " +
+                     weight.sizes().str());
+  require_defined(indices, "embedding", "indices");
+  if (indices.dim() >= kMaxDims)
+    throw ShapeError("embedding(): indices of shape " + indices.sizes().str() + " leave no room for the embedding dim");
+  Tensor idx = checked_index(indices, weight, "embedding", 0, weight.size(0)).reshape({-1});
+  Shape shape = indices.sizes();
+  shape.push_back(weight.size(1));
+  return run_index_select(weight, 0, idx).view(shape);
+}
+
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights) {
+  const char* op = "embedding_backward";
+  require_defined(grad, op, "grad");
+  require_defined(indices, op, "indices");
+  if (num_weights < 0) throw ValueError("embedding_backward(): num_weights must be non-negative, got " + num(num_weights));
+  bool ok = grad.dim() == indices.dim() + 1;
+  for (int k = 0; ok && k < indices.dim(); ++k) ok = grad.sizes()[k] == indices.sizes()[k];
+  if (!ok)
+    throw ShapeError("embedding_backward(): grad of shape " + grad.sizes().str() +
+                     " must be indices' shape " + indices.sizes().str() + " plus the embedding dim");
+  int64_t width = grad.size(-1);
+  Tensor out = zeros({num_weights, width}, TensorOptions(grad.device()).with(grad.dtype()));
+  Tensor idx = checked_index(indices, out, op, 0, num_weights).reshape({-1});
+  run_index_add(out, 0, idx, grad.reshape({idx.numel(), width}), 1.0, op);
+  return out;
+}
+
+}  // namespace vnn
