@@ -31,6 +31,7 @@
 #include "kokkos/kernels/copy.hpp"
 #include "kokkos/kernels/elementwise.hpp"
 #include "kokkos/kernels/fill.hpp"
+#include "kokkos/kernels/indexing.hpp"
 #include "kokkos/kernels/matmul.hpp"
 #include "kokkos/kernels/pooling.hpp"
 #include "kokkos/kernels/random.hpp"
@@ -99,6 +100,9 @@ inline int64_t op_work(const vnn_op* op) {
   switch (op->kind) {
     case VNN_OP_REDUCE:
     case VNN_OP_SOFTMAX: return op->num_inputs > 0 ? kernels::numel(op->inputs[0]) : n;
+    // Scatters walk the index (SCATTER) or the source (INDEX_ADD), not out.
+    case VNN_OP_SCATTER: return op->num_inputs > 1 ? kernels::numel(op->inputs[1]) : n;
+    case VNN_OP_INDEX_ADD: return op->num_inputs > 0 ? kernels::numel(op->inputs[0]) : n;
     case VNN_OP_MATMUL: {
       const vnn_tensor_desc& a = op->inputs[0];
       return a.ndim > 0 ? n * a.sizes[a.ndim - 1] : n;
@@ -326,6 +330,10 @@ class Backend {
       case VNN_OP_MATMUL: return "matmul";
       case VNN_OP_SOFTMAX: return "softmax";
       case VNN_OP_RANDOM: return "random";
+      case VNN_OP_INDEX_SELECT: return "index_select";
+      case VNN_OP_GATHER: return "gather";
+      case VNN_OP_SCATTER: return "scatter";
+      case VNN_OP_INDEX_ADD: return "index_add";
       case VNN_OP_IM2COL: return "im2col";
       case VNN_OP_COL2IM: return "col2im";
       case VNN_OP_POOL2D: return "pool2d";
@@ -358,6 +366,10 @@ class Backend {
       case VNN_OP_RANDOM:
         ok = kernels::random(exec, op->outputs[0], op->ints, op->num_ints, op->scalars, op->num_scalars);
         break;
+      case VNN_OP_INDEX_SELECT:
+      case VNN_OP_GATHER:
+      case VNN_OP_SCATTER:
+      case VNN_OP_INDEX_ADD: ok = kernels::indexing(exec, op); break;
       case VNN_OP_IM2COL:
       case VNN_OP_COL2IM:
         ok = op->num_inputs >= 1 &&

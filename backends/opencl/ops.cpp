@@ -16,6 +16,7 @@
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "ops_conv.hpp"
+#include "ops_indexing.hpp"
 #include "program_cache.hpp"
 
 #ifdef VNN_OPENCL_HAVE_CLBLAST
@@ -579,6 +580,7 @@ vnn_status run(int32_t device, const vnn_op* op) {
   if (!op || op->struct_size < sizeof(vnn_op))
     return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: run: op is NULL or its struct_size is too small",
                 d->label.c_str());
+  if (is_indexing_kind(op->kind)) return run_indexing(*d, queue_or_default(*d, op->queue), *op);
   std::string what = describe(*d, *op);
   if (is_conv_family(op->kind)) return run_conv_family(*d, queue_or_default(*d, op->queue), *op, what);
   if (op->kind < VNN_OP_FILL || op->kind > VNN_OP_RANDOM)

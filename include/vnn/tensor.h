@@ -66,6 +66,21 @@ class Tensor {
   Tensor narrow(int dim, int64_t start, int64_t length) const;
   Tensor select(int dim, int64_t index) const;
   Tensor flatten() const;
+  // Shape views (src/ops/shape.cpp; free forms in vnn/indexing.h).
+  // flatten(start, end) merges dims start..end (a view where their strides
+  // allow, else a copy); squeeze(dim) leaves a dim whose size is not 1.
+  Tensor flatten(int start_dim, int end_dim = -1) const;
+  Tensor unflatten(int dim, const Shape& sizes) const;  // one size may be -1
+  Tensor squeeze() const;
+  Tensor squeeze(int dim) const;
+  Tensor unsqueeze(int dim) const;  // dim in [-(ndim+1), ndim]
+  Tensor broadcast_to(const Shape& shape) const;
+  // Views of consecutive pieces along dim: of split_size each (the last may
+  // be shorter), of the given sizes (summing to size(dim)), or n chunks of
+  // ceil(size / n) (fewer when the size runs out, as in PyTorch).
+  std::vector<Tensor> split(int64_t split_size, int dim = 0) const;
+  std::vector<Tensor> split(const std::vector<int64_t>& sizes, int dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int dim = 0) const;
 
   // In-place.
   Tensor& fill_(double value);

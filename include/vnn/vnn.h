@@ -3,6 +3,7 @@
 #include "vnn/device.h"
 #include "vnn/dtype.h"
 #include "vnn/error.h"
+#include "vnn/indexing.h"
 #include "vnn/linalg.h"
 #include "vnn/memory.h"
 #include "vnn/nn_ops.h"
