@@ -37,6 +37,7 @@
 #include "kokkos/kernels/random.hpp"
 #include "kokkos/kernels/reduction.hpp"
 #include "kokkos/kernels/softmax.hpp"
+#include "kokkos/kernels/where.hpp"
 #include "vnn/backend_abi.h"
 
 namespace vnn::kokkos_backend {
@@ -330,6 +331,7 @@ class Backend {
       case VNN_OP_MATMUL: return "matmul";
       case VNN_OP_SOFTMAX: return "softmax";
       case VNN_OP_RANDOM: return "random";
+      case VNN_OP_WHERE: return "where";
       case VNN_OP_INDEX_SELECT: return "index_select";
       case VNN_OP_GATHER: return "gather";
       case VNN_OP_SCATTER: return "scatter";
@@ -352,7 +354,9 @@ class Backend {
         ok = kernels::binary(exec, op->outputs[0], op->inputs[0], op->inputs[1], op->ints[0],
                              op->num_scalars > 0 ? op->scalars[0] : 1.0);
         break;
-      case VNN_OP_UNARY: ok = kernels::unary(exec, op->outputs[0], op->inputs[0], op->ints[0]); break;
+      case VNN_OP_UNARY:
+        ok = kernels::unary(exec, op->outputs[0], op->inputs[0], op->ints[0], op->scalars, op->num_scalars);
+        break;
       case VNN_OP_REDUCE:
         ok = op->num_ints >= 2 && kernels::reduce(exec, op->outputs[0], op->inputs[0], op->ints[0], op->ints[1]);
         break;
@@ -377,6 +381,9 @@ class Backend {
         break;
       case VNN_OP_POOL2D:
       case VNN_OP_POOL2D_BACKWARD: ok = kernels::pool2d(exec, *op, op->kind == VNN_OP_POOL2D_BACKWARD); break;
+      case VNN_OP_WHERE:
+        ok = op->num_inputs >= 3 && kernels::where(exec, op->outputs[0], op->inputs[0], op->inputs[1], op->inputs[2]);
+        break;
       default: break;
     }
     if (!ok)

@@ -16,6 +16,7 @@
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "ops_conv.hpp"
+#include "ops_elementwise.hpp"
 #include "ops_indexing.hpp"
 #include "program_cache.hpp"
 
@@ -165,41 +166,6 @@ I saturating(double v) {
   if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
   if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
   return static_cast<I>(v);
-}
-
-vnn_status run_elementwise(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what,
-                           bool binary) {
-  const vnn_tensor_desc& out = op.outputs[0];
-  const vnn_tensor_desc& a = op.inputs[0];
-  const vnn_tensor_desc& b = binary ? op.inputs[1] : op.inputs[0];
-  Layout l = binary ? make_layout(out, {&out, &a, &b}) : make_layout(out, {&out, &a});
-  if (l.n == 0) return VNN_STATUS_OK;
-  std::string defs = std::string("-DT=") + dtype_info(out.dtype)->storage +
-                     " -DDT=" + std::to_string(out.dtype) + (binary ? " -DBINARY_FN=" : " -DUNARY_FN=") +
-                     std::to_string(op.ints[0]);
-  Kernel* k = nullptr;
-  if (vnn_status st = get_kernel(d, "elementwise", binary ? "vnn_binary_op" : "vnn_unary_op", defs, &k))
-    return st;
-  cl_mem mo = mem(out), ma = mem(a), mb = mem(b);
-  cl_long oo = out.offset, ao = a.offset, bo = b.offset, n = l.n;
-  if (!binary)
-    return launch(d, *k, q, l.n, what,
-                  {arg(mo), arg(oo), arg(ma), arg(ao), arg(n), arg(l.ndim), arg(l.sizes),
-                   arg(l.strides[0]), arg(l.strides[1])});
-  // alpha travels in the kernel's compute type (see elementwise.cl's CT).
-  double alpha = op.num_scalars > 0 ? op.scalars[0] : 1.0;
-  cl_float af = static_cast<cl_float>(alpha);
-  cl_double ad = alpha;
-  cl_int ai = saturating<cl_int>(alpha);
-  cl_long al = saturating<cl_long>(alpha);
-  Arg alpha_arg = out.dtype == VNN_FLOAT64 ? arg(ad)
-                  : out.dtype == VNN_INT64 ? arg(al)
-                  : (out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT16 || out.dtype == VNN_BFLOAT16)
-                      ? arg(af)
-                      : arg(ai);
-  return launch(d, *k, q, l.n, what,
-                {arg(mo), arg(oo), arg(ma), arg(ao), arg(mb), arg(bo), alpha_arg, arg(n), arg(l.ndim),
-                 arg(l.sizes), arg(l.strides[0]), arg(l.strides[1]), arg(l.strides[2])});
 }
 
 // Largest power of two <= min(device max, kernel max, cap).
@@ -581,6 +547,7 @@ vnn_status run(int32_t device, const vnn_op* op) {
     return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: run: op is NULL or its struct_size is too small",
                 d->label.c_str());
   if (is_indexing_kind(op->kind)) return run_indexing(*d, queue_or_default(*d, op->queue), *op);
+  if (is_elementwise_kind(op->kind)) return run_elementwise_op(*d, queue_or_default(*d, op->queue), *op);
   std::string what = describe(*d, *op);
   if (is_conv_family(op->kind)) return run_conv_family(*d, queue_or_default(*d, op->queue), *op, what);
   if (op->kind < VNN_OP_FILL || op->kind > VNN_OP_RANDOM)
@@ -590,12 +557,11 @@ vnn_status run(int32_t device, const vnn_op* op) {
   switch (op->kind) {
     case VNN_OP_FILL: return run_fill(*d, q, *op, what);
     case VNN_OP_COPY: return run_copy(*d, q, *op, what);
-    case VNN_OP_BINARY: return run_elementwise(*d, q, *op, what, true);
     case VNN_OP_REDUCE: return run_reduce(*d, q, *op, what);
     case VNN_OP_MATMUL: return run_matmul(*d, q, *op, what);
     case VNN_OP_SOFTMAX: return run_softmax(*d, q, *op, what);
     case VNN_OP_RANDOM: return run_random(*d, q, *op, what);
-    default: return run_elementwise(*d, q, *op, what, false);
+    default: return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
   }
 }
 

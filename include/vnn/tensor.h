@@ -90,6 +90,19 @@ class Tensor {
   Tensor& add_(double other);
   Tensor& mul_(const Tensor& other);
   Tensor& mul_(double other);
+  // More in-place elementwise ops (vnn/elementwise.h). They keep self's
+  // dtype: a result needing a wider category throws DTypeError.
+  Tensor& sub_(const Tensor& other, double alpha = 1.0);
+  Tensor& sub_(double other);
+  Tensor& div_(const Tensor& other);
+  Tensor& div_(double other);
+  Tensor& pow_(const Tensor& exponent);
+  Tensor& pow_(double exponent);
+  Tensor& clamp_(double min, double max);  // NaN: no bound
+  Tensor& clamp_min_(double min);
+  Tensor& clamp_max_(double max);
+  Tensor& relu_();
+  Tensor& masked_fill_(const Tensor& mask, double value);  // mask broadcasts to self
 
   // Host access. item() and to_vector() synchronise and copy as needed;
   // data<T>() needs a contiguous tensor on a host-accessible device.

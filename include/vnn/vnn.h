@@ -2,6 +2,7 @@
 #pragma once
 #include "vnn/device.h"
 #include "vnn/dtype.h"
+#include "vnn/elementwise.h"
 #include "vnn/error.h"
 #include "vnn/indexing.h"
 #include "vnn/linalg.h"

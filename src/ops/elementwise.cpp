@@ -1,6 +1,10 @@
 // Elementwise ops: validation, broadcasting and type promotion happen here
-// once; the backend receives same-shape, same-dtype operands.
+// once; the backend receives same-shape operands of the dtypes docs/ops.md
+// lists (inputs share one dtype; comparisons and logical ops write bool).
+#include <cmath>
+
 #include "tensor/tensor_impl.hpp"
+#include "vnn/elementwise.h"
 #include "vnn/error.h"
 
 namespace vnn {
@@ -15,53 +19,134 @@ const char* binary_name(vnn_binary_fn fn) {
     case VNN_BINARY_DIV: return "div";
     case VNN_BINARY_MAXIMUM: return "maximum";
     case VNN_BINARY_MINIMUM: return "minimum";
+    case VNN_BINARY_POW: return "pow";
+    case VNN_BINARY_EQ: return "eq";
+    case VNN_BINARY_NE: return "ne";
+    case VNN_BINARY_LT: return "lt";
+    case VNN_BINARY_LE: return "le";
+    case VNN_BINARY_GT: return "gt";
+    case VNN_BINARY_GE: return "ge";
+    case VNN_BINARY_LOGICAL_AND: return "logical_and";
+    case VNN_BINARY_LOGICAL_OR: return "logical_or";
+    case VNN_BINARY_LOGICAL_XOR: return "logical_xor";
   }
   return "binary";
+}
+
+bool is_compare(vnn_binary_fn fn) { return fn >= VNN_BINARY_EQ && fn <= VNN_BINARY_GE; }
+bool is_logical(vnn_binary_fn fn) { return fn >= VNN_BINARY_LOGICAL_AND && fn <= VNN_BINARY_LOGICAL_XOR; }
+bool is_storage_only(DType t) { return t == kFloat16 || t == kBFloat16; }
+
+// The dtype the kernel computes a binary fn of a and b in.
+DType binary_compute_type(DType a, DType b, vnn_binary_fn fn) {
+  if (is_logical(fn)) return kBool;  // operands reduce to "nonzero" first
+  DType t = promote_types(a, b);
+  if (fn == VNN_BINARY_DIV && !is_floating(t)) t = kFloat32;  // true division
+  if (is_storage_only(t)) t = kFloat32;
+  return t;
 }
 
 void enqueue_binary(const Tensor& out, const Tensor& a, const Tensor& b, vnn_binary_fn fn, double alpha) {
   detail::enqueue(VNN_OP_BINARY, binary_name(fn), {&a, &b}, out, {alpha}, {int64_t(fn)});
 }
 
-Tensor binary(const Tensor& a, const Tensor& b, vnn_binary_fn fn, double alpha) {
+Tensor binary(const Tensor& a, const Tensor& b, vnn_binary_fn fn, double alpha = 1.0) {
   const char* op = binary_name(fn);
   detail::check_same_device(a, b, op, "other");
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), op);
-  DType t = promote_types(a.dtype(), b.dtype());
-  if (fn == VNN_BINARY_DIV && !is_floating(t)) t = kFloat32;  // true division
-  if (t == kFloat16 || t == kBFloat16) t = kFloat32;           // storage-only types
-  Tensor out = detail::make_empty(a.impl()->ctx(), shape, t);
+  DType t = binary_compute_type(a.dtype(), b.dtype(), fn);
+  DType out_t = is_compare(fn) || is_logical(fn) ? kBool : t;
+  Tensor out = detail::make_empty(a.impl()->ctx(), shape, out_t);
   enqueue_binary(out, a.to(t).expand(shape), b.to(t).expand(shape), fn, alpha);
   return out;
 }
 
+bool integral_value(double v) { return std::isfinite(v) && v == std::trunc(v); }
+
+// A 0-dim tensor for a scalar operand (docs/dtypes.md rule 5): a float
+// tensor's dtype (float32 for the storage-only types, so the scalar is not
+// rounded to 16 bits), an integer tensor's dtype for integral values,
+// otherwise int64 (bool tensors) or float32.
 Tensor scalar_like(const Tensor& a, double v) {
-  DType t = is_floating(a.dtype()) ? a.dtype() : (v == double(int64_t(v)) ? a.dtype() : kFloat32);
-  if (t == kBool) t = v == double(int64_t(v)) ? kInt64 : kFloat32;
+  DType t = a.dtype();
+  if (is_storage_only(t)) t = kFloat32;
+  else if (!is_floating(t) && !integral_value(v)) t = kFloat32;
+  else if (t == kBool) t = kInt64;
   return full({}, v, TensorOptions(a.device()).with(t));
+}
+
+[[noreturn]] void cannot_cast(const char* op, DType result, DType self) {
+  throw DTypeError(std::string(op) + "_: result type " + name(result) + " can't be cast to the desired output type " +
+                   name(self) + "; use the out-of-place " + op + " or convert self first");
+}
+
+void check_inplace_type(const Tensor& self, DType t, const char* op) {
+  if (t != self.dtype() && !(is_floating(self.dtype()) && is_floating(t))) cannot_cast(op, t, self.dtype());
 }
 
 Tensor& inplace_binary(Tensor& self, const Tensor& other, vnn_binary_fn fn, double alpha) {
   const char* op = binary_name(fn);
   detail::check_same_device(self, other, op, "other");
-  DType t = promote_types(self.dtype(), other.dtype());
-  if (t != self.dtype() && !(is_floating(self.dtype()) && is_floating(t)))
-    throw DTypeError(std::string(op) + "_: result type " + name(t) + " can't be cast to the desired output type " +
-                     name(self.dtype()) + "; use the out-of-place " + op + " or convert self first");
+  check_inplace_type(self, binary_compute_type(self.dtype(), other.dtype(), fn), op);
+  Shape shape = broadcast_shapes(self.sizes(), other.sizes(), op);
+  if (shape != self.sizes())
+    throw ShapeError(std::string(op) + "_: other of shape " + other.sizes().str() +
+                     " does not broadcast to self's shape " + self.sizes().str());
+  if (is_storage_only(self.dtype())) {  // computed in float32, stored back
+    self.copy_(binary(self, other, fn, alpha));
+    return self;
+  }
   Tensor rhs = other.to(self.dtype()).expand(self.sizes());
   enqueue_binary(self, self, rhs, fn, alpha);
   return self;
 }
 
-Tensor unary(const Tensor& a, vnn_unary_fn fn, const char* op, bool needs_float) {
+enum class IntRule {
+  promote,   // integers and bool compute in float32
+  identity,  // integers and bool: a copy
+  reject,    // floating inputs only
+  keep       // any dtype except (where said) bool
+};
+
+Tensor unary(const Tensor& a, vnn_unary_fn fn, const char* op, IntRule rule, bool bool_ok = false,
+             std::initializer_list<double> scalars = {}) {
   DType t = a.dtype();
-  if ((needs_float && !is_floating(t)) || t == kFloat16 || t == kBFloat16) t = kFloat32;
-  if (t == kBool && !needs_float)
-    throw DTypeError(std::string(op) + ": not defined for bool tensors; convert with .to(vnn::kInt32) first");
+  if (!is_floating(t)) {
+    if (rule == IntRule::promote) t = kFloat32;
+    else if (rule == IntRule::identity) return a.clone();
+    else if (rule == IntRule::reject)
+      throw DTypeError(std::string(op) + ": needs a floating-point tensor, got " + name(t) +
+                       "; convert with .to(vnn::kFloat32) first");
+    else if (t == kBool && !bool_ok)
+      throw DTypeError(std::string(op) + ": not defined for bool tensors; convert with .to(vnn::kInt32) first");
+  }
+  if (is_storage_only(t)) t = kFloat32;
   Tensor in = a.to(t);
-  Tensor out = detail::make_empty(a.impl()->ctx(), a.sizes(), t);
-  detail::enqueue(VNN_OP_UNARY, op, {&in}, out, {}, {int64_t(fn)});
+  Tensor out = detail::make_empty(a.impl()->ctx(), a.sizes(), fn == VNN_UNARY_LOGICAL_NOT ? kBool : t);
+  detail::enqueue(VNN_OP_UNARY, op, {&in}, out, scalars, {int64_t(fn)});
   return out;
+}
+
+// Bounds with an integer tensor: fractional bounds need float32.
+DType clamp_type(const Tensor& a, double lo, double hi) {
+  DType t = a.dtype();
+  if (t == kBool) throw DTypeError("clamp: not defined for bool tensors; convert with .to(vnn::kInt32) first");
+  bool lo_int = std::isnan(lo) || integral_value(lo) || std::isinf(lo);
+  bool hi_int = std::isnan(hi) || integral_value(hi) || std::isinf(hi);
+  if (!is_floating(t) && !(lo_int && hi_int)) t = kFloat32;
+  return is_storage_only(t) ? kFloat32 : t;
+}
+
+void check_int_pow(const Tensor& a, double e) {
+  if (!is_floating(a.dtype()) && integral_value(e) && e < 0)
+    throw ValueError("pow: integers to negative integer powers are not allowed (" + std::string(name(a.dtype())) +
+                     " tensor, exponent " + std::to_string(int64_t(e)) + "); convert the tensor to float first");
+}
+
+void check_bool_cond(const Tensor& cond, const char* op, const char* arg) {
+  if (cond.dtype() != kBool)
+    throw DTypeError(std::string(op) + ": " + arg + " must be a bool tensor, got " + name(cond.dtype()) +
+                     "; compare it (e.g. t != 0) first");
 }
 
 }  // namespace
@@ -84,25 +169,135 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
 
 Tensor add(const Tensor& a, const Tensor& b, double alpha) { return binary(a, b, VNN_BINARY_ADD, alpha); }
 Tensor sub(const Tensor& a, const Tensor& b, double alpha) { return binary(a, b, VNN_BINARY_SUB, alpha); }
-Tensor mul(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_MUL, 1.0); }
-Tensor div(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_DIV, 1.0); }
-Tensor maximum(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_MAXIMUM, 1.0); }
-Tensor minimum(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_MINIMUM, 1.0); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_MUL); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_DIV); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_MAXIMUM); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_MINIMUM); }
+Tensor pow(const Tensor& a, const Tensor& e) { return binary(a, e, VNN_BINARY_POW); }
 Tensor add(const Tensor& a, double b) { return add(a, scalar_like(a, b)); }
+Tensor sub(const Tensor& a, double b) { return sub(a, scalar_like(a, b)); }
 Tensor mul(const Tensor& a, double b) { return mul(a, scalar_like(a, b)); }
+Tensor div(const Tensor& a, double b) { return div(a, scalar_like(a, b)); }
+Tensor rsub(const Tensor& a, double b) { return sub(scalar_like(a, b), a); }
+Tensor rdiv(const Tensor& a, double b) { return div(scalar_like(a, b), a); }
+Tensor pow(const Tensor& a, double e) {
+  check_int_pow(a, e);
+  return pow(a, scalar_like(a, e));
+}
+
+Tensor eq(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_EQ); }
+Tensor ne(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_NE); }
+Tensor lt(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_LT); }
+Tensor le(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_LE); }
+Tensor gt(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_GT); }
+Tensor ge(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_GE); }
+Tensor eq(const Tensor& a, double b) { return eq(a, scalar_like(a, b)); }
+Tensor ne(const Tensor& a, double b) { return ne(a, scalar_like(a, b)); }
+Tensor lt(const Tensor& a, double b) { return lt(a, scalar_like(a, b)); }
+Tensor le(const Tensor& a, double b) { return le(a, scalar_like(a, b)); }
+Tensor gt(const Tensor& a, double b) { return gt(a, scalar_like(a, b)); }
+Tensor ge(const Tensor& a, double b) { return ge(a, scalar_like(a, b)); }
+Tensor logical_and(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_LOGICAL_AND); }
+Tensor logical_or(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_LOGICAL_OR); }
+Tensor logical_xor(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_LOGICAL_XOR); }
 
 Tensor& Tensor::add_(const Tensor& other, double alpha) { return inplace_binary(*this, other, VNN_BINARY_ADD, alpha); }
 Tensor& Tensor::add_(double other) { return inplace_binary(*this, scalar_like(*this, other), VNN_BINARY_ADD, 1.0); }
+Tensor& Tensor::sub_(const Tensor& other, double alpha) { return inplace_binary(*this, other, VNN_BINARY_SUB, alpha); }
+Tensor& Tensor::sub_(double other) { return inplace_binary(*this, scalar_like(*this, other), VNN_BINARY_SUB, 1.0); }
 Tensor& Tensor::mul_(const Tensor& other) { return inplace_binary(*this, other, VNN_BINARY_MUL, 1.0); }
 Tensor& Tensor::mul_(double other) { return inplace_binary(*this, scalar_like(*this, other), VNN_BINARY_MUL, 1.0); }
+Tensor& Tensor::div_(const Tensor& other) { return inplace_binary(*this, other, VNN_BINARY_DIV, 1.0); }
+Tensor& Tensor::div_(double other) { return inplace_binary(*this, scalar_like(*this, other), VNN_BINARY_DIV, 1.0); }
+Tensor& Tensor::pow_(const Tensor& e) { return inplace_binary(*this, e, VNN_BINARY_POW, 1.0); }
+Tensor& Tensor::pow_(double e) {
+  check_int_pow(*this, e);
+  return inplace_binary(*this, scalar_like(*this, e), VNN_BINARY_POW, 1.0);
+}
 
-Tensor neg(const Tensor& a) { return unary(a, VNN_UNARY_NEG, "neg", false); }
-Tensor abs(const Tensor& a) { return unary(a, VNN_UNARY_ABS, "abs", false); }
-Tensor relu(const Tensor& a) { return unary(a, VNN_UNARY_RELU, "relu", false); }
-Tensor exp(const Tensor& a) { return unary(a, VNN_UNARY_EXP, "exp", true); }
-Tensor log(const Tensor& a) { return unary(a, VNN_UNARY_LOG, "log", true); }
-Tensor sqrt(const Tensor& a) { return unary(a, VNN_UNARY_SQRT, "sqrt", true); }
-Tensor sigmoid(const Tensor& a) { return unary(a, VNN_UNARY_SIGMOID, "sigmoid", true); }
-Tensor tanh(const Tensor& a) { return unary(a, VNN_UNARY_TANH, "tanh", true); }
+Tensor neg(const Tensor& a) { return unary(a, VNN_UNARY_NEG, "neg", IntRule::keep); }
+Tensor abs(const Tensor& a) { return unary(a, VNN_UNARY_ABS, "abs", IntRule::keep); }
+Tensor relu(const Tensor& a) { return unary(a, VNN_UNARY_RELU, "relu", IntRule::keep); }
+Tensor exp(const Tensor& a) { return unary(a, VNN_UNARY_EXP, "exp", IntRule::promote); }
+Tensor log(const Tensor& a) { return unary(a, VNN_UNARY_LOG, "log", IntRule::promote); }
+Tensor sqrt(const Tensor& a) { return unary(a, VNN_UNARY_SQRT, "sqrt", IntRule::promote); }
+Tensor sigmoid(const Tensor& a) { return unary(a, VNN_UNARY_SIGMOID, "sigmoid", IntRule::promote); }
+Tensor tanh(const Tensor& a) { return unary(a, VNN_UNARY_TANH, "tanh", IntRule::promote); }
+Tensor log1p(const Tensor& a) { return unary(a, VNN_UNARY_LOG1P, "log1p", IntRule::promote); }
+Tensor rsqrt(const Tensor& a) { return unary(a, VNN_UNARY_RSQRT, "rsqrt", IntRule::promote); }
+Tensor sin(const Tensor& a) { return unary(a, VNN_UNARY_SIN, "sin", IntRule::promote); }
+Tensor cos(const Tensor& a) { return unary(a, VNN_UNARY_COS, "cos", IntRule::promote); }
+Tensor erf(const Tensor& a) { return unary(a, VNN_UNARY_ERF, "erf", IntRule::promote); }
+Tensor reciprocal(const Tensor& a) { return unary(a, VNN_UNARY_RECIPROCAL, "reciprocal", IntRule::promote); }
+Tensor leaky_relu(const Tensor& a, double slope) {
+  return unary(a, VNN_UNARY_LEAKY_RELU, "leaky_relu", IntRule::reject, false, {slope});
+}
+Tensor gelu(const Tensor& a) { return unary(a, VNN_UNARY_GELU, "gelu", IntRule::reject); }
+Tensor silu(const Tensor& a) { return unary(a, VNN_UNARY_SILU, "silu", IntRule::reject); }
+Tensor floor(const Tensor& a) { return unary(a, VNN_UNARY_FLOOR, "floor", IntRule::identity); }
+Tensor ceil(const Tensor& a) { return unary(a, VNN_UNARY_CEIL, "ceil", IntRule::identity); }
+Tensor round(const Tensor& a) { return unary(a, VNN_UNARY_ROUND, "round", IntRule::identity); }
+Tensor sign(const Tensor& a) { return unary(a, VNN_UNARY_SIGN, "sign", IntRule::keep); }
+Tensor logical_not(const Tensor& a) { return unary(a, VNN_UNARY_LOGICAL_NOT, "logical_not", IntRule::keep, true); }
+
+Tensor clamp(const Tensor& a, double lo, double hi) {
+  DType t = clamp_type(a, lo, hi);
+  Tensor in = a.to(t);
+  Tensor out = detail::make_empty(a.impl()->ctx(), a.sizes(), t);
+  detail::enqueue(VNN_OP_UNARY, "clamp", {&in}, out, {lo, hi}, {int64_t(VNN_UNARY_CLAMP)});
+  return out;
+}
+Tensor clamp_min(const Tensor& a, double lo) { return clamp(a, lo, NAN); }
+Tensor clamp_max(const Tensor& a, double hi) { return clamp(a, NAN, hi); }
+
+Tensor& Tensor::clamp_(double lo, double hi) {
+  DType t = clamp_type(*this, lo, hi);
+  check_inplace_type(*this, t, "clamp");
+  if (is_storage_only(dtype())) return copy_(clamp(*this, lo, hi));
+  detail::enqueue(VNN_OP_UNARY, "clamp_", {this}, *this, {lo, hi}, {int64_t(VNN_UNARY_CLAMP)});
+  return *this;
+}
+Tensor& Tensor::clamp_min_(double lo) { return clamp_(lo, NAN); }
+Tensor& Tensor::clamp_max_(double hi) { return clamp_(NAN, hi); }
+Tensor& Tensor::relu_() {
+  if (dtype() == kBool) throw DTypeError("relu_: not defined for bool tensors; convert with .to(vnn::kInt32) first");
+  if (is_storage_only(dtype())) return copy_(relu(*this));
+  detail::enqueue(VNN_OP_UNARY, "relu_", {this}, *this, {}, {int64_t(VNN_UNARY_RELU)});
+  return *this;
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  detail::check_same_device(cond, a, "where", "input");
+  detail::check_same_device(cond, b, "where", "other");
+  check_bool_cond(cond, "where", "condition");
+  Shape shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
+  DType t = promote_types(a.dtype(), b.dtype());
+  Tensor out = detail::make_empty(a.impl()->ctx(), shape, t);
+  Tensor c = cond.expand(shape), x = a.to(t).expand(shape), y = b.to(t).expand(shape);
+  detail::enqueue(VNN_OP_WHERE, "where", {&c, &x, &y}, out);
+  return out;
+}
+Tensor where(const Tensor& cond, const Tensor& a, double b) { return where(cond, a, scalar_like(a, b)); }
+Tensor where(const Tensor& cond, double a, const Tensor& b) { return where(cond, scalar_like(b, a), b); }
+
+Tensor masked_fill(const Tensor& t, const Tensor& mask, double value) {
+  Tensor out = t.clone();
+  out.masked_fill_(mask, value);
+  return out;
+}
+
+Tensor& Tensor::masked_fill_(const Tensor& mask, double value) {
+  detail::check_same_device(*this, mask, "masked_fill", "mask");
+  check_bool_cond(mask, "masked_fill", "mask");
+  Shape shape = broadcast_shapes(sizes(), mask.sizes(), "masked_fill");
+  if (shape != sizes())
+    throw ShapeError("masked_fill_: mask of shape " + mask.sizes().str() + " does not broadcast to self's shape " +
+                     sizes().str());
+  // The value converts to self's dtype as a C cast would (FILL's rule).
+  Tensor v = full({}, value, TensorOptions(device()).with(dtype()));
+  Tensor m = mask.expand(sizes()), fill = v.expand(sizes());
+  detail::enqueue(VNN_OP_WHERE, "masked_fill_", {&m, &fill, this}, *this);
+  return *this;
+}
 
 }  // namespace vnn

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "support/device_under_test.hpp"
+#include "vnn/elementwise.h"
 
 using namespace vnn;
 using vnn::test::device_under_test;
@@ -123,4 +124,223 @@ TEST_CASE("operands on different devices throw DeviceMismatch naming both") {
     CHECK(m.find("cpu:0") != std::string::npos);
     CHECK(m.find("add") != std::string::npos);
   }
+}
+
+namespace {
+
+bool has_fp64(const Device& dev) {
+  if (dev.backend() != "opencl") return true;
+  for (auto& [k, val] : device_info(dev).properties)
+    if (k == "fp64" && val == "yes") return true;
+  return false;
+}
+
+// |got - want| within a relative (floats: per dtype) tolerance; NaN must
+// match NaN and infinities must match exactly.
+bool close(double got, double want, double tol) {
+  if (std::isnan(want)) return std::isnan(got);
+  if (std::isinf(want)) return got == want;
+  return std::fabs(got - want) <= tol * std::max(1.0, std::fabs(want));
+}
+
+}  // namespace
+
+TEST_CASE("new unary math matches std math in float64, float32 and float64, contiguous or not") {
+  Device dev = device_under_test();
+  struct Case {
+    const char* name;
+    std::function<Tensor(const Tensor&)> op;
+    std::function<double(double)> ref;
+    float lo, hi;
+  };
+  const double s2 = std::sqrt(2.0);
+  std::vector<Case> cases = {
+      {"log1p", [](auto& t) { return log1p(t); }, [](double a) { return std::log1p(a); }, -0.9f, 5.f},
+      {"rsqrt", [](auto& t) { return rsqrt(t); }, [](double a) { return 1.0 / std::sqrt(a); }, 0.01f, 9.f},
+      {"sin", [](auto& t) { return sin(t); }, [](double a) { return std::sin(a); }, -6.f, 6.f},
+      {"cos", [](auto& t) { return cos(t); }, [](double a) { return std::cos(a); }, -6.f, 6.f},
+      {"erf", [](auto& t) { return erf(t); }, [](double a) { return std::erf(a); }, -3.f, 3.f},
+      {"reciprocal", [](auto& t) { return reciprocal(t); }, [](double a) { return 1.0 / a; }, 0.1f, 7.f},
+      {"leaky_relu", [](auto& t) { return leaky_relu(t, 0.2); }, [](double a) { return a > 0 ? a : 0.2 * a; }, -4.f, 4.f},
+      {"gelu", [](auto& t) { return gelu(t); }, [s2](double a) { return 0.5 * a * (1 + std::erf(a / s2)); }, -5.f, 5.f},
+      {"silu", [](auto& t) { return silu(t); }, [](double a) { return a / (1 + std::exp(-a)); }, -8.f, 8.f},
+      {"floor", [](auto& t) { return floor(t); }, [](double a) { return std::floor(a); }, -4.f, 4.f},
+      {"ceil", [](auto& t) { return ceil(t); }, [](double a) { return std::ceil(a); }, -4.f, 4.f},
+      {"round", [](auto& t) { return round(t); }, [](double a) { return std::nearbyint(a); }, -4.f, 4.f},
+      {"sign", [](auto& t) { return sign(t); }, [](double a) { return double((a > 0) - (a < 0)); }, -2.f, 2.f},
+      {"clamp", [](auto& t) { return clamp(t, -0.5, 1.25); }, [](double a) { return std::min(std::max(a, -0.5), 1.25); }, -3.f, 3.f},
+      {"clamp_min", [](auto& t) { return clamp_min(t, 0.25); }, [](double a) { return std::max(a, 0.25); }, -3.f, 3.f},
+      {"clamp_max", [](auto& t) { return clamp_max(t, 0.25); }, [](double a) { return std::min(a, 0.25); }, -3.f, 3.f},
+  };
+  std::vector<DType> dtypes = {kFloat32};
+  if (has_fp64(dev)) dtypes.push_back(kFloat64);
+  for (int n : {6, 40000}) {  // below and above the inline grain (n * 2 elements)
+    for (auto& c : cases) {
+      auto v = sample(2 * n, c.lo, c.hi);
+      Tensor host = from_vector(v, {n, 2});
+      for (DType dt : dtypes) {
+        const double tol = dt == kFloat32 ? 2e-6 : 1e-12;
+        Tensor x = host.to(dev, dt);
+        for (bool strided : {false, true}) {
+          INFO(c.name << " n=" << n << " " << name(dt) << (strided ? " transposed" : "") << " on " << dev);
+          Tensor in = strided ? x.transpose(0, 1) : x;  // [2, n] view with strides (1, 2)
+          Tensor got = c.op(in);
+          REQUIRE(got.dtype() == dt);
+          REQUIRE(got.sizes() == in.sizes());
+          auto g = got.contiguous().to_vector<double>();
+          auto xs = in.contiguous().to_vector<double>();  // the inputs as rounded to dt
+          for (size_t i = 0; i < g.size(); ++i) REQUIRE(close(g[i], c.ref(xs[i]), tol));
+          CHECK(max_abs_diff(got, c.op(in.cpu())) <= tol * 10);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("round is half to even; NaN and infinities pass through the float functions") {
+  Device dev = device_under_test();
+  Tensor r = round(from_vector<float>({0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 2.4f}, {7}).to(dev));
+  CHECK(r.to_vector<float>() == std::vector<float>{0, 2, 2, -0.f, -2, -2, 2});
+  const float nan = std::nanf(""), inf = INFINITY;
+  Tensor x = from_vector<float>({nan, inf, -inf}, {3}).to(dev);
+  CHECK(std::isnan(sign(x).to_vector<float>()[0]));
+  CHECK(sign(x).to_vector<float>()[1] == 1.f);
+  CHECK(std::isnan(clamp(x, -1, 1).to_vector<float>()[0]));  // NaN stays NaN
+  CHECK(clamp(x, -1, 1).to_vector<float>()[2] == -1.f);
+  CHECK(std::isnan(floor(x).to_vector<float>()[0]));
+  CHECK(silu(x).to_vector<float>()[1] == inf);
+  CHECK(gelu(x).to_vector<float>()[1] == inf);
+  CHECK(clamp(from_vector<float>({0.f, 5.f}, {2}).to(dev), 3, 1).to_vector<float>() == std::vector<float>{1, 1});
+}
+
+TEST_CASE("unary dtype rules: ints compute in float32, rounding is identity, activations need floats") {
+  Device dev = device_under_test();
+  Tensor i = from_vector<int32_t>({-3, 0, 4, 9}, {4}).to(dev);
+  for (auto op : {+[](const Tensor& t) { return sin(t); }, +[](const Tensor& t) { return log1p(t + 3); },
+                  +[](const Tensor& t) { return erf(t); }, +[](const Tensor& t) { return reciprocal(t); }}) {
+    Tensor r = op(i);
+    CHECK(r.dtype() == kFloat32);
+  }
+  auto s = sin(i).to_vector<double>();
+  auto iv = i.to_vector<int32_t>();
+  for (size_t k = 0; k < s.size(); ++k) CHECK(close(s[k], std::sin(double(iv[k])), 2e-6));
+  CHECK(std::isinf(reciprocal(i).to_vector<float>()[1]));
+  for (auto op : {+[](const Tensor& t) { return floor(t); }, +[](const Tensor& t) { return ceil(t); },
+                  +[](const Tensor& t) { return round(t); }}) {
+    Tensor r = op(i);
+    CHECK(r.dtype() == kInt32);
+    CHECK(r.to_vector<int32_t>() == iv);
+  }
+  CHECK(sign(i).dtype() == kInt32);
+  CHECK(sign(i).to_vector<int32_t>() == std::vector<int32_t>{-1, 0, 1, 1});
+  CHECK(sign(from_vector<uint8_t>({0, 7}, {2}).to(dev)).to_vector<int32_t>() == std::vector<int32_t>{0, 1});
+  Tensor b = from_vector<bool>({true, false}, {2}).to(dev);
+  CHECK_THROWS_AS(sign(b), DTypeError);
+  CHECK_THROWS_AS(clamp(b, 0, 1), DTypeError);
+  for (auto op : {+[](const Tensor& t) { return gelu(t); }, +[](const Tensor& t) { return silu(t); },
+                  +[](const Tensor& t) { return leaky_relu(t); }}) {
+    try {
+      (void)op(i);
+      FAIL("no throw");
+    } catch (const DTypeError& e) {
+      CHECK(std::string(e.what()).find("int32") != std::string::npos);
+    }
+  }
+  // clamp on integers: integral bounds keep the dtype (out-of-range bounds
+  // saturate), a fractional bound gives float32.
+  CHECK(clamp(i, 0, 5).dtype() == kInt32);
+  CHECK(clamp(i, 0, 5).to_vector<int32_t>() == std::vector<int32_t>{0, 0, 4, 5});
+  CHECK(clamp(i, -1e12, 1e12).to_vector<int32_t>() == iv);
+  CHECK(clamp_min(from_vector<int64_t>({-5, 5}, {2}).to(dev), 0).to_vector<int64_t>() == std::vector<int64_t>{0, 5});
+  Tensor cf = clamp(i, 0.5, 5);
+  CHECK(cf.dtype() == kFloat32);
+  CHECK(cf.to_vector<float>() == std::vector<float>{0.5f, 0.5f, 4, 5});
+  // float16 computes in float32.
+  CHECK(gelu(ones({3}, dev).to(kFloat16)).dtype() == kFloat32);
+}
+
+TEST_CASE("pow: tensor and scalar exponents, integer powers, promotion") {
+  Device dev = device_under_test();
+  for (int n : {7, 70000}) {
+    auto av = sample(n, 0.1f, 3.f), ev = sample(n, -2.f, 2.f);
+    Tensor a = from_vector(av, {n}).to(dev), e = from_vector(ev, {n}).to(dev);
+    auto p = pow(a, e).to_vector<float>();
+    auto p2 = pow(a, 2.5).to_vector<float>();
+    for (int i = 0; i < n; i += (n > 100 ? 101 : 1)) {
+      REQUIRE(close(p[size_t(i)], std::pow(double(av[size_t(i)]), double(ev[size_t(i)])), 4e-6));
+      REQUIRE(close(p2[size_t(i)], std::pow(double(av[size_t(i)]), 2.5), 4e-6));
+    }
+    CHECK(max_abs_diff(pow(a, e), pow(a.cpu(), e.cpu())) <= 1e-5);
+  }
+  Tensor i = from_vector<int64_t>({2, -3, 0, 1, -1, 10}, {6}).to(dev);
+  CHECK(pow(i, 3).dtype() == kInt64);
+  CHECK(pow(i, 3).to_vector<int64_t>() == std::vector<int64_t>{8, -27, 0, 1, -1, 1000});
+  Tensor ie = from_vector<int64_t>({-1, -1, 2, -5, -3, 0}, {6}).to(dev);
+  CHECK(pow(i, ie).to_vector<int64_t>() == std::vector<int64_t>{0, 0, 0, 1, -1, 1});
+  CHECK_THROWS_AS(pow(i, -2), ValueError);
+  CHECK(pow(i, 0.5).dtype() == kFloat32);  // fractional scalar: float32
+  CHECK(pow(i.to(kInt32), from_vector<float>({2.f}, {1}).to(dev)).dtype() == kFloat32);
+  // broadcasting
+  Tensor base = from_vector<float>({1, 2, 3}, {3, 1}).to(dev);
+  Tensor ex = from_vector<float>({0, 1, 2, 3}, {1, 4}).to(dev);
+  Tensor pb = pow(base, ex);
+  CHECK(pb.sizes() == Shape{3, 4});
+  CHECK(pb.to_vector<float>()[11] == 27.f);
+}
+
+TEST_CASE("scalar operator forms and rsub/rdiv") {
+  Device dev = device_under_test();
+  Tensor a = from_vector<float>({1, 2, 4}, {3}).to(dev);
+  CHECK((a - 1.0).to_vector<float>() == std::vector<float>{0, 1, 3});
+  CHECK((a / 2.0).to_vector<float>() == std::vector<float>{0.5f, 1, 2});
+  CHECK((10.0 - a).to_vector<float>() == std::vector<float>{9, 8, 6});
+  CHECK((2.0 * a).to_vector<float>() == std::vector<float>{2, 4, 8});
+  CHECK((1.0 + a).to_vector<float>() == std::vector<float>{2, 3, 5});
+  CHECK((8.0 / a).to_vector<float>() == std::vector<float>{8, 4, 2});
+  Tensor i = from_vector<int32_t>({1, 2, 4}, {3}).to(dev);
+  CHECK((i - 1).dtype() == kInt32);
+  CHECK((i / 2).dtype() == kFloat32);  // true division
+  CHECK((i / 2).to_vector<float>() == std::vector<float>{0.5f, 1, 2});
+  CHECK((5 - i).to_vector<int32_t>() == std::vector<int32_t>{4, 3, 1});
+  CHECK((i - 0.5).dtype() == kFloat32);
+  Tensor h = from_vector<float>({1, 2}, {2}).to(dev).to(kFloat16);
+  CHECK((h - 0.1).to_vector<float>()[0] == Approx(0.9f));  // the scalar is not rounded to float16
+}
+
+TEST_CASE("in-place sub_, div_, pow_, clamp_, relu_ keep self's dtype") {
+  Device dev = device_under_test();
+  for (int n : {5, 50000}) {
+    auto v = sample(n, -3.f, 3.f);
+    Tensor x = from_vector(v, {n}).to(dev);
+    Tensor y = x.clone();
+    y.sub_(x, 2.0).div_(-1.0);  // x - 2x = -x; / -1 = x
+    CHECK(max_abs_diff(y, x) <= 1e-6);
+    Tensor z = x.clone();
+    z.clamp_(-1, 1);
+    CHECK(max_abs_diff(z, clamp(x, -1, 1)) == 0);
+    z.relu_();
+    CHECK(max_abs_diff(z, clamp(x, 0, 1)) == 0);
+    Tensor w = x.clone();
+    w.pow_(2.0);
+    auto wv = w.to_vector<float>();
+    for (int k = 0; k < n; k += 97) REQUIRE(close(wv[size_t(k)], double(v[size_t(k)]) * v[size_t(k)], 2e-6));
+  }
+  // non-contiguous self: only the viewed elements change
+  Tensor m = zeros({3, 4}, dev);
+  Tensor col = m.narrow(1, 1, 2);
+  col.sub_(1.0);
+  CHECK(m.to_vector<float>() == std::vector<float>{0, -1, -1, 0, 0, -1, -1, 0, 0, -1, -1, 0});
+  Tensor i = from_vector<int32_t>({4, 9}, {2}).to(dev);
+  CHECK_THROWS_AS(i.div_(2.0), DTypeError);  // true division into int32
+  CHECK_THROWS_AS(i.sub_(0.5), DTypeError);
+  CHECK_THROWS_AS(i.clamp_(0.5, 3), DTypeError);
+  CHECK_THROWS_AS(i.pow_(-1.0), ValueError);
+  i.pow_(2.0).clamp_(0, 50).sub_(1.0);
+  CHECK(i.to_vector<int32_t>() == std::vector<int32_t>{15, 49});
+  CHECK(i.dtype() == kInt32);
+  CHECK_THROWS_AS(i.sub_(ones({3}, kInt32).to(dev)), ShapeError);
+  Tensor h = from_vector<float>({-1, 3}, {2}).to(dev).to(kFloat16);
+  h.relu_().clamp_max_(2.0);
+  CHECK(h.dtype() == kFloat16);
+  CHECK(h.to_vector<float>() == std::vector<float>{0, 2});
 }

@@ -1,11 +1,19 @@
 // BINARY and UNARY elementwise ops over strided, same-shape operands
-// (broadcast inputs arrive with stride 0).
+// (broadcast inputs arrive with stride 0). Inputs share one dtype; the
+// output has it too, except comparisons, logical ops and LOGICAL_NOT, whose
+// output is bool.
 #pragma once
 #include <Kokkos_Core.hpp>
+#include <limits>
+#include <type_traits>
 
 #include "kokkos/kernels/types.hpp"
 
 namespace vnn::kernels {
+
+// The output storage type of a function on inputs of storage type T.
+template <int Fn> constexpr bool binary_bool_out = Fn >= VNN_BINARY_EQ && Fn <= VNN_BINARY_LOGICAL_XOR;
+template <class T, int Fn> using binary_out_t = std::conditional_t<binary_bool_out<Fn>, bool, T>;
 
 template <int Fn> struct BinaryFn;
 template <> struct BinaryFn<VNN_BINARY_ADD> {
@@ -36,76 +44,192 @@ template <> struct BinaryFn<VNN_BINARY_MINIMUM> {
   }
 };
 
-template <int Fn> struct UnaryFn;
-template <> struct UnaryFn<VNN_UNARY_NEG> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a) { return C(-a); }
+// Integer power by squaring. Negative exponents give 1/a^-b truncated:
+// 1 for a == 1, +-1 for a == -1, otherwise 0 (a == 0: 0, like x / 0).
+template <class C> KOKKOS_INLINE_FUNCTION C int_pow(C a, C b) {
+  if constexpr (std::is_signed_v<C>) {
+    if (b < C(0)) {
+      if (a == C(1)) return C(1);
+      if (a == C(-1)) return (b % C(2)) == C(0) ? C(1) : C(-1);
+      return C(0);
+    }
+  }
+  // Unsigned wrap-around arithmetic avoids signed-overflow UB.
+  using U = std::make_unsigned_t<C>;
+  U r = 1, base = U(a);
+  U e = U(b);
+  while (e) {
+    if (e & U(1)) r = U(r * base);
+    base = U(base * base);
+    e >>= 1;
+  }
+  return C(r);
+}
+
+template <> struct BinaryFn<VNN_BINARY_POW> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) {
+    if constexpr (std::is_floating_point_v<C>) return kmath::pow(a, b);
+    else return int_pow(a, b);
+  }
 };
+// Comparisons return 0/1 in the compute type; the bool store keeps != 0.
+// NaN compares false everywhere except NE, as the C operators do.
+template <> struct BinaryFn<VNN_BINARY_EQ> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a == b); }
+};
+template <> struct BinaryFn<VNN_BINARY_NE> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a != b); }
+};
+template <> struct BinaryFn<VNN_BINARY_LT> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a < b); }
+};
+template <> struct BinaryFn<VNN_BINARY_LE> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a <= b); }
+};
+template <> struct BinaryFn<VNN_BINARY_GT> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a > b); }
+};
+template <> struct BinaryFn<VNN_BINARY_GE> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a >= b); }
+};
+template <> struct BinaryFn<VNN_BINARY_LOGICAL_AND> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a != C(0) && b != C(0)); }
+};
+template <> struct BinaryFn<VNN_BINARY_LOGICAL_OR> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a != C(0) || b != C(0)); }
+};
+template <> struct BinaryFn<VNN_BINARY_LOGICAL_XOR> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C((a != C(0)) != (b != C(0))); }
+};
+
+// Unary parameters in the compute type: leaky_relu's slope in s0, clamp's
+// bounds in s0/s1 with has0/has1 false for an absent (NaN) bound.
+template <class C> struct UnaryParams {
+  C s0{}, s1{};
+  bool has0 = false, has1 = false;
+};
+
+// double -> C for a scalar parameter; integers saturate instead of C's
+// undefined out-of-range conversion.
+template <class C> inline C param_cast(double v) {
+  if constexpr (std::is_floating_point_v<C>) {
+    return C(v);
+  } else {
+    if (v <= double(std::numeric_limits<C>::lowest())) return std::numeric_limits<C>::lowest();
+    if (v >= double(std::numeric_limits<C>::max())) return std::numeric_limits<C>::max();
+    return C(v);
+  }
+}
+
+template <int Fn> struct UnaryFn;
+#define VNN_UNARY(FN, EXPR)                                                          \
+  template <> struct UnaryFn<FN> {                                                   \
+    template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, const UnaryParams<C>& p) { \
+      (void)p;                                                                       \
+      EXPR;                                                                          \
+    }                                                                                \
+  };
+VNN_UNARY(VNN_UNARY_NEG, return C(-a))
+VNN_UNARY(VNN_UNARY_EXP, return kmath::exp(a))
+VNN_UNARY(VNN_UNARY_LOG, return kmath::log(a))
+VNN_UNARY(VNN_UNARY_SQRT, return kmath::sqrt(a))
+VNN_UNARY(VNN_UNARY_RELU, return a > C(0) ? a : (a != a ? a : C(0)))
+VNN_UNARY(VNN_UNARY_SIGMOID, return C(1) / (C(1) + kmath::exp(-a)))
+VNN_UNARY(VNN_UNARY_TANH, return kmath::tanh(a))
+VNN_UNARY(VNN_UNARY_LOG1P, return kmath::log1p(a))
+VNN_UNARY(VNN_UNARY_RSQRT, return C(1) / kmath::sqrt(a))
+VNN_UNARY(VNN_UNARY_SIN, return kmath::sin(a))
+VNN_UNARY(VNN_UNARY_COS, return kmath::cos(a))
+VNN_UNARY(VNN_UNARY_LEAKY_RELU, return a > C(0) ? a : C(a * p.s0))
+VNN_UNARY(VNN_UNARY_GELU, return C(0.5) * a * (C(1) + kmath::erf(a * C(0.70710678118654752440))))
+VNN_UNARY(VNN_UNARY_SILU, return a / (C(1) + kmath::exp(-a)))
+VNN_UNARY(VNN_UNARY_ERF, return kmath::erf(a))
+VNN_UNARY(VNN_UNARY_LOGICAL_NOT, return C(a == C(0)))
+// NaN inputs stay NaN (the comparisons are false); lo > hi gives hi, as in
+// torch.clamp.
+VNN_UNARY(VNN_UNARY_CLAMP, C r = (p.has0 && a < p.s0) ? p.s0 : a; return (p.has1 && r > p.s1) ? p.s1 : r)
+VNN_UNARY(VNN_UNARY_RECIPROCAL, return C(1) / a)
+#undef VNN_UNARY
+
 template <> struct UnaryFn<VNN_UNARY_ABS> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a) {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, const UnaryParams<C>&) {
     if constexpr (std::is_unsigned_v<C>) return a;
     else return a < C(0) ? C(-a) : a;
   }
 };
-template <> struct UnaryFn<VNN_UNARY_EXP> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a) { return kmath::exp(a); }
-};
-template <> struct UnaryFn<VNN_UNARY_LOG> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a) { return kmath::log(a); }
-};
-template <> struct UnaryFn<VNN_UNARY_SQRT> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a) { return kmath::sqrt(a); }
-};
-template <> struct UnaryFn<VNN_UNARY_RELU> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a) { return a > C(0) ? a : C(0); }
-};
-template <> struct UnaryFn<VNN_UNARY_SIGMOID> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a) {
-    return C(1) / (C(1) + kmath::exp(-a));
+// floor / ceil / round are the identity on integers.
+template <> struct UnaryFn<VNN_UNARY_FLOOR> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, const UnaryParams<C>&) {
+    if constexpr (std::is_floating_point_v<C>) return kmath::floor(a);
+    else return a;
   }
 };
-template <> struct UnaryFn<VNN_UNARY_TANH> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a) { return kmath::tanh(a); }
+template <> struct UnaryFn<VNN_UNARY_CEIL> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, const UnaryParams<C>&) {
+    if constexpr (std::is_floating_point_v<C>) return kmath::ceil(a);
+    else return a;
+  }
+};
+// nearbyint in the default rounding mode rounds half to even.
+template <> struct UnaryFn<VNN_UNARY_ROUND> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, const UnaryParams<C>&) {
+    if constexpr (std::is_floating_point_v<C>) return kmath::nearbyint(a);
+    else return a;
+  }
+};
+// sign(NaN) is NaN (NumPy's choice), sign(+-0) is 0.
+template <> struct UnaryFn<VNN_UNARY_SIGN> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, const UnaryParams<C>&) {
+    if constexpr (std::is_unsigned_v<C>) {
+      return C(a != C(0));
+    } else {
+      if (a != a) return a;
+      return C(int(C(0) < a) - int(a < C(0)));
+    }
+  }
 };
 
 template <class Exec, class T, int Fn>
 void binary_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a,
                   const vnn_tensor_desc& b, double alpha_d) {
   using C = compute_t<T>;
-  T* o = typed<T>(out);
+  using O = binary_out_t<T, Fn>;
+  O* o = typed<O>(out);
   const T* x = typed<T>(a);
   const T* y = typed<T>(b);
-  const C alpha = C(alpha_d);
+  const C alpha = param_cast<C>(alpha_d);
   const StridedIndex oi(out), xi(a), yi(b);
   if (oi.contiguous && xi.contiguous && yi.contiguous) {
     // The common case, kept free of index math so that it vectorises.
-    T* op = o + oi.offset;
+    O* op = o + oi.offset;
     const T* xp = x + xi.offset;
     const T* yp = y + yi.offset;
     Kokkos::parallel_for("vnn::binary_contiguous", Range<Exec>(exec, 0, numel(out)), KOKKOS_LAMBDA(int64_t i) {
-      op[i] = store<T>(BinaryFn<Fn>::apply(load(xp[i]), load(yp[i]), alpha));
+      op[i] = store<O>(BinaryFn<Fn>::apply(load(xp[i]), load(yp[i]), alpha));
     });
     return;
   }
   Kokkos::parallel_for("vnn::binary", Range<Exec>(exec, 0, numel(out)), KOKKOS_LAMBDA(int64_t i) {
-    o[oi(i)] = store<T>(BinaryFn<Fn>::apply(load(x[xi(i)]), load(y[yi(i)]), alpha));
+    o[oi(i)] = store<O>(BinaryFn<Fn>::apply(load(x[xi(i)]), load(y[yi(i)]), alpha));
   });
 }
 
-template <class Exec, class T, int Fn>
-void unary_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a) {
-  T* o = typed<T>(out);
+template <class Exec, class T, class O, int Fn>
+void unary_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a,
+                 const UnaryParams<compute_t<T>> p) {
+  O* o = typed<O>(out);
   const T* x = typed<T>(a);
   const StridedIndex oi(out), xi(a);
   if (oi.contiguous && xi.contiguous) {
-    T* op = o + oi.offset;
+    O* op = o + oi.offset;
     const T* xp = x + xi.offset;
     Kokkos::parallel_for("vnn::unary_contiguous", Range<Exec>(exec, 0, numel(out)), KOKKOS_LAMBDA(int64_t i) {
-      op[i] = store<T>(UnaryFn<Fn>::apply(load(xp[i])));
+      op[i] = store<O>(UnaryFn<Fn>::apply(load(xp[i]), p));
     });
     return;
   }
   Kokkos::parallel_for("vnn::unary", Range<Exec>(exec, 0, numel(out)), KOKKOS_LAMBDA(int64_t i) {
-    o[oi(i)] = store<T>(UnaryFn<Fn>::apply(load(x[xi(i)])));
+    o[oi(i)] = store<O>(UnaryFn<Fn>::apply(load(x[xi(i)]), p));
   });
 }
 
@@ -113,34 +237,54 @@ void unary_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_
 // answered "unsupported" (the core promotes integers to float32 first).
 template <int Fn> constexpr bool unary_needs_float =
     Fn == VNN_UNARY_EXP || Fn == VNN_UNARY_LOG || Fn == VNN_UNARY_SQRT || Fn == VNN_UNARY_SIGMOID ||
-    Fn == VNN_UNARY_TANH;
+    Fn == VNN_UNARY_TANH || Fn == VNN_UNARY_LOG1P || Fn == VNN_UNARY_RSQRT || Fn == VNN_UNARY_SIN ||
+    Fn == VNN_UNARY_COS || Fn == VNN_UNARY_LEAKY_RELU || Fn == VNN_UNARY_GELU || Fn == VNN_UNARY_SILU ||
+    Fn == VNN_UNARY_ERF || Fn == VNN_UNARY_RECIPROCAL;
 
-template <class Exec>
-bool binary(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, const vnn_tensor_desc& b,
-            int64_t fn, double alpha) {
+template <class Exec, int Fn>
+bool binary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, const vnn_tensor_desc& b,
+               double alpha) {
   bool ok = false;
-  dispatch_dtype(out.dtype, [&](auto t) {
-    using T = decltype(t);
-    switch (fn) {
-      case VNN_BINARY_ADD: binary_typed<Exec, T, VNN_BINARY_ADD>(exec, out, a, b, alpha); ok = true; break;
-      case VNN_BINARY_SUB: binary_typed<Exec, T, VNN_BINARY_SUB>(exec, out, a, b, alpha); ok = true; break;
-      case VNN_BINARY_MUL: binary_typed<Exec, T, VNN_BINARY_MUL>(exec, out, a, b, alpha); ok = true; break;
-      case VNN_BINARY_DIV: binary_typed<Exec, T, VNN_BINARY_DIV>(exec, out, a, b, alpha); ok = true; break;
-      case VNN_BINARY_MAXIMUM: binary_typed<Exec, T, VNN_BINARY_MAXIMUM>(exec, out, a, b, alpha); ok = true; break;
-      case VNN_BINARY_MINIMUM: binary_typed<Exec, T, VNN_BINARY_MINIMUM>(exec, out, a, b, alpha); ok = true; break;
-      default: break;
-    }
+  if (a.dtype != b.dtype || out.dtype != (binary_bool_out<Fn> ? int32_t(VNN_BOOL) : a.dtype)) return false;
+  dispatch_dtype(a.dtype, [&](auto t) {
+    binary_typed<Exec, decltype(t), Fn>(exec, out, a, b, alpha);
+    ok = true;
   });
   return ok;
 }
 
+template <class Exec>
+bool binary(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, const vnn_tensor_desc& b,
+            int64_t fn, double alpha) {
+  switch (fn) {
+#define VNN_CASE(FN) case FN: return binary_fn<Exec, FN>(exec, out, a, b, alpha);
+    VNN_CASE(VNN_BINARY_ADD) VNN_CASE(VNN_BINARY_SUB) VNN_CASE(VNN_BINARY_MUL) VNN_CASE(VNN_BINARY_DIV)
+    VNN_CASE(VNN_BINARY_MAXIMUM) VNN_CASE(VNN_BINARY_MINIMUM) VNN_CASE(VNN_BINARY_POW)
+    VNN_CASE(VNN_BINARY_EQ) VNN_CASE(VNN_BINARY_NE) VNN_CASE(VNN_BINARY_LT) VNN_CASE(VNN_BINARY_LE)
+    VNN_CASE(VNN_BINARY_GT) VNN_CASE(VNN_BINARY_GE) VNN_CASE(VNN_BINARY_LOGICAL_AND)
+    VNN_CASE(VNN_BINARY_LOGICAL_OR) VNN_CASE(VNN_BINARY_LOGICAL_XOR)
+#undef VNN_CASE
+    default: return false;
+  }
+}
+
 template <class Exec, int Fn>
-bool unary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a) {
+bool unary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, const double* s,
+              int32_t ns) {
+  constexpr bool bool_out = Fn == VNN_UNARY_LOGICAL_NOT;
+  if (out.dtype != (bool_out ? int32_t(VNN_BOOL) : a.dtype)) return false;
   bool ok = false;
-  dispatch_dtype(out.dtype, [&](auto t) {
+  dispatch_dtype(a.dtype, [&](auto t) {
     using T = decltype(t);
-    if constexpr (!unary_needs_float<Fn> || std::is_floating_point_v<compute_t<T>>) {
-      unary_typed<Exec, T, Fn>(exec, out, a);
+    using C = compute_t<T>;
+    using O = std::conditional_t<bool_out, bool, T>;
+    if constexpr (!unary_needs_float<Fn> || std::is_floating_point_v<C>) {
+      UnaryParams<C> p;
+      // A NaN scalar means "no such bound" (clamp); it never reaches an
+      // integer conversion.
+      if (ns > 0 && s[0] == s[0]) p.s0 = param_cast<C>(s[0]), p.has0 = true;
+      if (ns > 1 && s[1] == s[1]) p.s1 = param_cast<C>(s[1]), p.has1 = true;
+      unary_typed<Exec, T, O, Fn>(exec, out, a, p);
       ok = true;
     }
   });
@@ -148,16 +292,17 @@ bool unary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_des
 }
 
 template <class Exec>
-bool unary(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, int64_t fn) {
+bool unary(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, int64_t fn,
+           const double* scalars = nullptr, int32_t num_scalars = 0) {
   switch (fn) {
-    case VNN_UNARY_NEG: return unary_fn<Exec, VNN_UNARY_NEG>(exec, out, a);
-    case VNN_UNARY_ABS: return unary_fn<Exec, VNN_UNARY_ABS>(exec, out, a);
-    case VNN_UNARY_EXP: return unary_fn<Exec, VNN_UNARY_EXP>(exec, out, a);
-    case VNN_UNARY_LOG: return unary_fn<Exec, VNN_UNARY_LOG>(exec, out, a);
-    case VNN_UNARY_SQRT: return unary_fn<Exec, VNN_UNARY_SQRT>(exec, out, a);
-    case VNN_UNARY_RELU: return unary_fn<Exec, VNN_UNARY_RELU>(exec, out, a);
-    case VNN_UNARY_SIGMOID: return unary_fn<Exec, VNN_UNARY_SIGMOID>(exec, out, a);
-    case VNN_UNARY_TANH: return unary_fn<Exec, VNN_UNARY_TANH>(exec, out, a);
+#define VNN_CASE(FN) case FN: return unary_fn<Exec, FN>(exec, out, a, scalars, num_scalars);
+    VNN_CASE(VNN_UNARY_NEG) VNN_CASE(VNN_UNARY_ABS) VNN_CASE(VNN_UNARY_EXP) VNN_CASE(VNN_UNARY_LOG)
+    VNN_CASE(VNN_UNARY_SQRT) VNN_CASE(VNN_UNARY_RELU) VNN_CASE(VNN_UNARY_SIGMOID) VNN_CASE(VNN_UNARY_TANH)
+    VNN_CASE(VNN_UNARY_LOG1P) VNN_CASE(VNN_UNARY_RSQRT) VNN_CASE(VNN_UNARY_SIN) VNN_CASE(VNN_UNARY_COS)
+    VNN_CASE(VNN_UNARY_LEAKY_RELU) VNN_CASE(VNN_UNARY_GELU) VNN_CASE(VNN_UNARY_SILU) VNN_CASE(VNN_UNARY_ERF)
+    VNN_CASE(VNN_UNARY_FLOOR) VNN_CASE(VNN_UNARY_CEIL) VNN_CASE(VNN_UNARY_ROUND) VNN_CASE(VNN_UNARY_SIGN)
+    VNN_CASE(VNN_UNARY_LOGICAL_NOT) VNN_CASE(VNN_UNARY_CLAMP) VNN_CASE(VNN_UNARY_RECIPROCAL)
+#undef VNN_CASE
     default: return false;
   }
 }

@@ -1,6 +1,7 @@
-// BINARY and UNARY elementwise ops on one dtype (inputs and output share
-// it). Defines: T storage type, DT vnn_dtype code, and either BINARY_FN or
-// UNARY_FN (vnn_binary_fn / vnn_unary_fn codes).
+// BINARY and UNARY elementwise ops. Defines: T / DT the inputs' storage
+// type and vnn_dtype code, OT / ODT the output's (they differ only for the
+// bool-valued comparisons, logical ops and LOGICAL_NOT), and either
+// BINARY_FN or UNARY_FN (vnn_binary_fn / vnn_unary_fn codes).
 //
 // Arithmetic follows C++: uint8 and bool compute in int (so true + true is
 // 2, stored as true), the 16-bit floats compute in float.
@@ -28,16 +29,20 @@
 
 #if DT == 6
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
 #elif DT == 7
 #define LOAD(p, i) vnn_bf16_to_float((p)[i])
-#define STORE(p, i, v) ((p)[i] = vnn_bf16_from_float(v))
-#elif DT == 5
-#define LOAD(p, i) ((CT)(p)[i])
-#define STORE(p, i, v) ((p)[i] = (uchar)((v) != 0))
 #else
 #define LOAD(p, i) ((CT)(p)[i])
-#define STORE(p, i, v) ((p)[i] = (T)(v))
+#endif
+
+#if ODT == 6
+#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#elif ODT == 7
+#define STORE(p, i, v) ((p)[i] = vnn_bf16_from_float(v))
+#elif ODT == 5
+#define STORE(p, i, v) ((p)[i] = (uchar)((v) != 0))
+#else
+#define STORE(p, i, v) ((p)[i] = (OT)(v))
 #endif
 
 #ifdef BINARY_FN
@@ -49,15 +54,24 @@ inline CT vnn_minimum(CT a, CT b) { return isnan(a) ? a : isnan(b) ? b : (a < b 
 #else
 inline CT vnn_maximum(CT a, CT b) { return a > b ? a : b; }
 inline CT vnn_minimum(CT a, CT b) { return a < b ? a : b; }
-#endif
-
-#ifndef IS_FLOAT
 // Truncating division with x / 0 = 0, and x / -1 as wrapping negation
 // because INT_MIN / -1 traps on x86 (PoCL runs there).
 inline CT vnn_divide(CT a, CT b) {
   if (b == 0) return 0;
   if (b == (CT)-1) return (CT)((ulong)0 - (ulong)a);
   return a / b;
+}
+// Power by squaring in wrapping unsigned arithmetic; negative exponents
+// give the truncated 1 / a^-b (1, +-1 for a == -1, else 0).
+inline CT vnn_ipow(CT a, CT b) {
+  if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+  ulong r = 1, base = (ulong)a, e = (ulong)b;
+  while (e) {
+    if (e & 1) r *= base;
+    base *= base;
+    e >>= 1;
+  }
+  return (CT)r;
 }
 #endif
 
@@ -78,12 +92,37 @@ inline CT vnn_binary(CT a, CT b, CT alpha) {
   return vnn_maximum(a, b);
 #elif BINARY_FN == 5
   return vnn_minimum(a, b);
+#elif BINARY_FN == 6
+#ifdef IS_FLOAT
+  return pow(a, b);
+#else
+  return vnn_ipow(a, b);
+#endif
+// Comparisons and logical ops give 0 / 1; NaN compares false except in NE.
+#elif BINARY_FN == 7
+  return a == b;
+#elif BINARY_FN == 8
+  return a != b;
+#elif BINARY_FN == 9
+  return a < b;
+#elif BINARY_FN == 10
+  return a <= b;
+#elif BINARY_FN == 11
+  return a > b;
+#elif BINARY_FN == 12
+  return a >= b;
+#elif BINARY_FN == 13
+  return a != 0 && b != 0;
+#elif BINARY_FN == 14
+  return a != 0 || b != 0;
+#elif BINARY_FN == 15
+  return (a != 0) != (b != 0);
 #else
 #error unknown BINARY_FN
 #endif
 }
 
-__kernel void vnn_binary_op(__global T* out, long out_off, __global const T* a, long a_off,
+__kernel void vnn_binary_op(__global OT* out, long out_off, __global const T* a, long a_off,
                             __global const T* b, long b_off, CT alpha, long n, int ndim,
                             long8 sizes, long8 out_strides, long8 a_strides, long8 b_strides) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
@@ -106,6 +145,8 @@ inline CT vnn_sigmoid(CT x) {
   CT e = exp(x);
   return e / ((CT)1 + e);
 }
+inline CT vnn_gelu(CT x) { return (CT)0.5 * x * ((CT)1 + erf(x * (CT)0.70710678118654752440)); }
+inline CT vnn_silu(CT x) { return x * vnn_sigmoid(x); }
 #define VNN_FLOAT_FN(f, x) f(x)
 #else
 inline FT vnn_sigmoid(FT x) {
@@ -113,10 +154,13 @@ inline FT vnn_sigmoid(FT x) {
   FT e = exp(x);
   return e / ((FT)1 + e);
 }
+inline FT vnn_gelu(FT x) { return (FT)0.5 * x * ((FT)1 + erf(x * (FT)0.70710678118654752440)); }
+inline FT vnn_silu(FT x) { return x * vnn_sigmoid(x); }
 #define VNN_FLOAT_FN(f, x) ((CT)f((FT)(x)))
 #endif
 
-inline CT vnn_unary(CT x) {
+// s0 / s1: leaky_relu's slope, clamp's bounds (has0 / has1 = 0: no bound).
+inline CT vnn_unary(CT x, CT s0, CT s1, int has0, int has1) {
 #if UNARY_FN == 0
   return -x;
 #elif UNARY_FN == 1
@@ -137,17 +181,71 @@ inline CT vnn_unary(CT x) {
   return VNN_FLOAT_FN(vnn_sigmoid, x);
 #elif UNARY_FN == 7
   return VNN_FLOAT_FN(tanh, x);
+#elif UNARY_FN == 8
+  return VNN_FLOAT_FN(log1p, x);
+#elif UNARY_FN == 9
+  return VNN_FLOAT_FN(rsqrt, x);
+#elif UNARY_FN == 10
+  return VNN_FLOAT_FN(sin, x);
+#elif UNARY_FN == 11
+  return VNN_FLOAT_FN(cos, x);
+#elif UNARY_FN == 12
+  return x > 0 ? x : x * s0;
+#elif UNARY_FN == 13
+  return VNN_FLOAT_FN(vnn_gelu, x);
+#elif UNARY_FN == 14
+  return VNN_FLOAT_FN(vnn_silu, x);
+#elif UNARY_FN == 15
+  return VNN_FLOAT_FN(erf, x);
+// floor / ceil / round are the identity on integers; rint rounds half to
+// even in the default rounding mode.
+#elif UNARY_FN == 16
+#ifdef IS_FLOAT
+  return floor(x);
+#else
+  return x;
+#endif
+#elif UNARY_FN == 17
+#ifdef IS_FLOAT
+  return ceil(x);
+#else
+  return x;
+#endif
+#elif UNARY_FN == 18
+#ifdef IS_FLOAT
+  return rint(x);
+#else
+  return x;
+#endif
+#elif UNARY_FN == 19
+#ifdef IS_FLOAT
+  if (isnan(x)) return x;  // sign(NaN) is NaN
+#endif
+  return (CT)((x > 0) - (x < 0));
+#elif UNARY_FN == 20
+  return x == 0;
+#elif UNARY_FN == 21
+  // NaN stays NaN; lo > hi gives hi, as torch.clamp.
+  CT r = (has0 && x < s0) ? s0 : x;
+  return (has1 && r > s1) ? s1 : r;
+#elif UNARY_FN == 22
+#ifdef IS_FLOAT
+  return (CT)1 / x;
+#else
+  return (CT)((FT)1 / (FT)x);
+#endif
 #else
 #error unknown UNARY_FN
 #endif
 }
 
-__kernel void vnn_unary_op(__global T* out, long out_off, __global const T* a, long a_off,
-                           long n, int ndim, long8 sizes, long8 out_strides, long8 a_strides) {
+__kernel void vnn_unary_op(__global OT* out, long out_off, __global const T* a, long a_off,
+                           long n, int ndim, long8 sizes, long8 out_strides, long8 a_strides,
+                           CT s0, CT s1, int has0, int has1) {
   for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
     long8 idx = VNN_INDEX(i);
     CT x = LOAD(a, VNN_OFFSET(i, a_off, a_strides));
-    STORE(out, VNN_OFFSET(i, out_off, out_strides), vnn_unary(x));
+    STORE(out, VNN_OFFSET(i, out_off, out_strides), vnn_unary(x, s0, s1, has0, has1));
   }
 }
 
