@@ -32,5 +32,7 @@ class Unsupported : public Error { using Error::Error; };
 class BackendError : public Error { using Error::Error; };
 // A plugin could not be used: ABI mismatch, missing entry point, ...
 class PluginError : public Error { using Error::Error; };
+// A file whose contents are not what its format requires (truncated, corrupt, hostile).
+class FormatError : public Error { using Error::Error; };
 
 }  // namespace vnn

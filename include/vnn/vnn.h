@@ -1,6 +1,11 @@
 // The umbrella header: #include <vnn/vnn.h>
 #pragma once
+#include "vnn/data/dataloader.h"
+#include "vnn/data/dataset.h"
+#include "vnn/data/readers.h"
+#include "vnn/data/transforms.h"
 #include "vnn/device.h"
+#include "vnn/io/safetensors.h"
 #include "vnn/dtype.h"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"

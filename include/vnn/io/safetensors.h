@@ -1,0 +1,76 @@
+// Checkpoints in the safetensors format (https://github.com/huggingface/safetensors):
+// 8-byte little-endian header length N, N bytes of JSON
+//   {"name": {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]},
+//    "__metadata__": {"key": "value"}}
+// then the raw little-endian contiguous data; offsets count from the end
+// of the header. Files written here open in Python's safetensors and
+// PyTorch (safetensors.torch.load_file), and theirs load here.
+//
+//   vnn::io::save("model.safetensors", {{"fc.weight", w}, {"fc.bias", b}});
+//   auto t = vnn::io::load("model.safetensors", vnn::Device("opencl:0"));
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "vnn/error.h"
+#include "vnn/tensor.h"
+
+namespace vnn {
+
+// A file that cannot be opened, read, written or renamed (the text names
+// the file and the system's reason).
+class FileError : public Error { using Error::Error; };
+
+namespace io {
+
+using TensorMap = std::map<std::string, Tensor>;
+using Metadata = std::map<std::string, std::string>;
+
+// Writes atomically: a temporary file in the same directory is written,
+// flushed and fsync'ed, then renamed over path, so a crash or failure
+// mid-save leaves any previous file at path untouched. Tensors may live on
+// any device and have any strides (they are copied to the host
+// contiguously). Names must be non-empty and not "__metadata__".
+void save(const std::string& path, const TensorMap& tensors, const Metadata& metadata = {});
+
+// Reads every tensor onto map_location (any file loads onto any device).
+// Truncated, corrupt or hostile files throw FormatError naming the file and
+// the problem; missing or unreadable ones FileError.
+TensorMap load(const std::string& path, const Device& map_location = Device("cpu", 0));
+// The __metadata__ map only (reads the header, not the data).
+Metadata load_metadata(const std::string& path);
+
+// The parsed, validated layout of a file. Exposed for tools and the fuzzer.
+struct TensorEntry {
+  std::string name;
+  std::string dtype;           // "F32", "F64", "I32", "I64", "U8", "BOOL", "F16", "BF16"
+  std::vector<int64_t> shape;
+  uint64_t begin = 0, end = 0;  // byte range relative to data_start
+};
+struct Header {
+  std::vector<TensorEntry> tensors;  // in file order
+  Metadata metadata;
+  uint64_t data_start = 0;  // 8 + header length
+};
+// Validates the first `size` bytes of a file of file_size bytes (size may
+// stop after the header). Never reads outside [data, data + size).
+// Rejects: fewer than 8 bytes, header length > 100 MB or past the end,
+// invalid JSON, duplicate names, unknown dtypes, bad shapes, offsets that
+// run past the end, overlap, or disagree with shape x dtype size.
+Header parse_header(const uint8_t* data, size_t size, uint64_t file_size, const std::string& source);
+// Bytes per element of a safetensors dtype name; 0 when unknown.
+size_t dtype_size(const std::string& dtype);
+
+namespace testing {
+// Called before each chunk a save writes with the number of bytes written
+// so far; returning true makes that write fail as if the disk broke.
+// Pass an empty function to clear it.
+void set_write_failure_hook(std::function<bool(size_t bytes_written)> hook);
+}  // namespace testing
+
+}  // namespace io
+}  // namespace vnn

@@ -1,0 +1,255 @@
+// DataLoader: a per-epoch state shared by the loop's iterator, with worker
+// threads that claim batch numbers in order and park results in a map.
+// Workers only touch host memory (see host_util.hpp); pinning and device
+// transfers happen in the loop's thread.
+#include "vnn/data/dataloader.h"
+
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "data/host_util.hpp"
+#include "vnn/error.h"
+
+namespace vnn::data {
+
+using detail::host_empty;
+using detail::host_ptr;
+
+namespace {
+Tensor stack(const std::vector<Tensor>& parts, const std::vector<int64_t>& indices, const char* what) {
+  const Tensor& first = parts[0];
+  for (size_t i = 0; i < parts.size(); ++i) {
+    detail::require_host(parts[i], what);
+    if (parts[i].sizes() != first.sizes())
+      throw ShapeError(std::string("DataLoader: ") + what + " of sample " + std::to_string(i) + " (dataset index " +
+                       std::to_string(indices[i]) + ") has shape " + parts[i].shape_str() + " but sample 0 has " +
+                       first.shape_str() + "; batched examples need equal shapes");
+    if (parts[i].dtype() != first.dtype())
+      throw DTypeError(std::string("DataLoader: ") + what + " of sample " + std::to_string(i) + " (dataset index " +
+                       std::to_string(indices[i]) + ") is " + name(parts[i].dtype()) + " but sample 0 is " +
+                       name(first.dtype()));
+  }
+  Shape shape;
+  shape.push_back(int64_t(parts.size()));
+  for (auto s : first.sizes()) shape.push_back(s);
+  Tensor out = host_empty(shape, first.dtype());
+  char* dst = static_cast<char*>(host_ptr(out));
+  size_t bytes = first.nbytes();
+  for (size_t i = 0; i < parts.size(); ++i) detail::copy_to_buffer(parts[i], dst + i * bytes);
+  return out;
+}
+}  // namespace
+
+Batch collate(const Dataset& dataset, const std::vector<int64_t>& indices, int64_t epoch) {
+  if (indices.empty()) throw ValueError("DataLoader: cannot collate an empty batch");
+  std::vector<Tensor> data, target;
+  data.reserve(indices.size());
+  target.reserve(indices.size());
+  for (auto i : indices) {
+    Example e = dataset.get_for_epoch(i, epoch);
+    data.push_back(std::move(e.data));
+    target.push_back(std::move(e.target));
+  }
+  Batch b;
+  b.data = stack(data, indices, "data");
+  bool labelled = target[0].defined();
+  for (size_t i = 0; i < target.size(); ++i)
+    if (target[i].defined() != labelled)
+      throw ValueError("DataLoader: sample " + std::to_string(i) + " (dataset index " + std::to_string(indices[i]) +
+                       ") " + (labelled ? "has no target" : "has a target") + " unlike sample 0");
+  if (labelled) b.target = stack(target, indices, "target");
+  return b;
+}
+
+struct DataLoader::Epoch {
+  DatasetPtr dataset;
+  DataLoaderOptions opt;
+  int64_t epoch = 0;
+  std::vector<int64_t> order;
+  int64_t batches = 0;
+
+  std::mutex m;
+  std::condition_variable work_cv, ready_cv;
+  int64_t next_claim = 0, next_deliver = 0;
+  std::map<int64_t, std::pair<Batch, std::exception_ptr>> done;
+  bool stop = false;
+  std::vector<std::thread> threads;
+  int64_t staged_k = -1;  // batch already handed to the device (overlap)
+  Batch staged;
+
+  std::vector<int64_t> indices(int64_t k) const {
+    int64_t b = opt.batch_size, start = k * b, end = std::min<int64_t>(start + b, int64_t(order.size()));
+    return std::vector<int64_t>(order.begin() + start, order.begin() + end);
+  }
+
+  void start() {
+    for (int w = 0; w < opt.num_workers; ++w) threads.emplace_back([this] { work(); });
+  }
+
+  void work() {
+    int64_t depth = int64_t(opt.num_workers) * std::max(1, opt.prefetch_factor);
+    for (;;) {
+      int64_t k;
+      {
+        std::unique_lock<std::mutex> lock(m);
+        work_cv.wait(lock, [&] { return stop || next_claim >= batches || next_claim < next_deliver + depth; });
+        if (stop || next_claim >= batches) return;
+        k = next_claim++;
+      }
+      std::pair<Batch, std::exception_ptr> r;
+      try {
+        r.first = collate(*dataset, indices(k), epoch);
+      } catch (...) {
+        r.second = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(m);
+      done.emplace(k, std::move(r));
+      ready_cv.notify_all();
+    }
+  }
+
+  // Host batch k (built here when there are no workers).
+  std::pair<Batch, std::exception_ptr> take(int64_t k, bool wait) {
+    if (threads.empty()) {
+      if (!wait) return {};
+      try {
+        return {collate(*dataset, indices(k), epoch), nullptr};
+      } catch (...) {
+        return {Batch(), std::current_exception()};
+      }
+    }
+    std::unique_lock<std::mutex> lock(m);
+    if (wait) ready_cv.wait(lock, [&] { return done.count(k) > 0 || stop; });
+    auto it = done.find(k);
+    if (it == done.end()) {
+      if (wait) throw Error("DataLoader: this pass was ended by a newer begin() on the same loader");
+      return {};
+    }
+    auto r = std::move(it->second);
+    done.erase(it);
+    next_deliver = k + 1;
+    work_cv.notify_all();
+    return r;
+  }
+
+  Batch to_device(Batch b) const {
+    if (opt.pin_memory) {
+      b.data = b.data.pin_memory();
+      if (b.target.defined()) b.target = b.target.pin_memory();
+    }
+    if (opt.device) {
+      b.data = b.data.to(*opt.device, opt.non_blocking);
+      if (b.target.defined()) b.target = b.target.to(*opt.device, opt.non_blocking);
+    }
+    return b;
+  }
+
+  Batch next(int64_t k) {
+    Batch out;
+    if (staged_k == k) {
+      out = std::move(staged);
+      staged = Batch();
+      staged_k = -1;
+    } else {
+      auto r = take(k, true);
+      if (r.second) std::rethrow_exception(r.second);
+      out = to_device(std::move(r.first));
+    }
+    // Queue the next batch's copy now, so it overlaps the caller's step.
+    if (opt.device && opt.non_blocking && !threads.empty() && k + 1 < batches) {
+      auto r = take(k + 1, false);
+      if (r.second) {
+        std::lock_guard<std::mutex> lock(m);
+        done.emplace(k + 1, std::move(r));  // surfaces when batch k+1 is due
+      } else if (r.first.data.defined()) {
+        staged = to_device(std::move(r.first));
+        staged_k = k + 1;
+      }
+    }
+    return out;
+  }
+
+  ~Epoch() {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      stop = true;
+    }
+    work_cv.notify_all();
+    for (auto& t : threads) t.join();
+  }
+};
+
+DataLoader::DataLoader(DatasetPtr dataset, DataLoaderOptions options)
+    : dataset_(std::move(dataset)), options_(std::move(options)) {
+  if (!dataset_) throw ValueError("DataLoader: dataset is null");
+  if (options_.batch_size <= 0)
+    throw ValueError("DataLoader: batch_size must be > 0, got " + std::to_string(options_.batch_size));
+  if (options_.num_workers < 0 || options_.num_workers > 256)
+    throw ValueError("DataLoader: num_workers must be in [0, 256], got " + std::to_string(options_.num_workers));
+  if (options_.prefetch_factor < 1)
+    throw ValueError("DataLoader: prefetch_factor must be >= 1, got " + std::to_string(options_.prefetch_factor));
+  if (options_.device) (void)device_info(*options_.device);  // DeviceNotFound now, not mid-epoch
+}
+
+DataLoader::~DataLoader() = default;  // running epochs are owned (and joined) by their iterators
+
+int64_t DataLoader::num_batches() const {
+  int64_t n = dataset_->size(), b = options_.batch_size;
+  return options_.drop_last ? n / b : (n + b - 1) / b;
+}
+
+std::vector<int64_t> DataLoader::order(int64_t epoch) const {
+  int64_t n = dataset_->size();
+  if (!options_.shuffle) {
+    std::vector<int64_t> o(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) o[size_t(i)] = i;
+    return o;
+  }
+  // One generator per (seed, epoch): the order never depends on workers.
+  Generator gen(options_.seed * 0x9E3779B97F4A7C15ull + uint64_t(epoch) * 0xBF58476D1CE4E5B9ull + 1);
+  return randperm(n, TensorOptions(kInt64), &gen).to_vector<int64_t>();
+}
+
+DataLoader::Iterator DataLoader::begin() {
+  // A new pass ends the previous one (its workers stop once its iterators go).
+  if (auto old = running_.lock()) {
+    std::lock_guard<std::mutex> lock(old->m);
+    old->stop = true;
+    old->work_cv.notify_all();
+    old->ready_cv.notify_all();
+  }
+  auto e = std::make_shared<Epoch>();
+  e->dataset = dataset_;
+  e->opt = options_;
+  e->epoch = next_epoch_++;
+  e->order = order(e->epoch);
+  e->batches = num_batches();
+  e->order.resize(size_t(std::min<int64_t>(int64_t(e->order.size()), e->batches * options_.batch_size)));
+  running_ = e;
+  Iterator it;
+  it.epoch_ = e;
+  if (e->batches == 0) return it;
+  e->start();
+  it.batch_ = e->next(0);
+  return it;
+}
+
+bool DataLoader::Iterator::at_end() const { return !epoch_ || k_ >= epoch_->batches; }
+
+DataLoader::Iterator& DataLoader::Iterator::operator++() {
+  if (at_end()) return *this;
+  ++k_;
+  batch_ = Batch();
+  if (k_ < epoch_->batches) {
+    batch_ = epoch_->next(k_);
+  } else {
+    epoch_.reset();  // joins the workers now, not when the iterator dies
+  }
+  return *this;
+}
+
+}  // namespace vnn::data

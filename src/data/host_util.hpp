@@ -1,0 +1,22 @@
+// Host-side helpers for the data pipeline. They allocate and copy on the
+// host only (no backend ops), so DataLoader worker threads may call them
+// while the main thread runs device work.
+#pragma once
+#include <cstdint>
+
+#include "vnn/tensor.h"
+
+namespace vnn::data::detail {
+
+// Throws ValueError unless t is a defined cpu tensor ("<what>: ...").
+void require_host(const Tensor& t, const char* what);
+// A new contiguous cpu tensor (no op enqueued).
+Tensor host_empty(const Shape& shape, DType dtype);
+// Element 0 of a cpu tensor.
+void* host_ptr(const Tensor& t);
+// Copies t's elements in row-major order to dst (any strides).
+void copy_to_buffer(const Tensor& t, void* dst);
+// t itself when contiguous, else a contiguous host copy.
+Tensor host_contiguous(const Tensor& t);
+
+}  // namespace vnn::data::detail
