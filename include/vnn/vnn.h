@@ -4,6 +4,7 @@
 #include "vnn/data/dataset.h"
 #include "vnn/data/readers.h"
 #include "vnn/data/transforms.h"
+#include "vnn/creation.h"
 #include "vnn/device.h"
 #include "vnn/io/safetensors.h"
 #include "vnn/dtype.h"

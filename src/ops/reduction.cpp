@@ -2,9 +2,13 @@
 // the backend receives the input permuted so that the reduced dims come
 // last (VNN_OP_REDUCE) or the softmax dim last (VNN_OP_SOFTMAX).
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 
+#include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/elementwise.h"
 #include "vnn/error.h"
 #include "vnn/reduction.h"
 
@@ -60,6 +64,30 @@ void reduce_dtypes(vnn_reduce_fn fn, DType in, const char* op, DType* compute, D
   }
 }
 
+// d out / d in for a reduction of the last k dims of `in` into `out`.
+detail::BackwardFn reduce_backward(vnn_reduce_fn fn, const Tensor& in_t, const Tensor& out_t, int k, int64_t inner) {
+  Tensor in = in_t.detach(), out = out_t.detach();
+  Shape in_sizes = in.sizes(), kept = out.sizes();
+  for (int i = 0; i < k; ++i) kept.push_back(1);
+  auto spread = [in_sizes, kept](const Tensor& t) { return t.reshape(kept).expand(in_sizes); };
+  return [=](const Tensor& g) {
+    Tensor gi;
+    switch (fn) {
+      case VNN_REDUCE_SUM: gi = spread(g); break;
+      case VNN_REDUCE_MEAN: gi = spread(mul(g, 1.0 / double(inner > 0 ? inner : 1))); break;
+      case VNN_REDUCE_PROD: gi = div(mul(spread(g), spread(out)), in); break;
+      default: {  // MAX / MIN: ties share the gradient evenly
+        Tensor hit = eq(in, spread(out)).to(g.dtype());
+        std::vector<int64_t> last;
+        for (int i = 0; i < k; ++i) last.push_back(in.dim() - 1 - i);
+        Tensor count = sum(hit, last, false);
+        gi = mul(hit, spread(div(g, count)));
+      }
+    }
+    return std::vector<Tensor>{gi};
+  };
+}
+
 // Reduces `t` over the dims flagged in `reduced` (all dims when none are).
 Tensor reduce(const Tensor& t0, const bool* reduced_in, vnn_reduce_fn fn, bool keepdim) {
   const char* op = reduce_name(fn);
@@ -110,15 +138,16 @@ Tensor reduce(const Tensor& t0, const bool* reduced_in, vnn_reduce_fn fn, bool k
   if ((result == kUInt8 || result == kBool) && !is_arg(fn)) kernel_out = kInt32;
   Tensor out = detail::make_empty(t.impl()->ctx(), out_sizes, kernel_out);
   detail::enqueue(VNN_OP_REDUCE, op, {&in}, out, {}, {int64_t(fn), int64_t(k)});
+  if (detail::needs_grad({&in}) && is_floating(kernel_out) && !is_arg(fn))
+    detail::record(op, out, {&in}, reduce_backward(fn, in, out, k, inner), {&in, &out});
   if (kernel_out != result) out = out.to(result);
   return keepdim ? out.view(keep_sizes) : out;
 }
 
-Tensor reduce_dims(const Tensor& t, const std::vector<int64_t>& dims, vnn_reduce_fn fn, bool keepdim) {
-  const char* op = reduce_name(fn);
+// Validates `dims` once and flags the reduced dims (all when dims is empty).
+void reduced_mask(const Tensor& t, const std::vector<int64_t>& dims, const char* op, bool* reduced) {
   checked(t, op);
   int nd = t.dim();
-  bool reduced[kMaxDims] = {};
   if (dims.empty()) {
     for (int i = 0; i < nd; ++i) reduced[i] = true;
   } else {
@@ -133,6 +162,11 @@ Tensor reduce_dims(const Tensor& t, const std::vector<int64_t>& dims, vnn_reduce
       reduced[n] = true;
     }
   }
+}
+
+Tensor reduce_dims(const Tensor& t, const std::vector<int64_t>& dims, vnn_reduce_fn fn, bool keepdim) {
+  bool reduced[kMaxDims] = {};
+  reduced_mask(t, dims, reduce_name(fn), reduced);
   return reduce(t, reduced, fn, keepdim);
 }
 
@@ -157,6 +191,13 @@ Tensor softmax_impl(const Tensor& t0, int dim, bool log_out) {
     Tensor in_v = nd > 0 ? in.transpose(d, nd - 1) : in;
     Tensor out_v = nd > 0 ? out.transpose(d, nd - 1) : out;
     detail::enqueue(VNN_OP_SOFTMAX, op, {&in_v}, out_v, {}, {int64_t(log_out ? 1 : 0)});
+  }
+  if (detail::needs_grad({&in})) {
+    Tensor y = out.detach();
+    detail::record(op, out, {&in}, [y, d, log_out](const Tensor& g) {
+      Tensor gi = log_out ? sub(g, mul(exp(y), sum(g, d, true))) : mul(y, sub(g, sum(mul(g, y), d, true)));
+      return std::vector<Tensor>{gi};
+    }, {&out});
   }
   return compute == t.dtype() ? out : out.to(t.dtype());
 }
@@ -194,6 +235,162 @@ Tensor argmax(const Tensor& t) { return reduce_all(t, VNN_REDUCE_ARGMAX); }
 Tensor argmax(const Tensor& t, int dim, bool keepdim) { return reduce_one(t, dim, VNN_REDUCE_ARGMAX, keepdim); }
 Tensor argmin(const Tensor& t) { return reduce_all(t, VNN_REDUCE_ARGMIN); }
 Tensor argmin(const Tensor& t, int dim, bool keepdim) { return reduce_one(t, dim, VNN_REDUCE_ARGMIN, keepdim); }
+
+// ---- reductions composed from the ones above ------------------------------
+// Each is a handful of kernels over the input (no extra backend op): the
+// memory traffic is 2-3 reads of the input, which is the floor for the
+// two-pass var and the max-shifted logsumexp anyway.
+
+namespace {
+
+// The result shape of a reduction over `reduced` and the number of elements
+// each output reduces.
+Shape reduced_shape(const Tensor& t, const bool* reduced, bool keepdim, int64_t* count) {
+  Shape out;
+  *count = 1;
+  for (int i = 0; i < t.dim(); ++i) {
+    if (reduced[i]) *count *= t.sizes()[i];
+    if (!reduced[i]) out.push_back(t.sizes()[i]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+// The dtype a floating-only composed reduction computes in: float64 stays,
+// everything else (float32 and the storage-only halves) is float32.
+DType float_compute(const Tensor& t, const char* op, bool accept_int) {
+  if (!is_floating(t.dtype()) && !(accept_int && t.dtype() != kBool))
+    throw DTypeError(std::string(op) + ": expected a floating " + (accept_int ? "or integer " : "") +
+                     "dtype, got " + name(t.dtype()) + "; convert first, e.g. t.to(vnn::kFloat32)");
+  return t.dtype() == kFloat64 ? kFloat64 : kFloat32;
+}
+
+DType float_result(DType in) { return is_floating(in) ? in : kFloat32; }
+
+Tensor var_impl(const Tensor& t, const std::vector<int64_t>& dims, int64_t correction, bool keepdim,
+                bool take_sqrt) {
+  const char* op = take_sqrt ? "std" : "var";
+  bool reduced[kMaxDims] = {};
+  reduced_mask(t, dims, op, reduced);
+  DType c = float_compute(t, op, false);
+  if (correction < 0)
+    throw ValueError(std::string(op) + ": correction must be >= 0, got " + std::to_string(correction));
+  int64_t n = 0;
+  reduced_shape(t, reduced, keepdim, &n);
+  // Two passes: the mean first, then the squared deviations from it, so a
+  // large common offset does not cancel catastrophically (the textbook
+  // sum(x^2) - sum(x)^2 / n loses every digit of a float32 variance of
+  // values near 1e4). Sums accumulate in float64 inside the kernel.
+  std::vector<int64_t> all_dims;
+  for (int i = 0; i < t.dim(); ++i)
+    if (reduced[i]) all_dims.push_back(i);
+  Tensor x = t.to(c);
+  Tensor d = x - mean(x, all_dims, true);
+  // n - correction <= 0 gives inf (or nan for a zero sum), as PyTorch does.
+  double denom = double(n - correction > 0 ? n - correction : 0);
+  Tensor v = sum(d * d, all_dims, keepdim) * (1.0 / denom);
+  if (take_sqrt) v = sqrt(v);
+  return v.to(t.dtype());
+}
+
+Tensor norm_impl(const Tensor& t, double p, const std::vector<int64_t>& dims, bool keepdim) {
+  const char* op = "norm";
+  bool reduced[kMaxDims] = {};
+  reduced_mask(t, dims, op, reduced);
+  DType c = float_compute(t, op, false);
+  if (std::isnan(p)) throw ValueError("norm: p must not be NaN");
+  std::vector<int64_t> all_dims;
+  for (int i = 0; i < t.dim(); ++i)
+    if (reduced[i]) all_dims.push_back(i);
+  int64_t n = 0;
+  Shape out_shape = reduced_shape(t, reduced, keepdim, &n);
+  Tensor x = t.to(c);
+  Tensor r;
+  if (std::isinf(p)) {
+    // The largest (smallest) magnitude; an empty reduction has norm 0.
+    if (n == 0) return zeros(out_shape, TensorOptions(t.device()).with(t.dtype()));
+    r = p > 0 ? amax(abs(x), all_dims, keepdim) : amin(abs(x), all_dims, keepdim);
+  } else if (p == 0) {
+    r = sum(x.to(kBool), all_dims, keepdim).to(c);  // the number of non-zeros
+  } else if (p == 1) {
+    r = sum(abs(x), all_dims, keepdim);
+  } else if (p == 2) {
+    r = sqrt(sum(x * x, all_dims, keepdim));
+  } else {
+    // |x|^p as exp(p log|x|): log 0 = -inf gives exp(-inf) = 0 for p > 0.
+    r = exp(log(sum(exp(log(abs(x)) * p), all_dims, keepdim)) * (1.0 / p));
+  }
+  return r.to(t.dtype());
+}
+
+Tensor logsumexp_impl(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {
+  const char* op = "logsumexp";
+  bool reduced[kMaxDims] = {};
+  reduced_mask(t, dims, op, reduced);
+  DType c = float_compute(t, op, true);
+  int64_t n = 0;
+  Shape out_shape = reduced_shape(t, reduced, keepdim, &n);
+  TensorOptions o = TensorOptions(t.device()).with(c);
+  if (n == 0) return full(out_shape, -std::numeric_limits<double>::infinity(), o.with(float_result(t.dtype())));
+  std::vector<int64_t> all_dims;
+  for (int i = 0; i < t.dim(); ++i)
+    if (reduced[i]) all_dims.push_back(i);
+  Tensor x = t.to(c);
+  // Shift by the row maximum so exp never overflows; an infinite maximum is
+  // clamped to the largest finite value so that inf - inf never appears
+  // (all -inf rows give -inf, any +inf gives +inf, NaN stays NaN).
+  double big = c == kFloat64 ? std::numeric_limits<double>::max() : double(std::numeric_limits<float>::max());
+  Tensor m = minimum(maximum(amax(x, all_dims, true), full({}, -big, o)), full({}, big, o));
+  Tensor s = sum(exp(x - m), all_dims, keepdim);
+  Tensor r = log(s) + m.view(s.sizes());
+  return r.to(float_result(t.dtype()));
+}
+
+Tensor any_all(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim, bool is_any) {
+  const char* op = is_any ? "any" : "all";
+  bool reduced[kMaxDims] = {};
+  reduced_mask(t, dims, op, reduced);
+  int64_t n = 0;
+  Shape out_shape = reduced_shape(t, reduced, keepdim, &n);
+  // An empty reduction: any() is false, all() is true (max/min would throw).
+  if (n == 0) return full(out_shape, is_any ? 0.0 : 1.0, TensorOptions(t.device()).with(kBool));
+  std::vector<int64_t> all_dims;
+  for (int i = 0; i < t.dim(); ++i)
+    if (reduced[i]) all_dims.push_back(i);
+  Tensor b = t.to(kBool);  // x != 0; NaN counts as true, like PyTorch
+  return is_any ? amax(b, all_dims, keepdim) : amin(b, all_dims, keepdim);
+}
+
+}  // namespace
+
+Tensor var(const Tensor& t, const std::vector<int64_t>& dims, int64_t correction, bool keepdim) {
+  return var_impl(t, dims, correction, keepdim, false);
+}
+Tensor var(const Tensor& t, int dim, int64_t correction, bool keepdim) {
+  return var_impl(t, {int64_t(dim)}, correction, keepdim, false);
+}
+Tensor std(const Tensor& t, const std::vector<int64_t>& dims, int64_t correction, bool keepdim) {
+  return var_impl(t, dims, correction, keepdim, true);
+}
+Tensor std(const Tensor& t, int dim, int64_t correction, bool keepdim) {
+  return var_impl(t, {int64_t(dim)}, correction, keepdim, true);
+}
+Tensor norm(const Tensor& t, double p, const std::vector<int64_t>& dims, bool keepdim) {
+  return norm_impl(t, p, dims, keepdim);
+}
+Tensor norm(const Tensor& t, const std::string& p, const std::vector<int64_t>& dims, bool keepdim) {
+  if (p != "fro")
+    throw ValueError("norm: p='" + p + "' is not a known norm; use \"fro\" or a number (1, 2, INFINITY, ...)");
+  return norm_impl(t, 2.0, dims, keepdim);
+}
+Tensor logsumexp(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {
+  return logsumexp_impl(t, dims, keepdim);
+}
+Tensor logsumexp(const Tensor& t, int dim, bool keepdim) { return logsumexp_impl(t, {int64_t(dim)}, keepdim); }
+Tensor any(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) { return any_all(t, dims, keepdim, true); }
+Tensor any(const Tensor& t, int dim, bool keepdim) { return any_all(t, {int64_t(dim)}, keepdim, true); }
+Tensor all(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) { return any_all(t, dims, keepdim, false); }
+Tensor all(const Tensor& t, int dim, bool keepdim) { return any_all(t, {int64_t(dim)}, keepdim, false); }
 
 Tensor softmax(const Tensor& t, int dim) { return softmax_impl(t, dim, false); }
 Tensor log_softmax(const Tensor& t, int dim) { return softmax_impl(t, dim, true); }

@@ -256,3 +256,154 @@ TEST_CASE("softmax and log_softmax are stable and match float64 loops") {
   CHECK(softmax(d, 0).dtype() == kFloat64);
   CHECK(log_softmax(d, 0).to_vector<double>()[2] == Approx(3 - std::log(std::exp(1) + std::exp(2) + std::exp(3))));
 }
+
+// ---- var / std / norm / logsumexp / any / all --------------------------------
+
+namespace {
+
+// Naive float64 variance of rows of a [rows, cols] array.
+std::vector<double> row_vars(const std::vector<float>& v, int64_t rows, int64_t cols, int64_t correction) {
+  std::vector<double> out(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    double m = 0, s = 0;
+    for (int64_t c = 0; c < cols; ++c) m += v[size_t(r * cols + c)];
+    m /= double(cols);
+    for (int64_t c = 0; c < cols; ++c) s += (v[size_t(r * cols + c)] - m) * (v[size_t(r * cols + c)] - m);
+    out[size_t(r)] = s / double(cols - correction);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("var and std: dims, keepdim, correction, large offsets, non-contiguous") {
+  Device dev = device_under_test();
+  if (!reductions_supported(dev)) return;
+  for (int64_t cols : {int64_t(5), int64_t(40000)}) {
+    const int64_t rows = 3;
+    INFO("cols=" << cols << " on " << dev);
+    // Values near 1e4 with spread 1: a one-pass sum(x^2) - n*mean^2 in
+    // float32 would lose every digit here.
+    auto v = sample(rows * cols, 1e4f, 1e4f + 1.f);
+    Tensor ref = from_vector(v, {rows, cols});
+    Tensor x = ref.to(dev);
+    for (int64_t corr : {int64_t(0), int64_t(1)}) {
+      auto want = row_vars(v, rows, cols, corr);
+      auto got = var(x, {1}, corr).to_vector<double>();
+      auto gsd = vnn::std(x, {-1}, corr, true);
+      REQUIRE(gsd.sizes() == Shape{rows, 1});
+      auto sd = gsd.to_vector<double>();
+      for (int64_t r = 0; r < rows; ++r) {
+        CHECK(got[size_t(r)] == Approx(want[size_t(r)]).epsilon(1e-4));
+        CHECK(sd[size_t(r)] == Approx(std::sqrt(want[size_t(r)])).epsilon(1e-4));
+      }
+    }
+    CHECK(max_abs_diff(var(x, 1), var(ref, 1)) <= 1e-4);
+    CHECK(max_abs_diff(var(x, 1, false), var(x, {1}, 0)) == 0);
+    Tensor t = x.transpose(0, 1);  // non-contiguous
+    CHECK(max_abs_diff(var(t, 0, true, true), var(ref, 1, true, true).transpose(0, 1)) <= 1e-4);
+    CHECK(max_abs_diff(vnn::std(t.to(kFloat64), 0), vnn::std(ref.to(kFloat64), 1)) <= 1e-9);
+    CHECK(var(x).dim() == 0);
+    CHECK(var(x).item() == Approx(var(ref).item()).epsilon(1e-5));
+    CHECK(var(x.to(kFloat16), 1).dtype() == kFloat16);
+  }
+  // One element, unbiased: nan (0 / 0), like PyTorch.
+  CHECK(std::isnan(var(ones({1}).to(dev)).item()));
+  CHECK_THROWS_AS(var(ones({3}, kInt32).to(dev)), DTypeError);
+  CHECK_THROWS_AS(vnn::std(ones({3}).to(dev), 2), IndexError);
+  CHECK_THROWS_AS(var(ones({3}).to(dev), {0}, -1), ValueError);
+}
+
+TEST_CASE("norm: p = 1, 2, 3, inf, -inf, 0, fro over dims") {
+  Device dev = device_under_test();
+  if (!reductions_supported(dev)) return;
+  for (int64_t n : {int64_t(6), int64_t(50000)}) {
+    INFO("n=" << n << " on " << dev);
+    auto v = sample(2 * n, -2.f, 2.f);
+    v[3] = 0.f;
+    Tensor ref = from_vector(v, {2, n});
+    Tensor x = ref.to(dev);
+    double l1 = 0, l2 = 0, l3 = 0, li = 0, lmi = 1e300, l0 = 0;
+    for (int64_t c = 0; c < n; ++c) {
+      double a = std::fabs(double(v[size_t(c)]));
+      l1 += a;
+      l2 += a * a;
+      l3 += a * a * a;
+      li = std::max(li, a);
+      lmi = std::min(lmi, a);
+      l0 += a != 0;
+    }
+    auto row0 = [](const Tensor& r) { return r.to_vector<double>()[0]; };
+    CHECK(row0(norm(x, 1, {1})) == Approx(l1).epsilon(1e-5));
+    CHECK(row0(norm(x, 2, {1})) == Approx(std::sqrt(l2)).epsilon(1e-5));
+    CHECK(row0(norm(x, "fro", {1})) == Approx(std::sqrt(l2)).epsilon(1e-5));
+    CHECK(row0(norm(x, 3, {1})) == Approx(std::cbrt(l3)).epsilon(1e-4));
+    CHECK(row0(norm(x, INFINITY, {1})) == Approx(li));
+    CHECK(row0(norm(x, -INFINITY, {1})) == Approx(lmi));
+    CHECK(row0(norm(x, 0, {1})) == l0);
+    CHECK(max_abs_diff(norm(x), norm(ref)) <= 1e-3);
+    CHECK(max_abs_diff(norm(x.transpose(0, 1), 2, {0}, true), norm(ref, 2, {1}, true).transpose(0, 1)) <= 1e-3);
+  }
+  CHECK(norm(zeros({0}).to(dev), INFINITY).item() == 0);
+  CHECK_THROWS_AS(norm(ones({3}, kInt64).to(dev)), DTypeError);
+  CHECK_THROWS_AS(norm(ones({3}).to(dev), "nuc"), ValueError);
+}
+
+TEST_CASE("logsumexp is stable: large values, -inf rows, +inf, empty") {
+  Device dev = device_under_test();
+  if (!reductions_supported(dev)) return;
+  for (int64_t n : {int64_t(7), int64_t(40000)}) {
+    INFO("n=" << n << " on " << dev);
+    auto v = sample(2 * n, 500.f, 700.f);  // exp overflows float32 and float64 here
+    Tensor ref = from_vector(v, {2, n});
+    Tensor x = ref.to(dev);
+    double m = -1e300, s = 0;
+    for (int64_t c = 0; c < n; ++c) m = std::max(m, double(v[size_t(c)]));
+    for (int64_t c = 0; c < n; ++c) s += std::exp(double(v[size_t(c)]) - m);
+    Tensor r = logsumexp(x, 1);
+    REQUIRE(r.sizes() == Shape{2});
+    CHECK(r.to_vector<double>()[0] == Approx(m + std::log(s)).epsilon(1e-6));
+    CHECK(logsumexp(x, {0, 1}, true).sizes() == Shape{1, 1});
+    CHECK(max_abs_diff(logsumexp(x.transpose(0, 1), 0), logsumexp(ref, 1)) <= 1e-3);
+    CHECK(max_abs_diff(logsumexp(x.to(kFloat64), -1), logsumexp(ref.to(kFloat64), -1)) <= 1e-9);
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  Tensor special = from_vector(std::vector<float>{-inf, -inf, 1.f, inf, 0.f, 0.f}, {3, 2}).to(dev);
+  auto got = logsumexp(special, 1).to_vector<double>();
+  CHECK(got[0] == -INFINITY);
+  CHECK(got[1] == INFINITY);
+  CHECK(got[2] == Approx(std::log(2.0)));
+  CHECK(logsumexp(zeros({2, 0}).to(dev), 1).to_vector<double>()[0] == -INFINITY);
+  Tensor li = logsumexp(from_vector(std::vector<int32_t>{1, 2}, {2}).to(dev), 0);
+  CHECK(li.dtype() == kFloat32);
+  CHECK(li.item() == Approx(std::log(std::exp(1.0) + std::exp(2.0))).epsilon(1e-6));
+  CHECK_THROWS_AS(logsumexp(ones({2}, kBool).to(dev), 0), DTypeError);
+  CHECK_THROWS_AS(logsumexp(ones({2}).to(dev), 1), IndexError);
+}
+
+TEST_CASE("any and all: every dtype in, bool out, dims, empty") {
+  Device dev = device_under_test();
+  if (!reductions_supported(dev)) return;
+  for (DType dt : {kFloat32, kFloat64, kInt32, kInt64, kUInt8, kBool, kFloat16, kBFloat16}) {
+    for (int64_t n : {int64_t(5), int64_t(40000)}) {
+      INFO(name(dt) << " n=" << n << " on " << dev);
+      Tensor x = zeros({3, n}, dt).to(dev);  // row 0 all zero, row 1 one non-zero, row 2 all non-zero
+      x.narrow(0, 1, 1).narrow(1, n - 1, 1).fill_(1);
+      x.narrow(0, 2, 1).fill_(1);
+      Tensor a = any(x, 1), l = all(x, -1, true);
+      CHECK(a.dtype() == kBool);
+      CHECK(l.sizes() == Shape{3, 1});
+      CHECK(a.to_vector<bool>() == std::vector<bool>{false, true, true});
+      CHECK(l.to_vector<bool>() == std::vector<bool>{false, false, true});
+      CHECK(any(x).item() == 1);
+      CHECK(all(x).item() == 0);
+      CHECK(any(x.transpose(0, 1), 0).to_vector<bool>() == std::vector<bool>{false, true, true});
+      CHECK(all(x.narrow(0, 2, 1)).item() == 1);
+    }
+  }
+  CHECK(any(from_vector(std::vector<float>{0.f, NAN}, {2}).to(dev)).item() == 1);
+  CHECK(any(zeros({0}).to(dev)).item() == 0);
+  CHECK(all(zeros({0}).to(dev)).item() == 1);
+  CHECK(all(zeros({2, 0}).to(dev), 1).to_vector<bool>() == std::vector<bool>{true, true});
+  CHECK_THROWS_AS(any(ones({2}).to(dev), 3), IndexError);
+}

@@ -1,0 +1,39 @@
+// Creation ops beyond those in tensor.h: linspace, eye, the *_like family
+// with dtype / device overrides, and small literal tensors.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+
+#include "vnn/tensor.h"
+
+namespace vnn {
+
+// `steps` values from start to end inclusive, evenly spaced (steps == 1:
+// just start). Computed in float64 on the host, then converted.
+Tensor linspace(double start, double end, int64_t steps, const TensorOptions& opt = {});
+
+// An n x m (m < 0: n x n) matrix with ones on the diagonal.
+Tensor eye(int64_t n, int64_t m = -1, const TensorOptions& opt = {});
+
+// The *_like family with an override. A DType or Device overrides just that
+// field and keeps the other from t; a TensorOptions replaces both (write
+// TensorOptions(t.device()).with(kFloat64) to keep t's device).
+Tensor empty_like(const Tensor& t, DType dtype);
+Tensor empty_like(const Tensor& t, const Device& device);
+Tensor empty_like(const Tensor& t, const TensorOptions& opt);
+Tensor zeros_like(const Tensor& t, DType dtype);
+Tensor zeros_like(const Tensor& t, const Device& device);
+Tensor zeros_like(const Tensor& t, const TensorOptions& opt);
+Tensor ones_like(const Tensor& t, DType dtype);
+Tensor ones_like(const Tensor& t, const Device& device);
+Tensor ones_like(const Tensor& t, const TensorOptions& opt);
+Tensor full_like(const Tensor& t, double value, DType dtype);
+Tensor full_like(const Tensor& t, double value, const Device& device);
+Tensor full_like(const Tensor& t, double value, const TensorOptions& opt);
+
+// Literal tensors: vnn::tensor({1, 2, 3}) is 1-D, vnn::tensor({{1, 2},
+// {3, 4}}) 2-D (rows must have equal lengths: ShapeError). Default float32.
+Tensor tensor(std::initializer_list<double> values, const TensorOptions& opt = {});
+Tensor tensor(std::initializer_list<std::initializer_list<double>> rows, const TensorOptions& opt = {});
+
+}  // namespace vnn
