@@ -82,6 +82,17 @@ auto floating = [](DType t) { return is_floating(t); };
 auto float_or_int = [](DType t) { return t != kBool; };
 auto no_unsigned_wrap = [](DType t) { return t != kUInt8; };
 auto nn_dtypes = [](DType t) { return t == kFloat32 || t == kFloat64; };  // nn_ops.h: images are float32/64
+// Index tensors on x's device: columns {c-1, 0, 2, 0} and, per row, 3 columns.
+Tensor column_index(const Tensor& x) {
+  int64_t c = x.size(1);
+  return from_vector(std::vector<int64_t>{c - 1, 0, 2, 0}, {4}).to(x.device());
+}
+Tensor gather_index(const Tensor& x) {
+  int64_t r = x.size(0), c = x.size(1);
+  std::vector<int64_t> v(static_cast<size_t>(r * 3));
+  for (int64_t i = 0; i < r * 3; ++i) v[size_t(i)] = (i * 5 + 1) % c;
+  return from_vector(v, {r, 3}).to(x.device());
+}
 Tensor image(const Tensor& x) { return x.reshape({1, 1, x.size(0), x.size(1)}); }
 auto mm_dtypes = [](DType t) { return t != kBool && t != kUInt8; };  // halves compute in float32
 
@@ -147,6 +158,49 @@ std::vector<OpCase> op_table() {
       {"expand_contiguous", [](const Inputs& a) { return a.x.narrow(0, 0, 1).expand({4, a.x.size(1)}).contiguous(); },
        any_dtype},
       {"reshape", [](const Inputs& a) { return a.x.reshape({-1}); }, any_dtype},
+      // elementwise.h: more unary, scalar forms, pow, comparisons, logical, where
+      {"log1p", [](const Inputs& a) { return log1p(a.p); }, any_dtype},
+      {"rsqrt", [](const Inputs& a) { return rsqrt(a.p); }, any_dtype},
+      {"sin", [](const Inputs& a) { return sin(a.x); }, any_dtype},
+      {"cos", [](const Inputs& a) { return cos(a.x); }, any_dtype},
+      {"erf", [](const Inputs& a) { return erf(a.x); }, any_dtype},
+      {"reciprocal", [](const Inputs& a) { return reciprocal(a.p); }, any_dtype},
+      {"leaky_relu", [](const Inputs& a) { return leaky_relu(a.x, 0.25); }, floating},
+      {"gelu", [](const Inputs& a) { return gelu(a.x); }, floating},
+      {"silu", [](const Inputs& a) { return silu(a.x); }, floating},
+      {"floor", [](const Inputs& a) { return floor(a.x * 0.5); }, any_dtype},
+      {"ceil", [](const Inputs& a) { return ceil(a.x * 0.5); }, any_dtype},
+      {"round", [](const Inputs& a) { return round(a.x * 0.5); }, any_dtype},
+      {"sign", [](const Inputs& a) { return sign(a.x); }, not_bool},
+      {"clamp", [](const Inputs& a) { return clamp(a.x, -2, 3); }, not_bool},
+      {"pow_scalar", [](const Inputs& a) { return pow(a.x, 2.0); }, any_dtype},
+      {"pow_tensor", [](const Inputs& a) { return pow(a.p, a.p); }, any_dtype, floating},  // integers wrap
+      {"sub_scalar", [](const Inputs& a) { return a.x - 1.5; }, any_dtype},
+      {"div_scalar", [](const Inputs& a) { return a.x / 4.0; }, any_dtype},
+      {"rsub", [](const Inputs& a) { return 2.0 - a.x; }, any_dtype, no_unsigned_wrap},
+      {"rdiv", [](const Inputs& a) { return 1.0 / a.p; }, any_dtype},
+      {"eq", [](const Inputs& a) { return eq(a.x, a.y); }, any_dtype},
+      {"ne_scalar", [](const Inputs& a) { return ne(a.x, 1.0); }, any_dtype},
+      {"lt", [](const Inputs& a) { return lt(a.x, a.y); }, any_dtype},
+      {"le_scalar", [](const Inputs& a) { return le(a.x, 0.0); }, any_dtype},
+      {"gt", [](const Inputs& a) { return gt(a.x, a.y); }, any_dtype},
+      {"ge", [](const Inputs& a) { return ge(a.x, a.y); }, any_dtype},
+      {"logical_and", [](const Inputs& a) { return logical_and(a.x, a.y); }, any_dtype},
+      {"logical_or", [](const Inputs& a) { return logical_or(a.x, a.y); }, any_dtype},
+      {"logical_xor", [](const Inputs& a) { return logical_xor(a.x, a.y); }, any_dtype},
+      {"logical_not", [](const Inputs& a) { return logical_not(a.x); }, any_dtype},
+      {"where", [](const Inputs& a) { return where(gt(a.x, a.y), a.x, a.y); }, any_dtype},
+      {"masked_fill", [](const Inputs& a) { return masked_fill(a.x, lt(a.x, a.y), 1.0); }, any_dtype},
+      // indexing.h: joins, splits, index_select / gather / scatter_add
+      {"cat_dim1", [](const Inputs& a) { return cat({a.x, a.y}, 1); }, any_dtype},
+      {"stack_dim0", [](const Inputs& a) { return stack({a.x, a.y}, 0); }, any_dtype},
+      {"split_last", [](const Inputs& a) { return split(a.x, 2, 1).back().contiguous(); }, any_dtype},
+      {"unsqueeze_squeeze", [](const Inputs& a) { return squeeze(unsqueeze(a.x, 1)).contiguous(); }, any_dtype},
+      {"index_select", [](const Inputs& a) { return index_select(a.x, 1, column_index(a.x)); }, any_dtype},
+      {"gather", [](const Inputs& a) { return gather(a.x, 1, gather_index(a.x)); }, any_dtype},
+      {"scatter_add",
+       [](const Inputs& a) { return scatter_add(zeros_like(a.x), 1, gather_index(a.x), a.y.narrow(1, 0, 3)); },
+       any_dtype},
       // nn primitives (nn_ops.h) on the inputs seen as images [1, 1, r, c]
       {"conv2d",
        [](const Inputs& a) {
