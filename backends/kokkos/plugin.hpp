@@ -33,6 +33,7 @@
 #include "kokkos/kernels/fill.hpp"
 #include "kokkos/kernels/indexing.hpp"
 #include "kokkos/kernels/matmul.hpp"
+#include "kokkos/kernels/optimizer.hpp"
 #include "kokkos/kernels/pooling.hpp"
 #include "kokkos/kernels/random.hpp"
 #include "kokkos/kernels/reduction.hpp"
@@ -340,6 +341,7 @@ class Backend {
       case VNN_OP_COL2IM: return "col2im";
       case VNN_OP_POOL2D: return "pool2d";
       case VNN_OP_POOL2D_BACKWARD: return "pool2d_backward";
+      case VNN_OP_OPTIMIZER_STEP: return "optimizer_step";
       default: return "op";
     }
   }
@@ -384,6 +386,7 @@ class Backend {
       case VNN_OP_WHERE:
         ok = op->num_inputs >= 3 && kernels::where(exec, op->outputs[0], op->inputs[0], op->inputs[1], op->inputs[2]);
         break;
+      case VNN_OP_OPTIMIZER_STEP: ok = kernels::optimizer_step(exec, *op); break;
       default: break;
     }
     if (!ok)

@@ -18,6 +18,7 @@
 #include "ops_conv.hpp"
 #include "ops_elementwise.hpp"
 #include "ops_indexing.hpp"
+#include "ops_optimizer.hpp"
 #include "program_cache.hpp"
 
 #ifdef VNN_OPENCL_HAVE_CLBLAST
@@ -547,6 +548,7 @@ vnn_status run(int32_t device, const vnn_op* op) {
     return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: run: op is NULL or its struct_size is too small",
                 d->label.c_str());
   if (is_indexing_kind(op->kind)) return run_indexing(*d, queue_or_default(*d, op->queue), *op);
+  if (is_optimizer_kind(op->kind)) return run_optimizer(*d, queue_or_default(*d, op->queue), *op);
   if (is_elementwise_kind(op->kind)) return run_elementwise_op(*d, queue_or_default(*d, op->queue), *op);
   std::string what = describe(*d, *op);
   if (is_conv_family(op->kind)) return run_conv_family(*d, queue_or_default(*d, op->queue), *op, what);

@@ -123,6 +123,8 @@ typedef enum vnn_op_kind {
   VNN_OP_COL2IM = 15,       /* conv2d folding (adjoint of IM2COL) */
   VNN_OP_POOL2D = 16,       /* max / avg pooling forward */
   VNN_OP_POOL2D_BACKWARD = 17,
+  VNN_OP_OPTIMIZER_STEP = 18, /* fused update of one parameter in place;
+                                 ints[0] = vnn_optimizer_fn; see docs/ops.md */
   VNN_OP_COUNT_
 } vnn_op_kind;
 
@@ -192,6 +194,13 @@ typedef enum vnn_unary_fn {
   VNN_UNARY_CLAMP = 21,      /* scalars[0] = min, scalars[1] = max (NaN: no bound) */
   VNN_UNARY_RECIPROCAL = 22
 } vnn_unary_fn;
+
+typedef enum vnn_optimizer_fn {
+  VNN_OPTIM_SGD = 0,
+  VNN_OPTIM_ADAM = 1,     /* ints[1] = 1: AdamW (decoupled weight decay) */
+  VNN_OPTIM_RMSPROP = 2,
+  VNN_OPTIM_ADAGRAD = 3
+} vnn_optimizer_fn;
 
 /* One op request. Inputs and outputs have already been validated by the
  * core: shapes agree (broadcast inputs carry stride 0), dtypes are those the

@@ -2,6 +2,7 @@
 // Copying a Tensor shares it (like torch::Tensor); views share storage.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -112,6 +113,22 @@ class Tensor {
   template <class T> T* data();
   template <class T> const T* data() const;
   void* raw_data() const;  // device handle (cl_mem on OpenCL)
+
+  // Autograd (see vnn/autograd.h).
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool requires = true);  // leaves only
+  Tensor grad() const;                           // undefined until backward
+  void set_grad(const Tensor& g);                // undefined tensor clears it
+  bool is_leaf() const;
+  std::string grad_fn_name() const;              // "" for leaves
+  // gradient: d root / d self, needed unless self has one element.
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
+  Tensor detach() const;                         // shares storage, no history
+  Tensor& retain_grad();                         // keep .grad() of a non-leaf
+  // Called with the gradient flowing into this tensor; may return a
+  // replacement (or an undefined tensor to keep it).
+  void register_hook(std::function<Tensor(const Tensor&)> hook);
+  uint64_t version() const;
 
   std::string str() const;  // PyTorch-like printout
   std::string shape_str() const { return sizes().str(); }

@@ -1,11 +1,15 @@
-// conv2d and its gradients: IM2COL unfolds the image into columns
-// [N, C*kh*kw, OH*OW]; each group is then one batched MATMUL with the
-// group's weight rows (broadcast over N by a stride-0 batch dim). The input
-// gradient runs the transposed product and folds with COL2IM (a gather per
-// pixel, race-free); the weight gradient multiplies with the columns.
+// conv2d and its gradients: IM2COL unfolds the image into columns laid out
+// [C*kh*kw, N*OH*OW] (batch folded into the GEMM's N dimension: one large
+// GEMM per group instead of N small ones, which is what BLAS is fast at);
+// the [O, N, L] product is permuted to [N, O, L] in one pass with the bias.
+// Backward: the gradient permuted once to [O, N*L] rows; input gradient =
+// W^T @ grad folded by COL2IM (a gather per pixel, race-free), weight
+// gradient = grad @ col^T.
 #include <string>
 
+#include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/elementwise.h"
 #include "vnn/error.h"
 #include "vnn/linalg.h"
 #include "vnn/nn_ops.h"
@@ -65,27 +69,64 @@ ConvGeom geometry(const char* op, const Shape& in, const Shape& w, Size2 stride,
   return g;
 }
 
-// [N, C*kh*kw, OH*OW] columns of input.
-Tensor im2col(const Tensor& input, const ConvGeom& g) {
-  Tensor col = detail::make_empty(input.impl()->ctx(), {g.N, g.C * g.kh * g.kw, g.OH * g.OW}, input.dtype());
-  detail::enqueue(VNN_OP_IM2COL, "conv2d (im2col)", {&input}, col, {},
+// Columns of input in the [C*kh*kw, N, OH*OW] layout, so that one GEMM
+// covers the whole batch. IM2COL takes any output strides: it writes through
+// the [N, CK, L] view of this buffer.
+Tensor im2col_rows(const Tensor& input, const ConvGeom& g) {
+  Tensor col = detail::make_empty(input.impl()->ctx(), {g.C * g.kh * g.kw, g.N, g.OH * g.OW}, input.dtype());
+  Tensor view = col.permute({1, 0, 2});
+  detail::enqueue(VNN_OP_IM2COL, "conv2d (im2col)", {&input}, view, {},
                   {g.kh, g.kw, g.stride.h, g.stride.w, g.padding.h, g.padding.w, g.dilation.h, g.dilation.w});
   return col;
 }
 
-// Group gi's weight as [N (stride 0), Og, Cg*kh*kw]; transposed: [N, CgK, Og].
-Tensor group_weight(const Tensor& weight, const ConvGeom& g, int64_t gi, bool transposed) {
-  int64_t og = g.O / g.groups, k = g.Cg * g.kh * g.kw;
-  Tensor w2 = weight.reshape({g.O, k}).narrow(0, gi * og, og);
-  if (transposed) w2 = w2.transpose(0, 1);
-  Shape s = w2.sizes();
-  return w2.expand({g.N, s[0], s[1]});  // a leading stride-0 batch dim
+// weight as [O, C/groups*kh*kw] rows, group gi's block.
+Tensor group_rows(const Tensor& weight, const ConvGeom& g, int64_t gi) {
+  int64_t og = g.O / g.groups, ck = g.Cg * g.kh * g.kw;
+  return weight.reshape({g.O, ck}).narrow(0, gi * og, og);
 }
 
-}  // namespace
+// grad_output [N, O, OH, OW] as contiguous [O, N*OH*OW] rows (one permuting
+// copy), the layout both backward GEMMs read.
+Tensor grad_rows(const Tensor& grad_output, const ConvGeom& g) {
+  int64_t L = g.OH * g.OW;
+  return grad_output.reshape({g.N, g.O, L}).permute({1, 0, 2}).contiguous().view({g.O, g.N * L});
+}
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride, Size2 padding,
-              Size2 dilation, int64_t groups) {
+Tensor backward_input_rows(const Tensor& gy, const Tensor& weight, const ConvGeom& g, const Shape& input_sizes) {
+  int64_t og = g.O / g.groups, ck = g.Cg * g.kh * g.kw, L = g.OH * g.OW;
+  Tensor dcol;  // [C*kh*kw, N*L]
+  if (g.groups == 1) {
+    dcol = matmul(group_rows(weight, g, 0).transpose(0, 1), gy);
+  } else {
+    dcol = detail::make_empty(gy.impl()->ctx(), {g.C * g.kh * g.kw, g.N * L}, gy.dtype());
+    for (int64_t gi = 0; gi < g.groups; ++gi)
+      dcol.narrow(0, gi * ck, ck).copy_(matmul(group_rows(weight, g, gi).transpose(0, 1), gy.narrow(0, gi * og, og)));
+  }
+  Tensor cols = dcol.view({g.C * g.kh * g.kw, g.N, L}).permute({1, 0, 2});  // [N, CK, L] view
+  Tensor gx = detail::make_empty(gy.impl()->ctx(), input_sizes, gy.dtype());
+  detail::enqueue(VNN_OP_COL2IM, "conv2d_backward_input (col2im)", {&cols}, gx, {},
+                  {g.kh, g.kw, g.stride.h, g.stride.w, g.padding.h, g.padding.w, g.dilation.h, g.dilation.w});
+  return gx;
+}
+
+Tensor backward_weight_rows(const Tensor& gy, const Tensor& input, const ConvGeom& g, const Shape& weight_sizes) {
+  int64_t og = g.O / g.groups, ck = g.Cg * g.kh * g.kw, L = g.OH * g.OW;
+  Tensor col = im2col_rows(input, g).view({g.C * g.kh * g.kw, g.N * L});
+  Tensor gw;
+  if (g.groups == 1) {
+    gw = matmul(gy, col.transpose(0, 1));
+  } else {
+    gw = detail::make_empty(input.impl()->ctx(), {g.O, ck}, input.dtype());
+    for (int64_t gi = 0; gi < g.groups; ++gi)
+      gw.narrow(0, gi * og, og).copy_(matmul(gy.narrow(0, gi * og, og), col.narrow(0, gi * ck, ck).transpose(0, 1)));
+  }
+  return gw.view(weight_sizes);
+}
+
+// Validates conv2d's arguments and returns the geometry.
+ConvGeom forward_geometry(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride,
+                          Size2 padding, Size2 dilation, int64_t groups) {
   const char* op = "conv2d";
   if (!input.defined() || !weight.defined())
     throw ValueError(std::string(op) + ": argument '" + (input.defined() ? "weight" : "input") + "' is undefined");
@@ -104,33 +145,54 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
       throw DTypeError(std::string(op) + ": bias dtype " + name(bias.dtype()) + " differs from input dtype " +
                        name(input.dtype()));
   }
-  int64_t og = g.O / groups, ck = g.Cg * g.kh * g.kw, L = g.OH * g.OW;
-  Tensor out;
-  if (groups == 1 && bias.defined()) {
-    // The bias rides in the GEMM: a ones row under the columns and the bias
-    // as an extra weight column (one pass instead of a broadcast add).
-    auto& ctx = input.impl()->ctx();
-    Tensor col = detail::make_empty(ctx, {g.N, ck + 1, L}, input.dtype());
-    col.narrow(1, ck, 1).fill_(1.0);
-    Tensor body = col.narrow(1, 0, ck);
-    detail::enqueue(VNN_OP_IM2COL, "conv2d (im2col)", {&input}, body, {},
-                    {g.kh, g.kw, stride.h, stride.w, padding.h, padding.w, dilation.h, dilation.w});
-    Tensor w = detail::make_empty(ctx, {g.O, ck + 1}, input.dtype());
-    w.narrow(1, 0, ck).copy_(weight.reshape({g.O, ck}));
-    w.narrow(1, ck, 1).copy_(bias.view({g.O, 1}));
-    out = matmul(w.expand({g.N, g.O, ck + 1}), col);
-    return out.view({g.N, g.O, g.OH, g.OW});
-  }
-  Tensor col = im2col(input, g);
-  if (groups == 1) {
-    out = matmul(group_weight(weight, g, 0, false), col);
+  return g;
+}
+
+// The forward pass proper: one GEMM per group, W [Og, CK] @ col [CK, N*L]
+// into [O, N, L], then one permuting pass to [N, O, L] that also adds the
+// bias. conv2d() below runs it without recording and records one node.
+Tensor conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvGeom& g) {
+  int64_t og = g.O / g.groups, ck = g.Cg * g.kh * g.kw, L = g.OH * g.OW;
+  Tensor col = im2col_rows(input, g).view({g.C * g.kh * g.kw, g.N * L});
+  Tensor rows;  // [O, N*L]
+  if (g.groups == 1) {
+    rows = matmul(group_rows(weight, g, 0), col);
   } else {
-    out = detail::make_empty(input.impl()->ctx(), {g.N, g.O, L}, input.dtype());
-    for (int64_t gi = 0; gi < groups; ++gi)
-      out.narrow(1, gi * og, og).copy_(matmul(group_weight(weight, g, gi, false), col.narrow(1, gi * ck, ck)));
+    rows = detail::make_empty(input.impl()->ctx(), {g.O, g.N * L}, input.dtype());
+    for (int64_t gi = 0; gi < g.groups; ++gi)
+      rows.narrow(0, gi * og, og).copy_(matmul(group_rows(weight, g, gi), col.narrow(0, gi * ck, ck)));
   }
-  out = out.view({g.N, g.O, g.OH, g.OW});
-  if (bias.defined()) out.add_(bias.view({1, g.O, 1, 1}));
+  Tensor nol = rows.view({g.O, g.N, L}).permute({1, 0, 2});
+  Tensor out = bias.defined() ? add(nol, bias.view({1, g.O, 1})) : nol.contiguous();
+  return out.view({g.N, g.O, g.OH, g.OW});
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride, Size2 padding,
+              Size2 dilation, int64_t groups) {
+  ConvGeom geom = forward_geometry(input, weight, bias, stride, padding, dilation, groups);
+  bool track = detail::needs_grad({&input, &weight, &bias});
+  Tensor out;
+  {
+    autograd::NoGradGuard no_grad;
+    out = conv2d_forward(input, weight, bias, geom);
+  }
+  if (track) {
+    Tensor x = input.detach(), w = weight.detach();
+    Shape x_sizes = input.sizes(), w_sizes = weight.sizes();
+    bool need_x = input.requires_grad(), need_w = weight.requires_grad();
+    bool need_b = bias.defined() && bias.requires_grad();
+    detail::record("conv2d", out, {&input, &weight, &bias},
+                   [=](const Tensor& g) {
+                     // One permuted copy of the gradient serves all three.
+                     Tensor gy = grad_rows(g, geom);
+                     return std::vector<Tensor>{need_x ? backward_input_rows(gy, w, geom, x_sizes) : Tensor(),
+                                                need_w ? backward_weight_rows(gy, x, geom, w_sizes) : Tensor(),
+                                                need_b ? sum(gy, 1) : Tensor()};
+                   },
+                   {&input, &weight});
+  }
   return out;
 }
 
@@ -146,20 +208,7 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, co
     throw ShapeError(std::string(op) + ": grad_output " + grad_output.sizes().str() + " does not match the output [" +
                      std::to_string(g.N) + ", " + std::to_string(g.O) + ", " + std::to_string(g.OH) + ", " +
                      std::to_string(g.OW) + "] of input " + input_sizes.str() + " and weight " + weight.sizes().str());
-  int64_t og = g.O / groups, ck = g.Cg * g.kh * g.kw, L = g.OH * g.OW;
-  Tensor gy = grad_output.reshape({g.N, g.O, L});
-  Tensor dcol;
-  if (groups == 1) {
-    dcol = matmul(group_weight(weight, g, 0, true), gy);
-  } else {
-    dcol = detail::make_empty(grad_output.impl()->ctx(), {g.N, g.C * g.kh * g.kw, L}, grad_output.dtype());
-    for (int64_t gi = 0; gi < groups; ++gi)
-      dcol.narrow(1, gi * ck, ck).copy_(matmul(group_weight(weight, g, gi, true), gy.narrow(1, gi * og, og)));
-  }
-  Tensor gx = detail::make_empty(grad_output.impl()->ctx(), input_sizes, grad_output.dtype());
-  detail::enqueue(VNN_OP_COL2IM, "conv2d_backward_input (col2im)", {&dcol}, gx, {},
-                  {g.kh, g.kw, stride.h, stride.w, padding.h, padding.w, dilation.h, dilation.w});
-  return gx;
+  return backward_input_rows(grad_rows(grad_output, g), weight, g, input_sizes);
 }
 
 Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, const Shape& weight_sizes,
@@ -174,19 +223,7 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, co
     throw ShapeError(std::string(op) + ": grad_output " + grad_output.sizes().str() +
                      " does not match the output of input " + input.sizes().str() + " and weight " +
                      weight_sizes.str());
-  int64_t og = g.O / groups, ck = g.Cg * g.kh * g.kw, L = g.OH * g.OW;
-  Tensor col = im2col(input, g);
-  Tensor gy = grad_output.reshape({g.N, g.O, L});
-  Tensor gw;
-  if (groups == 1) {
-    gw = sum(matmul(gy, col.transpose(1, 2)), 0);
-  } else {
-    gw = detail::make_empty(input.impl()->ctx(), {g.O, ck}, input.dtype());
-    for (int64_t gi = 0; gi < groups; ++gi)
-      gw.narrow(0, gi * og, og)
-          .copy_(sum(matmul(gy.narrow(1, gi * og, og), col.narrow(1, gi * ck, ck).transpose(1, 2)), 0));
-  }
-  return gw.view(weight_sizes);
+  return backward_weight_rows(grad_rows(grad_output, g), input, g, weight_sizes);
 }
 
 Tensor conv2d_backward_bias(const Tensor& grad_output) {

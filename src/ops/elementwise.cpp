@@ -3,6 +3,7 @@
 // lists (inputs share one dtype; comparisons and logical ops write bool).
 #include <cmath>
 
+#include "autograd/elementwise_grad.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
@@ -57,7 +58,11 @@ Tensor binary(const Tensor& a, const Tensor& b, vnn_binary_fn fn, double alpha =
   DType t = binary_compute_type(a.dtype(), b.dtype(), fn);
   DType out_t = is_compare(fn) || is_logical(fn) ? kBool : t;
   Tensor out = detail::make_empty(a.impl()->ctx(), shape, out_t);
-  enqueue_binary(out, a.to(t).expand(shape), b.to(t).expand(shape), fn, alpha);
+  Tensor x = a.to(t).expand(shape), y = b.to(t).expand(shape);
+  enqueue_binary(out, x, y, fn, alpha);
+  if (detail::needs_grad({&x, &y}) && is_floating(out_t))
+    if (auto backward = detail::binary_backward(fn, x, y, out, alpha))
+      detail::record(op, out, {&x, &y}, std::move(backward), {&x, &y});
   return out;
 }
 
@@ -86,6 +91,10 @@ void check_inplace_type(const Tensor& self, DType t, const char* op) {
 
 Tensor& inplace_binary(Tensor& self, const Tensor& other, vnn_binary_fn fn, double alpha) {
   const char* op = binary_name(fn);
+  if (detail::needs_grad({&self, &other})) {
+    check_inplace_type(self, binary_compute_type(self.dtype(), other.dtype(), fn), op);
+    return detail::inplace_with_grad(self, op, [&](const Tensor& old) { return binary(old, other, fn, alpha); });
+  }
   detail::check_same_device(self, other, op, "other");
   check_inplace_type(self, binary_compute_type(self.dtype(), other.dtype(), fn), op);
   Shape shape = broadcast_shapes(self.sizes(), other.sizes(), op);
@@ -97,8 +106,18 @@ Tensor& inplace_binary(Tensor& self, const Tensor& other, vnn_binary_fn fn, doub
     return self;
   }
   Tensor rhs = other.to(self.dtype()).expand(self.sizes());
+  detail::mark_modified(self, op);
   enqueue_binary(self, self, rhs, fn, alpha);
   return self;
+}
+
+void record_unary(const char* op, vnn_unary_fn fn, const Tensor& in, Tensor& out,
+                  std::initializer_list<double> scalars) {
+  if (!detail::needs_grad({&in}) || !is_floating(out.dtype())) return;
+  const double* s = scalars.begin();
+  double s0 = scalars.size() > 0 ? s[0] : 0.0, s1 = scalars.size() > 1 ? s[1] : 0.0;
+  if (auto backward = detail::unary_backward(fn, in, out, s0, s1))
+    detail::record(op, out, {&in}, std::move(backward), {&in, &out});
 }
 
 enum class IntRule {
@@ -124,6 +143,7 @@ Tensor unary(const Tensor& a, vnn_unary_fn fn, const char* op, IntRule rule, boo
   Tensor in = a.to(t);
   Tensor out = detail::make_empty(a.impl()->ctx(), a.sizes(), fn == VNN_UNARY_LOGICAL_NOT ? kBool : t);
   detail::enqueue(VNN_OP_UNARY, op, {&in}, out, scalars, {int64_t(fn)});
+  record_unary(op, fn, in, out, scalars);
   return out;
 }
 
@@ -245,6 +265,7 @@ Tensor clamp(const Tensor& a, double lo, double hi) {
   Tensor in = a.to(t);
   Tensor out = detail::make_empty(a.impl()->ctx(), a.sizes(), t);
   detail::enqueue(VNN_OP_UNARY, "clamp", {&in}, out, {lo, hi}, {int64_t(VNN_UNARY_CLAMP)});
+  record_unary("clamp", VNN_UNARY_CLAMP, in, out, {lo, hi});
   return out;
 }
 Tensor clamp_min(const Tensor& a, double lo) { return clamp(a, lo, NAN); }
@@ -253,6 +274,9 @@ Tensor clamp_max(const Tensor& a, double hi) { return clamp(a, NAN, hi); }
 Tensor& Tensor::clamp_(double lo, double hi) {
   DType t = clamp_type(*this, lo, hi);
   check_inplace_type(*this, t, "clamp");
+  if (detail::needs_grad({this}))
+    return detail::inplace_with_grad(*this, "clamp_", [&](const Tensor& old) { return clamp(old, lo, hi); });
+  detail::mark_modified(*this, "clamp_");
   if (is_storage_only(dtype())) return copy_(clamp(*this, lo, hi));
   detail::enqueue(VNN_OP_UNARY, "clamp_", {this}, *this, {lo, hi}, {int64_t(VNN_UNARY_CLAMP)});
   return *this;
@@ -261,6 +285,9 @@ Tensor& Tensor::clamp_min_(double lo) { return clamp_(lo, NAN); }
 Tensor& Tensor::clamp_max_(double hi) { return clamp_(NAN, hi); }
 Tensor& Tensor::relu_() {
   if (dtype() == kBool) throw DTypeError("relu_: not defined for bool tensors; convert with .to(vnn::kInt32) first");
+  if (detail::needs_grad({this}))
+    return detail::inplace_with_grad(*this, "relu_", [](const Tensor& old) { return relu(old); });
+  detail::mark_modified(*this, "relu_");
   if (is_storage_only(dtype())) return copy_(relu(*this));
   detail::enqueue(VNN_OP_UNARY, "relu_", {this}, *this, {}, {int64_t(VNN_UNARY_RELU)});
   return *this;
@@ -275,6 +302,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Tensor out = detail::make_empty(a.impl()->ctx(), shape, t);
   Tensor c = cond.expand(shape), x = a.to(t).expand(shape), y = b.to(t).expand(shape);
   detail::enqueue(VNN_OP_WHERE, "where", {&c, &x, &y}, out);
+  if (detail::needs_grad({&x, &y}) && is_floating(t))
+    detail::record("where", out, {&c, &x, &y}, detail::where_backward(c), {&c});
   return out;
 }
 Tensor where(const Tensor& cond, const Tensor& a, double b) { return where(cond, a, scalar_like(a, b)); }
@@ -293,6 +322,13 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, double value) {
   if (shape != sizes())
     throw ShapeError("masked_fill_: mask of shape " + mask.sizes().str() + " does not broadcast to self's shape " +
                      sizes().str());
+  if (detail::needs_grad({this})) {
+    Tensor m = mask.expand(sizes());
+    return detail::inplace_with_grad(*this, "masked_fill_", [&](const Tensor& old) {
+      return where(m, full({}, value, TensorOptions(device()).with(dtype())), old);
+    });
+  }
+  detail::mark_modified(*this, "masked_fill_");
   // The value converts to self's dtype as a C cast would (FILL's rule).
   Tensor v = full({}, value, TensorOptions(device()).with(dtype()));
   Tensor m = mask.expand(sizes()), fill = v.expand(sizes());

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "autograd/elementwise_grad.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 #include "vnn/indexing.h"
@@ -69,7 +70,26 @@ Tensor run_index_select(const Tensor& t, int d, const Tensor& idx1) {
   shape[d] = idx1.numel();
   Tensor out = detail::make_empty(t.impl()->ctx(), shape, t.dtype());
   detail::enqueue(VNN_OP_INDEX_SELECT, "index_select", {&t, &idx1}, out, {}, {int64_t(d)});
+  if (detail::needs_grad({&t}) && is_floating(t.dtype())) {
+    Shape in_sizes = t.sizes();
+    detail::record("index_select", out, {&t}, [in_sizes, d, idx1](const Tensor& g) {
+      Tensor z = zeros(in_sizes, TensorOptions(g.device()).with(g.dtype()));
+      return std::vector<Tensor>{index_add_(z, d, idx1, g)};
+    });
+  }
   return out;
+}
+
+// The gradient of the source of a scatter: the gathered part of g, placed
+// into a zero tensor of src's shape (index may cover only part of src).
+Tensor scattered_source_grad(const Tensor& g, int d, const Tensor& idx, const Shape& src_sizes) {
+  Tensor part = gather(g, d, idx);
+  if (part.sizes() == src_sizes) return part;
+  Tensor full = zeros(src_sizes, TensorOptions(g.device()).with(g.dtype()));
+  Tensor window = full;
+  for (int k = 0; k < part.dim(); ++k) window = window.narrow(k, 0, part.size(k));
+  window.copy_(part);
+  return full;
 }
 
 // self (.|+)= src at idx along d; idx is int64 and in range, shapes agree.
@@ -116,6 +136,27 @@ Tensor& scatter_impl(Tensor& self, int dim, const Tensor& index, const Tensor& s
   check_writable(self, op);
   Tensor s1 = as_1d(self);
   Tensor idx = checked_index(as_1d(index), s1, op, d, s1.sizes()[d]);
+  if (detail::needs_grad({&self, &src}) && is_floating(self.dtype())) {
+    Shape src_sizes = as_1d(src).sizes();
+    return detail::inplace_with_grad(self, op, [&](const Tensor& old) {
+      Tensor out = as_1d(old).clone();
+      {
+        autograd::NoGradGuard no_grad;
+        run_scatter(out, d, idx, as_1d(src), add, op);
+      }
+      Tensor src1 = as_1d(src), old1 = as_1d(old);
+      detail::record(op, out, {&old1, &src1}, [d, idx, add, src_sizes](const Tensor& g) {
+        Tensor g_self = g;
+        if (!add) {  // overwritten positions take no gradient back to self
+          g_self = g.clone();
+          run_scatter(g_self, d, idx, zeros(idx.sizes(), TensorOptions(g.device()).with(g.dtype())), false, "scatter");
+        }
+        return std::vector<Tensor>{g_self, scattered_source_grad(g, d, idx, src_sizes)};
+      });
+      return old.dim() == 0 ? out.reshape({}) : out;
+    });
+  }
+  detail::mark_modified(self, op);
   run_scatter(s1, d, idx, as_1d(src), add, op);
   return self;
 }
@@ -142,6 +183,22 @@ Tensor& index_add_impl(Tensor& self, int dim, const Tensor& index, const Tensor&
                      "), alpha must be a whole number, got " + std::to_string(alpha));
   check_writable(self, op);
   Tensor idx = checked_index(index, s1, op, d, s1.sizes()[d]).reshape({-1});
+  if (detail::needs_grad({&self, &src}) && is_floating(self.dtype())) {
+    return detail::inplace_with_grad(self, op, [&](const Tensor& old) {
+      Tensor old1 = as_1d(old);
+      Tensor out = old1.clone();
+      {
+        autograd::NoGradGuard no_grad;
+        run_index_add(out, d, idx, src1, alpha, op);
+      }
+      detail::record(op, out, {&old1, &src1}, [d, idx, alpha](const Tensor& g) {
+        Tensor g_src = run_index_select(g, d, idx);
+        return std::vector<Tensor>{g, alpha == 1.0 ? g_src : mul(g_src, alpha)};
+      });
+      return old.dim() == 0 ? out.reshape({}) : out;
+    });
+  }
+  detail::mark_modified(self, op);
   run_index_add(s1, d, idx, src1, alpha, op);
   return self;
 }
@@ -175,6 +232,13 @@ Tensor gather(const Tensor& t, int dim, const Tensor& index) {
   Tensor idx = checked_index(as_1d(index), t1, "gather", d, t1.sizes()[d]);
   Tensor out = detail::make_empty(t.impl()->ctx(), idx.sizes(), t.dtype());
   detail::enqueue(VNN_OP_GATHER, "gather", {&t1, &idx}, out, {}, {int64_t(d)});
+  if (detail::needs_grad({&t1}) && is_floating(t.dtype())) {
+    Shape in_sizes = t1.sizes();
+    detail::record("gather", out, {&t1}, [in_sizes, d, idx](const Tensor& g) {
+      Tensor z = zeros(in_sizes, TensorOptions(g.device()).with(g.dtype()));
+      return std::vector<Tensor>{scatter_add_(z, d, idx, g)};
+    });
+  }
   return t.dim() == 0 ? out.reshape({}) : out;
 }
 

@@ -3,6 +3,7 @@
 // dims already broadcast (stride 0) and a contiguous [B..., M, N] output.
 #include <string>
 
+#include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 #include "vnn/linalg.h"
@@ -38,6 +39,17 @@ Tensor run_matmul(const Tensor& a, const Tensor& b, const Shape& out_shape) {
   Tensor x = a.to(compute), y = b.to(compute);
   Tensor out = detail::make_empty(a.impl()->ctx(), out_shape, compute);
   detail::enqueue(VNN_OP_MATMUL, "matmul", {&x, &y}, out, {1.0, 0.0});
+  if (detail::needs_grad({&x, &y})) {
+    // d x = g @ y^T, d y = x^T @ g (same batch dims; expand's backward
+    // sums broadcast batches).
+    detail::record("MatmulBackward", out, {&x, &y},
+                   [x, y](const Tensor& g) {
+                     Tensor gx = x.requires_grad() ? matmul(g, y.transpose(-1, -2)) : Tensor();
+                     Tensor gy = y.requires_grad() ? matmul(x.transpose(-1, -2), g) : Tensor();
+                     return std::vector<Tensor>{gx, gy};
+                   },
+                   {&x, &y});
+  }
   return compute == t ? out : out.to(t);
 }
 

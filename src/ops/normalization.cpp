@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 #include "vnn/nn_ops.h"
@@ -69,9 +70,10 @@ std::tuple<Tensor, Tensor> batch_norm_stats(const Tensor& input) {
   return {m.view({input.size(1)}), var};
 }
 
-std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                                              const Tensor& running_mean, const Tensor& running_var, bool training,
-                                              double momentum, double eps) {
+namespace {
+std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                                      const Tensor& running_mean, const Tensor& running_var,
+                                                      bool training, double momentum, double eps) {
   const char* op = "batch_norm";
   check_nc(op, input);
   Shape c{input.size(1)};
@@ -110,6 +112,32 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Tensor&
   return {out, m, rstd};
 }
 
+std::tuple<Tensor, Tensor, Tensor> layer_norm_forward(const Tensor& input, const Shape& normalized_shape,
+                                                      const Tensor& weight, const Tensor& bias, double eps);
+}  // namespace
+
+// The statistics and running-stat updates are not part of the graph: one
+// node per call, whose backward is batch_norm_backward.
+std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                              const Tensor& running_mean, const Tensor& running_var, bool training,
+                                              double momentum, double eps) {
+  bool track = detail::needs_grad({&input, &weight, &bias});
+  std::tuple<Tensor, Tensor, Tensor> r;
+  {
+    autograd::NoGradGuard no_grad;
+    r = batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
+  if (track) {
+    Tensor x = input.detach(), w = weight.defined() ? weight.detach() : Tensor();
+    Tensor m = std::get<1>(r), rstd = std::get<2>(r);
+    detail::record("batch_norm", std::get<0>(r), {&input, &weight, &bias}, [=](const Tensor& g) {
+      auto [gx, gw, gb] = batch_norm_backward(g, x, w, m, rstd, training);
+      return std::vector<Tensor>{gx, gw, gb};
+    }, {&input});
+  }
+  return r;
+}
+
 std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_output, const Tensor& input,
                                                        const Tensor& weight, const Tensor& save_mean,
                                                        const Tensor& save_invstd, bool training) {
@@ -141,6 +169,26 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_output
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, const Shape& normalized_shape,
                                               const Tensor& weight, const Tensor& bias, double eps) {
+  bool track = detail::needs_grad({&input, &weight, &bias});
+  std::tuple<Tensor, Tensor, Tensor> r;
+  {
+    autograd::NoGradGuard no_grad;
+    r = layer_norm_forward(input, normalized_shape, weight, bias, eps);
+  }
+  if (track) {
+    Tensor x = input.detach(), w = weight.defined() ? weight.detach() : Tensor();
+    Tensor m = std::get<1>(r), rstd = std::get<2>(r);
+    detail::record("layer_norm", std::get<0>(r), {&input, &weight, &bias}, [=](const Tensor& g) {
+      auto [gx, gw, gb] = layer_norm_backward(g, x, normalized_shape, m, rstd, w);
+      return std::vector<Tensor>{gx, gw, gb};
+    }, {&input});
+  }
+  return r;
+}
+
+namespace {
+std::tuple<Tensor, Tensor, Tensor> layer_norm_forward(const Tensor& input, const Shape& normalized_shape,
+                                                      const Tensor& weight, const Tensor& bias, double eps) {
   const char* op = "layer_norm";
   check_float(op, input);
   int k = normalized_shape.size(), nd = input.dim();
@@ -161,6 +209,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, const Shape& 
   if (bias.defined()) out = add(out, bias);
   return {out, m, rstd};
 }
+}  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_output, const Tensor& input,
                                                        const Shape& normalized_shape, const Tensor& mean_,

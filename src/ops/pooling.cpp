@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 #include "vnn/nn_ops.h"
@@ -127,6 +128,12 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Size2 ke
   Tensor out = detail::make_empty(ctx, out_shape(input, a), input.dtype());
   Tensor idx = detail::make_empty(ctx, out_shape(input, a), kInt64);
   run_forward(op, input, a, out, &idx);
+  if (detail::needs_grad({&input})) {
+    Tensor x = input.detach();
+    detail::record(op, out, {&input}, [=](const Tensor& g) {
+      return std::vector<Tensor>{max_pool2d_backward(g, x, idx, kernel_size, stride, padding, dilation)};
+    });
+  }
   return {out, idx};
 }
 
@@ -152,6 +159,13 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel_size, Size2 stride, Size2 pa
   a.divisor = divisor_override;
   Tensor out = detail::make_empty(input.impl()->ctx(), out_shape(input, a), input.dtype());
   run_forward(op, input, a, out, nullptr);
+  if (detail::needs_grad({&input})) {
+    Tensor x = input.detach();
+    detail::record(op, out, {&input}, [=](const Tensor& g) {
+      return std::vector<Tensor>{
+          avg_pool2d_backward(g, x, kernel_size, stride, padding, count_include_pad, divisor_override)};
+    });
+  }
   return out;
 }
 
@@ -172,6 +186,11 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
   PoolArgs a = adaptive_args(op, input, kAdaptiveAvg, output_size);
   Tensor out = detail::make_empty(input.impl()->ctx(), out_shape(input, a), input.dtype());
   run_forward(op, input, a, out, nullptr);
+  if (detail::needs_grad({&input})) {
+    Tensor x = input.detach();
+    detail::record(op, out, {&input},
+                   [x](const Tensor& g) { return std::vector<Tensor>{adaptive_avg_pool2d_backward(g, x)}; });
+  }
   return out;
 }
 
@@ -190,6 +209,11 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, Size2 output
   Tensor out = detail::make_empty(ctx, out_shape(input, a), input.dtype());
   Tensor idx = detail::make_empty(ctx, out_shape(input, a), kInt64);
   run_forward(op, input, a, out, &idx);
+  if (detail::needs_grad({&input})) {
+    Tensor x = input.detach();
+    detail::record(op, out, {&input},
+                   [x, idx](const Tensor& g) { return std::vector<Tensor>{adaptive_max_pool2d_backward(g, x, idx)}; });
+  }
   return {out, idx};
 }
 

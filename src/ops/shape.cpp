@@ -1,8 +1,10 @@
 // Shape views (squeeze, unsqueeze, broadcast_to, flatten, unflatten,
 // split, chunk) and the joins cat / stack, which copy each input into a
 // narrow() view of one result.
+#include <algorithm>
 #include <string>
 
+#include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 #include "vnn/indexing.h"
@@ -11,8 +13,13 @@ namespace vnn {
 
 namespace {
 
+// squeeze / unsqueeze / flatten / unflatten keep the element order, so
+// their gradient is the incoming one reshaped back.
 Tensor view_of(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset) {
-  return detail::make_tensor(t.impl()->storage, t.dtype(), sizes, strides, offset);
+  Tensor v = detail::view_of(t, sizes, strides, offset);
+  Shape in_sizes = t.sizes();
+  detail::record_view("ReshapeViewBackward", v, t, [in_sizes](const Tensor& g) { return g.reshape(in_sizes); });
+  return v;
 }
 
 // A dim for an op that inserts one: [-(ndim+1), ndim].
@@ -254,11 +261,35 @@ Tensor cat(const std::vector<Tensor>& tensors, int dim) {
   shape[d] = total;
   Tensor out = detail::make_empty(r.impl()->ctx(), shape, dt);
   int64_t at = 0;
-  for (const Tensor& t : tensors) {
-    if (skipped(t)) continue;
-    int64_t len = t.sizes()[d];
-    if (len > 0) out.narrow(d, at, len).copy_(t);
-    at += len;
+  {
+    autograd::NoGradGuard no_grad;  // one node for the whole cat, below
+    for (const Tensor& t : tensors) {
+      if (skipped(t)) continue;
+      int64_t len = t.sizes()[d];
+      if (len > 0) out.narrow(d, at, len).copy_(t);
+      at += len;
+    }
+  }
+  std::vector<const Tensor*> inputs;
+  for (const Tensor& t : tensors) inputs.push_back(&t);
+  bool any_grad = std::any_of(tensors.begin(), tensors.end(), [](const Tensor& t) { return t.requires_grad(); });
+  if (any_grad && autograd::grad_enabled() && is_floating(dt)) {
+    std::vector<std::pair<int64_t, int64_t>> ranges;  // (start, length) per input; length -1: skipped
+    std::vector<DType> dtypes;
+    int64_t pos = 0;
+    for (const Tensor& t : tensors) {
+      dtypes.push_back(t.dtype());
+      ranges.emplace_back(pos, skipped(t) ? -1 : t.sizes()[d]);
+      if (!skipped(t)) pos += t.sizes()[d];
+    }
+    detail::record("cat", out, inputs, [ranges, dtypes, d](const Tensor& g) {
+      std::vector<Tensor> grads;
+      for (size_t i = 0; i < ranges.size(); ++i)
+        grads.push_back(ranges[i].second < 0 || !is_floating(dtypes[i])
+                            ? Tensor()
+                            : g.narrow(d, ranges[i].first, ranges[i].second).to(dtypes[i]));
+      return grads;
+    });
   }
   return out;
 }

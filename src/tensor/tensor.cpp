@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 
@@ -107,8 +108,12 @@ Tensor arange(double start, double end, double step, const TensorOptions& opt) {
 
 // ---- views ------------------------------------------------------------------
 
-static Tensor view_of(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset) {
-  return detail::make_tensor(t.impl()->storage, t.dtype(), sizes, strides, offset);
+// A view's gradient maps back onto its input: `back` turns d view into
+// d input.
+static Tensor differentiable_view(Tensor view, const Tensor& in, const char* name,
+                                  std::function<Tensor(const Tensor&)> back) {
+  detail::record_view(name, view, in, std::move(back));
+  return view;
 }
 
 static Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
@@ -142,7 +147,9 @@ Tensor Tensor::view(const Shape& shape) const {
   if (!is_contiguous())
     throw ShapeError("view: tensor of shape " + this->sizes().str() +
                      " is not contiguous; use reshape() (copies if needed) or call contiguous() first");
-  return view_of(*this, sizes, detail::contiguous_strides(sizes), storage_offset());
+  Shape in_sizes = this->sizes();
+  return differentiable_view(detail::view_of(*this, sizes, detail::contiguous_strides(sizes), storage_offset()), *this,
+                             "ViewBackward", [in_sizes](const Tensor& g) { return g.reshape(in_sizes); });
 }
 
 Tensor Tensor::reshape(const Shape& shape) const {
@@ -159,7 +166,8 @@ Tensor Tensor::transpose(int d0, int d1) const {
   if (n == 0) return *this;
   std::swap(sz[d0], sz[d1]);
   std::swap(st[d0], st[d1]);
-  return view_of(*this, sz, st, storage_offset());
+  return differentiable_view(detail::view_of(*this, sz, st, storage_offset()), *this, "TransposeBackward",
+                             [d0, d1](const Tensor& g) { return g.transpose(d0, d1); });
 }
 
 Tensor Tensor::permute(const Shape& dims) const {
@@ -176,7 +184,11 @@ Tensor Tensor::permute(const Shape& dims) const {
     sz.push_back(sizes()[d]);
     st.push_back(strides()[d]);
   }
-  return view_of(*this, sz, st, storage_offset());
+  Shape inverse;
+  inverse.resize(n);
+  for (int i = 0; i < n; ++i) inverse[detail::normalize_dim(int(dims[i]), n, "permute")] = i;
+  return differentiable_view(detail::view_of(*this, sz, st, storage_offset()), *this, "PermuteBackward",
+                             [inverse](const Tensor& g) { return g.permute(inverse); });
 }
 
 Tensor Tensor::expand(const Shape& shape) const {
@@ -210,7 +222,9 @@ Tensor Tensor::expand(const Shape& shape) const {
                        sizes().str() + ", target " + shape.str() + ")");
     }
   }
-  return view_of(*this, sz, st, storage_offset());
+  Shape in_sizes = sizes();
+  return differentiable_view(detail::view_of(*this, sz, st, storage_offset()), *this, "ExpandBackward",
+                             [in_sizes](const Tensor& g) { return detail::sum_to(g, in_sizes); });
 }
 
 Tensor Tensor::narrow(int d, int64_t start, int64_t length) const {
@@ -222,7 +236,13 @@ Tensor Tensor::narrow(int d, int64_t start, int64_t length) const {
                      ") is out of bounds for dimension " + std::to_string(d) + " of size " + std::to_string(n));
   Shape sz = sizes();
   sz[d] = length;
-  return view_of(*this, sz, strides(), storage_offset() + start * strides()[d]);
+  Shape in_sizes = sizes();
+  return differentiable_view(detail::view_of(*this, sz, strides(), storage_offset() + start * strides()[d]), *this,
+                             "NarrowBackward", [in_sizes, d, start, length](const Tensor& g) {
+                               Tensor full = zeros(in_sizes, TensorOptions(g.device()).with(g.dtype()));
+                               full.narrow(d, start, length).copy_(g);
+                               return full;
+                             });
 }
 
 Tensor Tensor::select(int d, int64_t index) const {
@@ -238,7 +258,13 @@ Tensor Tensor::select(int d, int64_t index) const {
       sz.push_back(sizes()[i]);
       st.push_back(strides()[i]);
     }
-  return view_of(*this, sz, st, storage_offset() + index * strides()[d]);
+  Shape in_sizes = sizes();
+  return differentiable_view(detail::view_of(*this, sz, st, storage_offset() + index * strides()[d]), *this,
+                             "SelectBackward", [in_sizes, d, index](const Tensor& g) {
+                               Tensor full = zeros(in_sizes, TensorOptions(g.device()).with(g.dtype()));
+                               full.select(d, index).copy_(g);
+                               return full;
+                             });
 }
 
 }  // namespace vnn

@@ -60,6 +60,10 @@ Tensor make_empty(DeviceContext& ctx, const Shape& sizes, DType dtype) {
                      contiguous_strides(sizes), 0);
 }
 
+Tensor view_of(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset) {
+  return make_tensor(t.impl()->storage, t.dtype(), sizes, strides, offset);
+}
+
 vnn_tensor_desc describe(const TensorImpl& t) {
   vnn_tensor_desc d;
   d.data = t.storage->handle;
@@ -80,6 +84,55 @@ void run_op(DeviceContext& ctx, vnn_op& op, const char* name) {
   if (s != VNN_STATUS_OK) ctx.throw_status(s, name);
 }
 
+namespace {
+
+// Elementwise kinds address every operand with the same element number, so
+// their dims may be rewritten jointly: size-1 dims dropped and neighbours
+// merged where every operand is contiguous across them. A [64,32,28,28] +
+// [1,32,1,1] add then arrives as 3 dims with a 784-long last one, and a
+// contiguous operand set as 1 dim. Element order and storage offsets stay
+// the same; operands of differing shapes (a reshaping COPY) are left alone.
+bool coalescible(vnn_op_kind kind) {
+  return kind == VNN_OP_FILL || kind == VNN_OP_COPY || kind == VNN_OP_BINARY || kind == VNN_OP_UNARY ||
+         kind == VNN_OP_WHERE;
+}
+
+void coalesce(vnn_tensor_desc* const* d, size_t n) {
+  const int32_t nd = d[0]->ndim;
+  if (nd == 0) return;
+  for (size_t k = 1; k < n; ++k) {
+    if (d[k]->ndim != nd) return;
+    for (int32_t i = 0; i < nd; ++i)
+      if (d[k]->sizes[i] != d[0]->sizes[i]) return;
+  }
+  int32_t m = 0;  // dims written so far, outermost first
+  for (int32_t i = 0; i < nd; ++i) {
+    const int64_t size = d[0]->sizes[i];
+    if (size == 1) continue;
+    bool merge = m > 0;
+    for (size_t k = 0; merge && k < n; ++k) merge = d[k]->strides[m - 1] == d[k]->strides[i] * size;
+    if (merge) {
+      for (size_t k = 0; k < n; ++k) {
+        d[k]->sizes[m - 1] *= size;
+        d[k]->strides[m - 1] = d[k]->strides[i];
+      }
+    } else {
+      for (size_t k = 0; k < n; ++k) {
+        d[k]->sizes[m] = size;
+        d[k]->strides[m] = d[k]->strides[i];
+      }
+      ++m;
+    }
+  }
+  if (m == 0) {  // all sizes 1: one element
+    for (size_t k = 0; k < n; ++k) d[k]->sizes[0] = 1, d[k]->strides[0] = 1;
+    m = 1;
+  }
+  for (size_t k = 0; k < n; ++k) d[k]->ndim = m;
+}
+
+}  // namespace
+
 void enqueue(vnn_op_kind kind, const char* name, std::initializer_list<const Tensor*> inputs, const Tensor& out,
              std::initializer_list<double> scalars, std::initializer_list<int64_t> ints) {
   if (out.numel() == 0) return;
@@ -89,6 +142,11 @@ void enqueue(vnn_op_kind kind, const char* name, std::initializer_list<const Ten
   size_t n = 0;
   for (const Tensor* t : inputs) in[n++] = describe(*t->impl());
   vnn_tensor_desc o = describe(*out.impl());
+  if (coalescible(kind)) {
+    vnn_tensor_desc* all[kMaxInputs + 1] = {&o};
+    for (size_t k = 0; k < n; ++k) all[k + 1] = &in[k];
+    coalesce(all, n + 1);
+  }
   vnn_op op{};
   op.kind = kind;
   op.num_inputs = int32_t(n);
@@ -109,6 +167,16 @@ void check_same_device(const Tensor& a, const Tensor& b, const char* op, const c
                        a.device().str() + " and " + b.device().str() +
                        "! (when checking argument " + arg + " in method " + op +
                        "); move one with .to(device)");
+}
+
+void set_data(const Tensor& dst, const Tensor& src) {
+  TensorImpl& d = *dst.impl();
+  const TensorImpl& s = *src.impl();
+  d.storage = s.storage;
+  d.dtype = s.dtype;
+  d.sizes = s.sizes;
+  d.strides = s.strides;
+  d.offset = s.offset;
 }
 
 void* host_pointer(const TensorImpl& t) {

@@ -1,5 +1,6 @@
 // The insides of a Tensor, shared by the core's op files.
 #pragma once
+#include <atomic>
 #include <initializer_list>
 #include <memory>
 
@@ -8,6 +9,8 @@
 #include "vnn/tensor.h"
 
 namespace vnn::detail {
+
+struct AutogradMeta;
 
 // A block of memory on one device. Cached blocks return to the device's
 // caching allocator; pinned host blocks to the backend that pinned them;
@@ -19,6 +22,9 @@ struct Storage {
   void* handle = nullptr;
   size_t bytes = 0;
   Kind kind = Kind::cached;
+  // Bumped by every in-place op; autograd compares it with the version a
+  // saved tensor had when it was saved.
+  std::atomic<uint64_t> version{0};
   ~Storage();
 };
 
@@ -28,7 +34,7 @@ struct TensorImpl {
   Shape sizes;
   Shape strides;
   int64_t offset = 0;
-  bool requires_grad = false;
+  std::shared_ptr<AutogradMeta> autograd;  // null until grad is involved
 
   DeviceContext& ctx() const { return *storage->ctx; }
   int64_t numel() const { return sizes.numel(); }
@@ -40,6 +46,8 @@ std::shared_ptr<Storage> allocate_storage(DeviceContext& ctx, size_t bytes);
 Tensor make_tensor(std::shared_ptr<Storage> storage, DType dtype, const Shape& sizes,
                    const Shape& strides, int64_t offset);
 Tensor make_empty(DeviceContext& ctx, const Shape& sizes, DType dtype);
+// A view of t's storage (no autograd: see record_view).
+Tensor view_of(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset);
 vnn_tensor_desc describe(const TensorImpl& t);
 // Runs one op on a device; `name` is what errors call it.
 void run_op(DeviceContext& ctx, vnn_op& op, const char* name);
@@ -49,6 +57,9 @@ void enqueue(vnn_op_kind kind, const char* name, std::initializer_list<const Ten
              std::initializer_list<double> scalars = {}, std::initializer_list<int64_t> ints = {});
 // Throws DeviceMismatch unless b sits on a's device (PyTorch's wording).
 void check_same_device(const Tensor& a, const Tensor& b, const char* op, const char* arg);
+// Makes dst hold src's data (storage, dtype, sizes, strides) while keeping
+// its identity and autograd metadata: every handle to dst sees the change.
+void set_data(const Tensor& dst, const Tensor& src);
 // A host pointer to element 0 of a host-accessible tensor (after a sync).
 void* host_pointer(const TensorImpl& t);
 int normalize_dim(int dim, int ndim, const char* op);

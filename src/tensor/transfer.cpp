@@ -1,6 +1,7 @@
 // Copies within and between devices, dtype conversion, host access.
 #include <cstring>
 
+#include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 
@@ -54,36 +55,54 @@ void transfer_bytes(const Tensor& dst, const Tensor& src, bool non_blocking) {
 
 }  // namespace
 
-Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
-  if (sizes() != src.sizes()) {
-    Tensor expanded = src.expand(sizes());  // throws with both shapes if impossible
-    return copy_(expanded, non_blocking);
-  }
-  if (impl()->storage->ctx == src.impl()->storage->ctx) {
-    device_copy(*this, src);
-    return *this;
+namespace {
+
+// The data movement of copy_, without autograd bookkeeping.
+void copy_data(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  if (dst.impl()->storage->ctx == src.impl()->storage->ctx) {
+    device_copy(dst, src);
+    return;
   }
   // Convert on the source device, move contiguous bytes, scatter into the
   // destination's layout on the destination device.
   Tensor packed = src;
-  if (packed.dtype() != dtype() || !packed.is_contiguous()) {
-    packed = detail::make_empty(src.impl()->ctx(), src.sizes(), dtype());
+  if (packed.dtype() != dst.dtype() || !packed.is_contiguous()) {
+    packed = detail::make_empty(src.impl()->ctx(), src.sizes(), dst.dtype());
     device_copy(packed, src);
   }
-  if (is_contiguous()) {
-    transfer_bytes(*this, packed, non_blocking);
+  if (dst.is_contiguous()) {
+    transfer_bytes(dst, packed, non_blocking);
   } else {
-    Tensor landing = detail::make_empty(impl()->ctx(), sizes(), dtype());
+    Tensor landing = detail::make_empty(dst.impl()->ctx(), dst.sizes(), dst.dtype());
     transfer_bytes(landing, packed, false);
-    device_copy(*this, landing);
+    device_copy(dst, landing);
   }
+}
+
+// Gradient of a value that moved to another device / dtype: move it back.
+detail::BackwardFn move_back(const Tensor& src) {
+  Device device = src.device();
+  DType dtype = src.dtype();
+  return [device, dtype](const Tensor& g) { return std::vector<Tensor>{g.to(device, dtype)}; };
+}
+
+}  // namespace
+
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+  Tensor from = sizes() == src.sizes() ? src : src.expand(sizes());  // throws with both shapes if impossible
+  detail::mark_modified(*this, "copy_");
+  copy_data(*this, from, non_blocking);
+  // Every element of self now comes from src: its old history gets nothing.
+  if (detail::needs_grad({&from})) detail::record("CopyBackward", *this, {&from}, move_back(from));
+  else if (requires_grad() && !is_leaf()) detail::forget_history(*this);
   return *this;
 }
 
 Tensor Tensor::to(const Device& device, DType dt, bool non_blocking) const {
   if (device == this->device() && dt == dtype()) return *this;
   Tensor out = detail::make_empty(detail::context(device), sizes(), dt);
-  out.copy_(*this, non_blocking);
+  copy_data(out, *this, non_blocking);
+  if (detail::needs_grad({this}) && is_floating(dt)) detail::record("ToBackward", out, {this}, move_back(*this));
   return out;
 }
 Tensor Tensor::to(const Device& device, bool non_blocking) const { return to(device, dtype(), non_blocking); }
@@ -94,6 +113,8 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 Tensor Tensor::clone() const {
   Tensor out = detail::make_empty(impl()->ctx(), sizes(), dtype());
   device_copy(out, *this);
+  if (detail::needs_grad({this}))
+    detail::record("CloneBackward", out, {this}, [](const Tensor& g) { return std::vector<Tensor>{g}; });
   return out;
 }
 
@@ -125,7 +146,9 @@ Tensor Tensor::pin_memory() const {
 }
 
 Tensor& Tensor::fill_(double value) {
+  detail::mark_modified(*this, "fill_");
   detail::enqueue(VNN_OP_FILL, "fill_", {}, *this, {value});
+  if (requires_grad() && !is_leaf()) detail::forget_history(*this);  // a constant now
   return *this;
 }
 

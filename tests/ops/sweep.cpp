@@ -93,6 +93,7 @@ Tensor gather_index(const Tensor& x) {
   for (int64_t i = 0; i < r * 3; ++i) v[size_t(i)] = (i * 5 + 1) % c;
   return from_vector(v, {r, 3}).to(x.device());
 }
+TensorOptions like(const Tensor& x) { return TensorOptions(x.device()).with(x.dtype()); }
 Tensor image(const Tensor& x) { return x.reshape({1, 1, x.size(0), x.size(1)}); }
 auto mm_dtypes = [](DType t) { return t != kBool && t != kUInt8; };  // halves compute in float32
 
@@ -151,6 +152,16 @@ std::vector<OpCase> op_table() {
          return matmul(b, w2);
        },
        mm_dtypes},
+      {"mm", [](const Inputs& a) { return mm(a.x, a.y.transpose(0, 1)); }, mm_dtypes},
+      {"matmul_vector", [](const Inputs& a) { return matmul(a.x, a.y.select(0, 0)); }, mm_dtypes},
+      {"mean_all", [](const Inputs& a) { return mean(a.x); }, floating},
+      // creation in the input's dtype on its device (creation.h, tensor.h)
+      {"linspace", [](const Inputs& a) { return linspace(-2, 5, 11, like(a.x)); }, any_dtype},
+      {"eye", [](const Inputs& a) { return eye(a.x.size(0), a.x.size(1), like(a.x)); }, any_dtype},
+      {"arange", [](const Inputs& a) { return arange(0, 9, 2, like(a.x)); }, any_dtype},
+      {"full", [](const Inputs& a) { return full({2, 3}, 3, like(a.x)); }, any_dtype},
+      {"ones_like_dtype", [](const Inputs& a) { return ones_like(a.x, a.x.dtype()); }, any_dtype},
+      {"full_like_options", [](const Inputs& a) { return full_like(a.x, 2, like(a.x)); }, any_dtype},
       // copies, conversions and views
       {"contiguous_of_transpose", [](const Inputs& a) { return a.x.transpose(0, 1).contiguous(); }, any_dtype},
       {"clone_narrow", [](const Inputs& a) { return a.x.narrow(1, 1, 3).clone(); }, any_dtype},
@@ -311,8 +322,9 @@ TEST_CASE("every op x every dtype on the device under test matches the cpu and f
     std::string why;
     CHECK(close(randint(-7, 9, {40000}, TensorOptions(dev).with(t), &g1), randint(-7, 9, {40000}, TensorOptions(t), &g2),
                 0, &why));
-    ++pairs;
-    ++random_pairs;
+    CHECK(close(randperm(50000, TensorOptions(dev).with(t), &g1), randperm(50000, TensorOptions(t), &g2), 0, &why));
+    pairs += 2;
+    random_pairs += 2;
   }
   std::printf("sweep on %s: %d (op, dtype) pairs checked: %d table pairs run (%d input variants compared), %d "
               "rejected with DTypeError as expected, %d random-stream pairs\n",

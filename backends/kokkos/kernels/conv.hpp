@@ -1,10 +1,12 @@
 // IM2COL / COL2IM for conv2d (docs/ops.md has the descriptor contract).
 //  IM2COL: in0 image [N, C, H, W] (any strides) -> out col
 //          [N, C*kh*kw, OH*OW] (any strides); padding reads as 0.
-//  COL2IM: in0 col [N, C*kh*kw, OH*OW] -> out image [N, C, H, W]; the
-//          adjoint of IM2COL. One work item per image pixel gathers every
-//          column entry that IM2COL copied from it, so overlapping patches
-//          accumulate without atomics or races.
+//  COL2IM: in0 col [N, C*kh*kw, OH*OW] (any strides) -> out image
+//          [N, C, H, W]; the adjoint of IM2COL. One work item per image row
+//          gathers every column entry that IM2COL copied from that row, so
+//          overlapping patches accumulate without atomics or races.
+//  conv2d passes col as a permuted view of a [C*kh*kw, N, OH*OW] buffer
+//  (the layout of its single batched GEMM); the strides carry that.
 //  ints = {kh, kw, sh, sw, ph, pw, dh, dw}; float32 and float64.
 #pragma once
 #include <Kokkos_Core.hpp>
@@ -66,6 +68,9 @@ void im2col_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
   });
 }
 
+// ceil(a / b) for b > 0 and any sign of a.
+KOKKOS_INLINE_FUNCTION int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
 template <class Exec, class T>
 void col2im_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& in, const Conv2dGeom g,
                   int64_t OH, int64_t OW) {
@@ -74,21 +79,30 @@ void col2im_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
   const int64_t C = out.sizes[1], H = out.sizes[2], W = out.sizes[3];
   const int64_t s0 = in.strides[0], s1 = in.strides[1], s2 = in.strides[2], co = in.offset;
   const int64_t o0 = out.strides[0], o1 = out.strides[1], o2 = out.strides[2], o3 = out.strides[3], oo = out.offset;
-  const int64_t total = out.sizes[0] * C * H * W;
+  // One work item per image row (n, c, h): it owns the whole row, so the
+  // column entries of every tap can be added into it without races, and
+  // the index math (divisibility by the stride, the valid ow range) is done
+  // once per tap and row, not per pixel. Taps are summed in (ki, kj) order.
+  const int64_t total = out.sizes[0] * C * H;
   Kokkos::parallel_for("vnn::col2im", Range<Exec>(exec, 0, total), KOKKOS_LAMBDA(int64_t i) {
-    const int64_t w = i % W, h = (i / W) % H, c = (i / (W * H)) % C, n = i / (W * H * C);
-    T sum = T(0);
+    const int64_t h = i % H, c = (i / H) % C, n = i / (H * C);
+    T* dst = o + oo + n * o0 + c * o1 + h * o2;
+    for (int64_t w = 0; w < W; ++w) dst[w * o3] = T(0);
     for (int64_t ki = 0; ki < g.kh; ++ki) {
       const int64_t hh = h + g.ph - ki * g.dh;
       if (hh < 0 || hh % g.sh != 0 || hh / g.sh >= OH) continue;
+      const int64_t oh = hh / g.sh;
       for (int64_t kj = 0; kj < g.kw; ++kj) {
-        const int64_t ww = w + g.pw - kj * g.dw;
-        if (ww < 0 || ww % g.sw != 0 || ww / g.sw >= OW) continue;
-        const int64_t row = (c * g.kh + ki) * g.kw + kj, l = (hh / g.sh) * OW + ww / g.sw;
-        sum += col[co + n * s0 + row * s1 + l * s2];
+        // w = ow * sw + shift must lie in [0, W).
+        const int64_t shift = kj * g.dw - g.pw;
+        int64_t lo = ceil_div(-shift, g.sw), hi = ceil_div(W - shift, g.sw);
+        if (lo < 0) lo = 0;
+        if (hi > OW) hi = OW;
+        const int64_t row = (c * g.kh + ki) * g.kw + kj;
+        const T* src = col + co + n * s0 + row * s1 + oh * OW * s2;
+        for (int64_t ow = lo; ow < hi; ++ow) dst[(ow * g.sw + shift) * o3] += src[ow * s2];
       }
     }
-    o[oo + n * o0 + c * o1 + h * o2 + w * o3] = sum;
   });
 }
 

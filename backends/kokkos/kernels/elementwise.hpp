@@ -1,5 +1,6 @@
 // BINARY and UNARY elementwise ops over strided, same-shape operands
-// (broadcast inputs arrive with stride 0). Inputs share one dtype; the
+// (broadcast inputs arrive with stride 0). Contiguous operands take one flat
+// vectorisable loop; anything else walks rows x runs (StridedRuns). Inputs share one dtype; the
 // output has it too, except comparisons, logical ops and LOGICAL_NOT, whose
 // output is bool.
 #pragma once
@@ -209,8 +210,27 @@ void binary_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
     });
     return;
   }
-  Kokkos::parallel_for("vnn::binary", Range<Exec>(exec, 0, numel(out)), KOKKOS_LAMBDA(int64_t i) {
-    o[oi(i)] = store<O>(BinaryFn<Fn>::apply(load(x[xi(i)]), load(y[yi(i)]), alpha));
+  // Strided (broadcast, permuted): rows x runs, offsets once per run; the
+  // unit-stride-output run with a unit-stride or broadcast input is the
+  // training case (bias adds, [N, C, H, W] + [1, C, 1, 1]).
+  const vnn_tensor_desc* descs[3] = {&out, &a, &b};
+  const StridedRuns<3> runs(descs);
+  Kokkos::parallel_for("vnn::binary_runs", Range<Exec>(exec, 0, runs.count), KOKKOS_LAMBDA(int64_t w) {
+    int64_t off[3];
+    const int64_t len = runs.start(w, off);
+    const int64_t so = runs.step[0], sx = runs.step[1], sy = runs.step[2];
+    O* op = o + off[0];
+    const T* xp = x + off[1];
+    const T* yp = y + off[2];
+    if (so == 1 && sx == 1 && sy == 1) {
+      for (int64_t j = 0; j < len; ++j) op[j] = store<O>(BinaryFn<Fn>::apply(load(xp[j]), load(yp[j]), alpha));
+    } else if (so == 1 && sx == 1 && sy == 0) {
+      const C yv = load(yp[0]);
+      for (int64_t j = 0; j < len; ++j) op[j] = store<O>(BinaryFn<Fn>::apply(load(xp[j]), yv, alpha));
+    } else {
+      for (int64_t j = 0; j < len; ++j)
+        op[j * so] = store<O>(BinaryFn<Fn>::apply(load(xp[j * sx]), load(yp[j * sy]), alpha));
+    }
   });
 }
 
@@ -228,8 +248,15 @@ void unary_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_
     });
     return;
   }
-  Kokkos::parallel_for("vnn::unary", Range<Exec>(exec, 0, numel(out)), KOKKOS_LAMBDA(int64_t i) {
-    o[oi(i)] = store<O>(UnaryFn<Fn>::apply(load(x[xi(i)]), p));
+  const vnn_tensor_desc* descs[2] = {&out, &a};
+  const StridedRuns<2> runs(descs);
+  Kokkos::parallel_for("vnn::unary_runs", Range<Exec>(exec, 0, runs.count), KOKKOS_LAMBDA(int64_t w) {
+    int64_t off[2];
+    const int64_t len = runs.start(w, off);
+    const int64_t so = runs.step[0], sx = runs.step[1];
+    O* op = o + off[0];
+    const T* xp = x + off[1];
+    for (int64_t j = 0; j < len; ++j) op[j * so] = store<O>(UnaryFn<Fn>::apply(load(xp[j * sx]), p));
   });
 }
 

@@ -143,6 +143,52 @@ struct StridedIndex {
   }
 };
 
+// Same-shape strided operands walked as rows x runs along the last dim:
+// work item w covers up to kRunLength elements of one row, so the 64-bit
+// divisions that map a row number to storage offsets happen once per run
+// instead of once per element and operand. The core coalesces dims first
+// (tensor_impl.cpp), so most broadcasts and permuted copies arrive as 2 or 3
+// dims with a long last one.
+template <int N>
+struct StridedRuns {
+  static constexpr int64_t kRunLength = 4096;
+  int32_t outer = 0;              // dims before the last
+  int64_t inner = 1, chunks = 1, count = 0;
+  int64_t sizes[VNN_MAX_DIMS] = {};
+  int64_t offset[N] = {}, step[N] = {};  // step: stride along the last dim
+  int64_t strides[N][VNN_MAX_DIMS] = {};
+
+  StridedRuns() = default;
+  // All descriptors have d[0]'s sizes (the core checked).
+  explicit StridedRuns(const vnn_tensor_desc* const* d) {
+    const int32_t nd = d[0]->ndim;
+    int64_t rows = 1;
+    if (nd > 0) inner = d[0]->sizes[nd - 1];
+    outer = nd > 0 ? nd - 1 : 0;
+    for (int i = 0; i < outer; ++i) sizes[i] = d[0]->sizes[i], rows *= sizes[i];
+    for (int k = 0; k < N; ++k) {
+      offset[k] = d[k]->offset;
+      step[k] = nd > 0 ? d[k]->strides[nd - 1] : 0;
+      for (int i = 0; i < outer; ++i) strides[k][i] = d[k]->strides[i];
+    }
+    chunks = inner <= 0 ? 0 : (inner + kRunLength - 1) / kRunLength;
+    count = rows * chunks;
+  }
+  // Storage offsets of the first element of run w, and its length.
+  KOKKOS_INLINE_FUNCTION int64_t start(int64_t w, int64_t* off) const {
+    int64_t r = w / chunks;
+    const int64_t begin = (w - r * chunks) * kRunLength;
+    for (int k = 0; k < N; ++k) off[k] = offset[k] + begin * step[k];
+    for (int i = outer - 1; i >= 0; --i) {
+      const int64_t q = r / sizes[i], idx = r - q * sizes[i];
+      r = q;
+      for (int k = 0; k < N; ++k) off[k] += idx * strides[k][i];
+    }
+    const int64_t left = inner - begin;
+    return left < kRunLength ? left : kRunLength;
+  }
+};
+
 inline int64_t numel(const vnn_tensor_desc& d) {
   int64_t n = 1;
   for (int i = 0; i < d.ndim; ++i) n *= d.sizes[i];

@@ -1,0 +1,343 @@
+// train_bench: training throughput of vnn on cpu:0 against LibTorch built
+// from the same model definitions, in one program and one run.
+//  (a) elementwise / copy shapes typical of training (strided paths)
+//  (b) tiny-step overhead: 1x64 @ 64x64, relu, sum, backward
+//  (c) MLP 784-256-128-10 and CNN conv32-pool-conv64-pool-fc128-fc10 on
+//      Fashion-MNIST, Adam lr 1e-3, batch 64, cross entropy, a bounded
+//      number of batches each: samples/s, test accuracy, peak memory.
+// Both sides see the same normalised data and the same batch order; each
+// gathers its own batches with its own index_select, as a loader would.
+//   train_bench [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops]
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "vnn/vnn.h"
+
+#ifdef VNN_BENCH_TORCH
+#include <torch/torch.h>
+#endif
+
+namespace {
+
+using clk = std::chrono::steady_clock;
+double secs(clk::time_point a, clk::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+const vnn::Device kCpu("cpu");
+void sync_cpu() { vnn::synchronize(kCpu); }
+
+// Resident-set high-water mark (VmHWM, MiB). Writing 5 to clear_refs resets
+// it, so each framework's run gets its own figure.
+double rss_hwm_mib() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0;
+  return 0;
+}
+void reset_rss_hwm() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+// Median seconds per call of f over `reps` timed batches of `inner` calls.
+double per_call(int inner, const std::function<void()>& f, const std::function<void()>& sync) {
+  f();
+  sync();
+  std::vector<double> t;
+  for (int r = 0; r < 5; ++r) {
+    auto t0 = clk::now();
+    for (int i = 0; i < inner; ++i) f();
+    sync();
+    t.push_back(secs(t0, clk::now()) / inner);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+void no_sync() {}
+
+std::string ratio(double num, double den) {
+  if (num <= 0 || den <= 0) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", num / den);
+  return b;
+}
+
+// ---------------------------------------------------------------- (a) ops
+void ops_table(bool torch_on) {
+  std::printf("\n## (a) strided elementwise / copy, float32, us per op (lower is better)\n\n");
+  std::printf("| op | vnn | LibTorch | vnn / LibTorch |\n|---|---|---|---|\n");
+  struct Case { const char* name; vnn::Shape a, b; int kind; };  // kind 0: add_, 1: permuted copy
+  std::vector<Case> cases = {{"[64,32,26,26] += [1,32,1,1]", {64, 32, 26, 26}, {1, 32, 1, 1}, 0},
+                             {"[64,128] += [128]", {64, 128}, {128}, 0},
+                             {"[64,32,676] + [1,32,1] (out of place)", {64, 32, 676}, {1, 32, 1}, 2},
+                             {"[32,64,676] -> permute(1,0,2).contiguous()", {32, 64, 676}, {}, 1},
+                             {"[1600,128].t().contiguous()", {1600, 128}, {}, 3}};
+  for (const Case& c : cases) {
+    vnn::Tensor a = vnn::randn(c.a), b = c.b.size() ? vnn::randn(c.b) : vnn::Tensor(), r;
+    int inner = a.numel() > 100000 ? 20 : 2000;
+    std::function<void()> f;
+    if (c.kind == 0) f = [&] { a.add_(b); };
+    else if (c.kind == 2) f = [&] { r = vnn::add(a, b); };
+    else if (c.kind == 1) f = [&] { r = a.permute({1, 0, 2}).contiguous(); };
+    else f = [&] { r = a.transpose(0, 1).contiguous(); };
+    double tv = per_call(inner, f, sync_cpu), tt = 0;
+#ifdef VNN_BENCH_TORCH
+    if (torch_on) {
+      std::vector<int64_t> sa(c.a.begin(), c.a.end()), sb(c.b.begin(), c.b.end());
+      torch::Tensor x = torch::randn(sa), y = sb.empty() ? torch::Tensor() : torch::randn(sb), z;
+      std::function<void()> g;
+      if (c.kind == 0) g = [&] { x.add_(y); };
+      else if (c.kind == 2) g = [&] { z = x + y; };
+      else if (c.kind == 1) g = [&] { z = x.permute({1, 0, 2}).contiguous(); };
+      else g = [&] { z = x.t().contiguous(); };
+      tt = per_call(inner, g, no_sync);
+    }
+#endif
+    std::printf("| %s | %.1f | %.1f | %s |\n", c.name, tv * 1e6, tt * 1e6, ratio(tv, tt).c_str());
+    std::fflush(stdout);
+  }
+}
+
+// ------------------------------------------------------- (b) tiny step
+void tiny_step(bool torch_on) {
+  vnn::Tensor w = vnn::randn({64, 64}).requires_grad_(), in = vnn::randn({1, 64});
+  double tv = per_call(2000, [&] {
+    vnn::Tensor l = vnn::sum(vnn::relu(vnn::matmul(in, w)));
+    l.backward();
+  }, sync_cpu), tt = 0;
+#ifdef VNN_BENCH_TORCH
+  if (torch_on) {
+    auto tw = torch::randn({64, 64}, torch::requires_grad()), tin = torch::randn({1, 64});
+    tt = per_call(2000, [&] {
+      auto l = torch::relu(torch::mm(tin, tw)).sum();
+      l.backward();
+    }, no_sync);
+  }
+#endif
+  std::printf("\n## (b) tiny step (1x64 @ 64x64, relu, sum, backward), us per step\n\n");
+  std::printf("| vnn | LibTorch | vnn / LibTorch |\n|---|---|---|\n| %.1f | %.1f | %s |\n", tv * 1e6, tt * 1e6,
+              ratio(tv, tt).c_str());
+}
+
+// ---------------------------------------------------------- (c) models
+struct VMlp : vnn::nn::Module {
+  std::shared_ptr<vnn::nn::Linear> l1, l2, l3;
+  VMlp() {
+    l1 = register_module("l1", std::make_shared<vnn::nn::Linear>(784, 256));
+    l2 = register_module("l2", std::make_shared<vnn::nn::Linear>(256, 128));
+    l3 = register_module("l3", std::make_shared<vnn::nn::Linear>(128, 10));
+  }
+  vnn::Tensor forward(const vnn::Tensor& x) override {
+    vnn::Tensor h = x.reshape({x.sizes()[0], 784});
+    return l3->forward(vnn::relu(l2->forward(vnn::relu(l1->forward(h)))));
+  }
+};
+
+struct VCnn : vnn::nn::Module {
+  std::shared_ptr<vnn::nn::Conv2d> c1, c2;
+  std::shared_ptr<vnn::nn::Linear> f1, f2;
+  VCnn() {
+    c1 = register_module("c1", std::make_shared<vnn::nn::Conv2d>(1, 32, 3));
+    c2 = register_module("c2", std::make_shared<vnn::nn::Conv2d>(32, 64, 3));
+    f1 = register_module("f1", std::make_shared<vnn::nn::Linear>(64 * 5 * 5, 128));
+    f2 = register_module("f2", std::make_shared<vnn::nn::Linear>(128, 10));
+  }
+  vnn::Tensor forward(const vnn::Tensor& x) override {
+    vnn::Tensor h = vnn::max_pool2d(vnn::relu(c1->forward(x)), 2);
+    h = vnn::max_pool2d(vnn::relu(c2->forward(h)), 2);
+    h = h.reshape({h.sizes()[0], 64 * 5 * 5});
+    return f2->forward(vnn::relu(f1->forward(h)));
+  }
+};
+
+#ifdef VNN_BENCH_TORCH
+struct TMlp : torch::nn::Module {
+  torch::nn::Linear l1{784, 256}, l2{256, 128}, l3{128, 10};
+  TMlp() { register_module("l1", l1); register_module("l2", l2); register_module("l3", l3); }
+  torch::Tensor forward(torch::Tensor x) {
+    x = x.view({x.size(0), 784});
+    return l3(torch::relu(l2(torch::relu(l1(x)))));
+  }
+};
+struct TCnn : torch::nn::Module {
+  torch::nn::Conv2d c1{torch::nn::Conv2dOptions(1, 32, 3)}, c2{torch::nn::Conv2dOptions(32, 64, 3)};
+  torch::nn::Linear f1{64 * 5 * 5, 128}, f2{128, 10};
+  TCnn() { register_module("c1", c1); register_module("c2", c2); register_module("f1", f1); register_module("f2", f2); }
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::max_pool2d(torch::relu(c1(x)), 2);
+    x = torch::max_pool2d(torch::relu(c2(x)), 2);
+    x = x.view({x.size(0), -1});
+    return f2(torch::relu(f1(x)));
+  }
+};
+#endif
+
+struct Data {
+  std::vector<float> train_x, test_x;  // normalised, [n, 1, 28, 28]
+  std::vector<int64_t> train_y, test_y;
+  std::vector<int64_t> order;          // batch order, shared by both sides
+};
+
+void to_host(const vnn::Tensor& images, const vnn::Tensor& labels, std::vector<float>& x, std::vector<int64_t>& y) {
+  vnn::Tensor xi = ((images - 0.2860) / 0.3530).contiguous();
+  x.assign(xi.data<float>(), xi.data<float>() + xi.numel());
+  vnn::Tensor yl = labels.contiguous();
+  y.assign(yl.data<int64_t>(), yl.data<int64_t>() + yl.numel());
+}
+
+struct Result { double samples_per_s = 0, accuracy = 0, peak_mib = 0, rss_mib = 0; double loss = 0; };
+
+template <class Net>
+Result train_vnn(const Data& d, int64_t batches) {
+  vnn::manual_seed(0);
+  auto net = std::make_shared<Net>();
+  vnn::optim::Adam opt(net->parameters(), vnn::optim::AdamOptions(1e-3));
+  int64_t n_train = int64_t(d.train_y.size()), n_test = int64_t(d.test_y.size());
+  vnn::Tensor X = vnn::from_vector(d.train_x, {n_train, 1, 28, 28}), Y = vnn::from_vector(d.train_y, {n_train});
+  vnn::Tensor order = vnn::from_vector(d.order, {int64_t(d.order.size())});
+  sync_cpu();
+  reset_rss_hwm();
+  vnn::reset_peak_memory_stats(kCpu);
+  Result r;
+  auto t0 = clk::now();
+  int64_t seen = 0;
+  vnn::Tensor loss;
+  for (int64_t b = 0; b < batches; ++b) {
+    int64_t start = (b * 64) % (n_train - 63);
+    vnn::Tensor idx = order.narrow(0, start, 64);
+    vnn::Tensor x = vnn::index_select(X, 0, idx), y = vnn::index_select(Y, 0, idx);
+    opt.zero_grad();
+    loss = vnn::nn::cross_entropy(net->forward(x), y);
+    loss.backward();
+    opt.step();
+    seen += 64;
+  }
+  r.loss = loss.item();
+  r.samples_per_s = seen / secs(t0, clk::now());
+  r.peak_mib = double(vnn::memory_stats(kCpu).peak_allocated) / (1 << 20);
+  r.rss_mib = rss_hwm_mib();
+  vnn::autograd::NoGradGuard ng;
+  net->eval();
+  vnn::Tensor TX = vnn::from_vector(d.test_x, {n_test, 1, 28, 28}), TY = vnn::from_vector(d.test_y, {n_test});
+  int64_t correct = 0;
+  for (int64_t s = 0; s < n_test; s += 1000) {
+    int64_t len = std::min<int64_t>(1000, n_test - s);
+    vnn::Tensor pred = vnn::argmax(net->forward(TX.narrow(0, s, len)), 1);
+    correct += int64_t(vnn::sum(vnn::eq(pred, TY.narrow(0, s, len))).item());
+  }
+  r.accuracy = double(correct) / double(n_test);
+  return r;
+}
+
+#ifdef VNN_BENCH_TORCH
+template <class Net>
+Result train_torch(Data& d, int64_t batches) {
+  torch::manual_seed(0);
+  auto net = std::make_shared<Net>();
+  torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(1e-3));
+  int64_t n_train = int64_t(d.train_y.size()), n_test = int64_t(d.test_y.size());
+  auto X = torch::from_blob(d.train_x.data(), {n_train, 1, 28, 28}).clone();
+  auto Y = torch::from_blob(d.train_y.data(), {n_train}, torch::kInt64).clone();
+  auto order = torch::from_blob(d.order.data(), {int64_t(d.order.size())}, torch::kInt64).clone();
+  reset_rss_hwm();
+  Result r;
+  auto t0 = clk::now();
+  int64_t seen = 0;
+  torch::Tensor loss;
+  for (int64_t b = 0; b < batches; ++b) {
+    int64_t start = (b * 64) % (n_train - 63);
+    auto idx = order.narrow(0, start, 64);
+    auto x = X.index_select(0, idx), y = Y.index_select(0, idx);
+    opt.zero_grad();
+    loss = torch::nn::functional::cross_entropy(net->forward(x), y);
+    loss.backward();
+    opt.step();
+    seen += 64;
+  }
+  r.loss = loss.item<double>();
+  r.samples_per_s = seen / secs(t0, clk::now());
+  r.rss_mib = rss_hwm_mib();
+  torch::NoGradGuard ng;
+  auto TX = torch::from_blob(d.test_x.data(), {n_test, 1, 28, 28});
+  auto TY = torch::from_blob(d.test_y.data(), {n_test}, torch::kInt64);
+  r.accuracy = net->forward(TX).argmax(1).eq(TY).to(torch::kFloat).mean().item<double>();
+  return r;
+}
+#endif
+
+void print_model(const char* name, int64_t batches, const Result& v, const Result& t) {
+  std::printf("| %s | %lld | %.0f | %.0f | %s | %.4f | %.4f | %.3f | %.3f | %.1f | %.0f | %.0f |\n", name,
+              (long long)batches, v.samples_per_s, t.samples_per_s, ratio(v.samples_per_s, t.samples_per_s).c_str(),
+              v.accuracy, t.accuracy, v.loss, t.loss, v.peak_mib, v.rss_mib, t.rss_mib);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int64_t batches = 300;
+  std::string root, only;
+  bool torch_on = true;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--batches") && i + 1 < argc) batches = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--data") && i + 1 < argc) root = argv[++i];
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!std::strcmp(argv[i], "--skip-torch")) torch_on = false;
+    else {
+      std::fprintf(stderr, "usage: %s [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops]\n", argv[0]);
+      return 2;
+    }
+  }
+#ifdef VNN_BENCH_TORCH
+  torch::set_num_threads(omp_get_max_threads());
+  std::printf("# train_bench: vnn %s on cpu:0 vs LibTorch %s, %d threads\n", VNN_VERSION_STRING, TORCH_VERSION,
+              torch::get_num_threads());
+#else
+  torch_on = false;
+  std::printf("# train_bench: vnn %s on cpu:0 (LibTorch not built in), %d threads\n", VNN_VERSION_STRING,
+              omp_get_max_threads());
+#endif
+  if (only.empty() || only == "ops") {
+    ops_table(torch_on);
+    tiny_step(torch_on);
+  }
+  if (only == "ops") return 0;
+  Data d;
+  {
+    vnn::data::FashionMNIST train(root, true), test(root, false);
+    to_host(train.images(), train.labels(), d.train_x, d.train_y);
+    to_host(test.images(), test.labels(), d.test_x, d.test_y);
+  }
+  d.order.resize(d.train_y.size());
+  std::iota(d.order.begin(), d.order.end(), 0);
+  std::shuffle(d.order.begin(), d.order.end(), std::mt19937_64(7));
+  std::printf("\n## (c) training, Adam lr 1e-3, batch 64, Fashion-MNIST (%zu train, %zu test)\n\n",
+              d.train_y.size(), d.test_y.size());
+  std::printf("| model | batches | vnn samples/s | LibTorch samples/s | vnn / LibTorch | vnn test acc | LibTorch test acc "
+              "| vnn last loss | LibTorch last loss | vnn peak alloc MiB | vnn RSS HWM MiB | LibTorch RSS HWM MiB |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  if (only.empty() || only == "mlp") {
+    Result v = train_vnn<VMlp>(d, batches), t;
+#ifdef VNN_BENCH_TORCH
+    if (torch_on) t = train_torch<TMlp>(d, batches);
+#endif
+    print_model("MLP 784-256-128-10", batches, v, t);
+  }
+  if (only.empty() || only == "cnn") {
+    Result v = train_vnn<VCnn>(d, batches), t;
+#ifdef VNN_BENCH_TORCH
+    if (torch_on) t = train_torch<TCnn>(d, batches);
+#endif
+    print_model("CNN c32-p-c64-p-fc128-fc10", batches, v, t);
+  }
+  return 0;
+}

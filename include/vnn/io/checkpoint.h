@@ -1,0 +1,40 @@
+// Training checkpoints: model, optimizer, scheduler, random generator and
+// progress in one safetensors file (written atomically), so that a resumed
+// run continues exactly where the saved one stopped.
+//
+//   vnn::io::save_training_checkpoint("ckpt.safetensors", *model, &opt, &sched, {epoch, step});
+//   auto progress = vnn::io::load_training_checkpoint("ckpt.safetensors", *model, &opt, &sched);
+//
+// Keys: "model.<name>", "optimizer.<key>", "scheduler.<key>"; metadata:
+// format, epoch, step, rng.seed, rng.offset and "extra.<key>" strings.
+#pragma once
+#include <map>
+#include <string>
+
+#include "vnn/nn/module.h"
+#include "vnn/optim/optimizer.h"
+#include "vnn/optim/scheduler.h"
+#include "vnn/random.h"
+
+namespace vnn::io {
+
+struct TrainingProgress {
+  int64_t epoch = 0;  // epochs completed
+  int64_t step = 0;   // optimizer steps taken
+  std::map<std::string, std::string> extra;  // free-form (metrics, config)
+};
+
+void save_training_checkpoint(const std::string& path, const nn::Module& model,
+                              const optim::Optimizer* optimizer = nullptr,
+                              const optim::LRScheduler* scheduler = nullptr, const TrainingProgress& progress = {},
+                              const Generator* rng = &default_generator());
+
+// Restores into already-built objects of the same structure (parameters land
+// on each parameter's current device: move the model first, then load).
+// Throws FormatError for a file that is not a vnn training checkpoint.
+TrainingProgress load_training_checkpoint(const std::string& path, nn::Module& model,
+                                          optim::Optimizer* optimizer = nullptr,
+                                          optim::LRScheduler* scheduler = nullptr,
+                                          Generator* rng = &default_generator());
+
+}  // namespace vnn::io

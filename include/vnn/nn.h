@@ -1,0 +1,9 @@
+// Everything of vnn::nn: #include <vnn/nn.h>
+#pragma once
+#include "vnn/nn/container.h"
+#include "vnn/nn/conv.h"
+#include "vnn/nn/init.h"
+#include "vnn/nn/layers.h"
+#include "vnn/nn/module.h"
+#include "vnn/nn/normalization.h"
+#include "vnn/nn/loss.h"

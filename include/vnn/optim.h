@@ -1,0 +1,7 @@
+// The umbrella header of vnn::optim: optimizers, gradient clipping and
+// learning-rate schedulers.
+#pragma once
+#include "vnn/optim/clip.h"
+#include "vnn/optim/optimizer.h"
+#include "vnn/optim/optimizers.h"
+#include "vnn/optim/scheduler.h"

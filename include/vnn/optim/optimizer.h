@@ -1,0 +1,103 @@
+// vnn::optim: optimizers after torch.optim. Each update is one fused device
+// kernel per parameter per step (VNN_OP_OPTIMIZER_STEP), so a step never
+// reads anything back to the host.
+//
+//   vnn::optim::Adam opt(model.parameters(), vnn::optim::AdamOptions(1e-3).weight_decay(1e-2));
+//   loss.backward(); opt.step(); opt.zero_grad();
+//
+// Options live per parameter group as name -> value ("lr", "momentum",
+// "beta1", ...), which is what schedulers adjust and what state_dict saves.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "vnn/tensor.h"
+
+namespace vnn::optim {
+
+// A flat checkpoint: ("state.0.exp_avg", tensor), ("param_groups.0.lr",
+// 0-dim float64), ... so it can be written with safetensors as is.
+using StateDict = std::vector<std::pair<std::string, Tensor>>;
+
+struct ParamGroup {
+  std::vector<Tensor> params;
+  std::map<std::string, double> options;  // every option of the optimizer
+
+  ParamGroup() = default;
+  // options: overrides of the optimizer's defaults (others are filled in).
+  ParamGroup(std::vector<Tensor> p, std::map<std::string, double> o = {})
+      : params(std::move(p)), options(std::move(o)) {}
+  double lr() const { return options.at("lr"); }
+  void set_lr(double lr) { options["lr"] = lr; }
+  bool has(const std::string& name) const { return options.count(name) != 0; }
+};
+
+// Per-parameter state: the step count and the named buffers, created
+// lazily at the first step on the parameter's device.
+struct ParamState {
+  int64_t step = 0;
+  std::map<std::string, Tensor> buffers;
+};
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
+  // One fused update of every parameter that has a gradient.
+  void step();
+  // set_to_none: drop the gradients (the default, as PyTorch 2); else zero them.
+  void zero_grad(bool set_to_none = true);
+
+  std::vector<ParamGroup>& param_groups() { return groups_; }
+  const std::vector<ParamGroup>& param_groups() const { return groups_; }
+  // Overrides take the optimizer's defaults for options they leave out; an
+  // unknown option name or an invalid value throws ValueError naming it.
+  void add_param_group(const ParamGroup& group);
+  const std::map<std::string, double>& defaults() const { return defaults_; }
+  const char* name() const { return name_; }
+
+  // The state of a parameter (nullptr before its first step).
+  const ParamState* state(const Tensor& param) const;
+
+  // Every group's options and params (as indices), every state's step and
+  // buffers (copies, so later steps do not change a saved checkpoint).
+  StateDict state_dict() const;
+  // Restores what state_dict() returned on an optimizer built over the same
+  // parameter layout; buffers move to each parameter's device and dtype.
+  // Missing, unexpected or wrongly shaped entries throw ValueError /
+  // ShapeError naming the key.
+  void load_state_dict(const StateDict& dict);
+
+ protected:
+  Optimizer(const char* name, std::map<std::string, double> defaults);
+  // Called by the constructors of subclasses (virtual validate is usable then).
+  void init(std::vector<ParamGroup> groups);
+  // Throws ValueError naming the first invalid option.
+  virtual void validate(const std::map<std::string, double>& options) const = 0;
+  // Updates one parameter (grad already checked against it, contiguous, on
+  // its device); st.step is already incremented.
+  virtual void update(const Tensor& param, const Tensor& grad, ParamState& st,
+                      const std::map<std::string, double>& options) = 0;
+  // A zero (or value-filled) buffer shaped like param, created on first use
+  // and moved along when the parameter changed device or dtype.
+  Tensor& buffer(ParamState& st, const Tensor& param, const std::string& name, double init = 0.0);
+
+ private:
+  const char* name_;
+  std::map<std::string, double> defaults_;
+  std::vector<ParamGroup> groups_;
+  std::unordered_map<const void*, ParamState> state_;  // keyed by TensorImpl
+};
+
+// Runs one OPTIMIZER_STEP op: outputs = {param, state...}, inputs = {grad}.
+// Used by the optimizers; exposed for tests of the descriptor.
+void fused_step(const Tensor& param, const Tensor& grad, const std::vector<Tensor>& state,
+                const std::vector<double>& scalars, const std::vector<int64_t>& ints, const char* name);
+
+}  // namespace vnn::optim

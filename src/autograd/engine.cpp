@@ -1,0 +1,183 @@
+// The backward pass: dependency counting from the roots, then nodes run
+// in an order where every node's gradient is complete before it runs.
+#include <cmath>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/autograd.hpp"
+#include "vnn/error.h"
+
+namespace vnn {
+namespace detail {
+
+namespace {
+
+void check_versions(const Node& n) {
+  for (auto& [storage, version] : n.saved) {
+    uint64_t now = storage->version.load();
+    if (now != version)
+      throw ValueError("backward: one of the tensors saved for the gradient of " + n.name +
+                       " has been modified by an in-place operation (it is at version " + std::to_string(now) +
+                       ", expected version " + std::to_string(version) +
+                       "); clone() it before modifying, or modify it after backward()");
+  }
+}
+
+void check_finite(const Node& n, const std::vector<Tensor>& grads) {
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!grads[i].defined()) continue;
+    for (double v : grads[i].to_vector<double>())
+      if (!std::isfinite(v))
+        throw ValueError("anomaly mode: the backward of " + n.name + " returned a " +
+                         (std::isnan(v) ? "NaN" : "non-finite") + " value in its gradient for input " +
+                         std::to_string(i));
+  }
+}
+
+Tensor accumulate(const Tensor& a, const Tensor& b) { return a.defined() ? add(a, b) : b; }
+
+struct Task {
+  std::shared_ptr<Node> node;
+  Tensor grad;
+};
+
+// Runs the graph below `roots`. When `capture` is given, gradients that
+// reach those nodes are stored there instead of into .grad().
+void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& roots, bool retain_graph,
+                  std::unordered_map<Node*, Tensor>* capture) {
+  autograd::NoGradGuard no_grad;
+  // Dependencies: how many edges point at each node.
+  std::unordered_map<Node*, int> deps;
+  std::unordered_set<Node*> seen;
+  std::vector<Node*> stack;
+  for (auto& r : roots)
+    if (seen.insert(r.first.get()).second) stack.push_back(r.first.get());
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (auto& e : n->next) {
+      if (!e.node) continue;
+      ++deps[e.node.get()];
+      if (seen.insert(e.node.get()).second) stack.push_back(e.node.get());
+    }
+  }
+  std::unordered_map<Node*, Tensor> pending;
+  std::unordered_map<Node*, std::shared_ptr<Node>> keep;
+  for (auto& r : roots) {
+    pending[r.first.get()] = accumulate(pending[r.first.get()], r.second);
+    keep[r.first.get()] = r.first;
+  }
+  std::vector<std::shared_ptr<Node>> ready;
+  for (auto& r : roots)
+    if (deps[r.first.get()] == 0) ready.push_back(r.first);
+  std::unordered_set<Node*> queued;
+  for (auto& r : ready) queued.insert(r.get());
+
+  std::vector<std::shared_ptr<Node>> executed;
+  while (!ready.empty()) {
+    std::shared_ptr<Node> node = ready.back();
+    ready.pop_back();
+    Tensor g = pending.count(node.get()) ? pending[node.get()] : Tensor();
+    pending.erase(node.get());
+    if (!g.defined()) {  // nothing flows through here, but its inputs wait on it
+      for (auto& e : node->next)
+        if (e.node && --deps[e.node.get()] == 0 && queued.insert(e.node.get()).second) ready.push_back(e.node);
+      continue;
+    }
+    for (auto& hook : node->pre_hooks) {
+      Tensor replaced = hook(g);
+      if (replaced.defined()) g = replaced;
+    }
+    if (capture && capture->count(node.get())) {
+      (*capture)[node.get()] = g;
+      if (!node->backward) continue;
+    }
+    if (node->released)
+      throw ValueError("backward: trying to go through the graph of " + node->name +
+                       " a second time, but its saved tensors were already freed; pass retain_graph = true "
+                       "to the first backward() if you need to call it twice");
+    if (!node->backward) {  // a leaf's accumulator
+      std::shared_ptr<TensorImpl> leaf = node->leaf.lock();
+      if (!leaf || capture) continue;
+      AutogradMeta& m = autograd_meta(*leaf);
+      if (!m.grad.defined()) m.grad = g.clone();  // never alias another gradient
+      else m.grad.add_(g);
+      continue;
+    }
+    check_versions(*node);
+    std::vector<Tensor> grads = node->backward(g);
+    if (autograd::anomaly_enabled()) check_finite(*node, grads);
+    executed.push_back(node);
+    for (size_t i = 0; i < node->next.size(); ++i) {
+      Node* next = node->next[i].node.get();
+      if (!next) continue;
+      if (i < grads.size() && grads[i].defined()) {
+        pending[next] = accumulate(pending[next], grads[i]);
+        keep[next] = node->next[i].node;
+      }
+      if (--deps[next] == 0 && queued.insert(next).second) ready.push_back(node->next[i].node);
+    }
+  }
+  if (!retain_graph)
+    for (auto& n : executed) {
+      n->backward = nullptr;  // frees the saved tensors
+      n->saved.clear();
+      n->released = true;
+    }
+}
+
+std::shared_ptr<Node> node_of(const Tensor& t, const char* what) {
+  if (!requires_grad(t))
+    throw ValueError(std::string(what) +
+                     ": the tensor does not require grad and has no grad_fn; call requires_grad_() on the "
+                     "leaves before computing it");
+  return gradient_edge(t);
+}
+
+Tensor default_gradient(const Tensor& root, const Tensor& given, const char* what) {
+  if (given.defined()) {
+    if (given.sizes() != root.sizes())
+      throw ShapeError(std::string(what) + ": gradient has shape " + given.sizes().str() +
+                       " but the tensor has shape " + root.sizes().str());
+    return given;
+  }
+  if (root.numel() != 1)
+    throw ValueError(std::string(what) + ": grad can be implicitly created only for a one-element tensor (shape " +
+                     root.sizes().str() + "); pass a gradient of the same shape");
+  return ones_like(root);
+}
+
+}  // namespace
+}  // namespace detail
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+  auto node = detail::node_of(*this, "backward");
+  detail::run_backward({{node, detail::default_gradient(*this, gradient, "backward")}}, retain_graph, nullptr);
+}
+
+namespace autograd {
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, bool retain_graph) {
+  std::vector<std::pair<std::shared_ptr<detail::Node>, Tensor>> roots;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    roots.emplace_back(detail::node_of(outputs[i], "autograd::grad"),
+                       detail::default_gradient(outputs[i], i < grad_outputs.size() ? grad_outputs[i] : Tensor(),
+                                                "autograd::grad"));
+  std::unordered_map<detail::Node*, Tensor> capture;
+  std::vector<std::shared_ptr<detail::Node>> input_nodes;
+  for (auto& t : inputs) {
+    input_nodes.push_back(detail::node_of(t, "autograd::grad"));
+    capture[input_nodes.back().get()] = Tensor();
+  }
+  detail::run_backward(roots, retain_graph, &capture);
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Tensor g = capture[input_nodes[i].get()];
+    out.push_back(g.defined() ? g : zeros_like(inputs[i]));
+  }
+  return out;
+}
+
+}  // namespace autograd
+}  // namespace vnn

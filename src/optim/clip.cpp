@@ -1,0 +1,66 @@
+// Gradient clipping built from existing ops under a no-grad guard, so the
+// total norm stays on the device.
+#include "vnn/optim/clip.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "vnn/autograd.h"
+#include "vnn/elementwise.h"
+#include "vnn/error.h"
+#include "vnn/reduction.h"
+
+namespace vnn::optim {
+
+Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type,
+                       bool error_if_nonfinite) {
+  if (!(norm_type > 0))
+    throw ValueError("clip_grad_norm_: invalid norm_type " + std::to_string(norm_type) +
+                     " (expected a p > 0 or INFINITY)");
+  if (!(max_norm >= 0))
+    throw ValueError("clip_grad_norm_: invalid max_norm " + std::to_string(max_norm) + " (expected >= 0)");
+  autograd::NoGradGuard no_grad;
+  std::vector<Tensor> grads;
+  for (const Tensor& p : params)
+    if (p.defined() && p.grad().defined()) grads.push_back(p.grad());
+  if (grads.empty()) return full(Shape{}, 0.0, TensorOptions(kFloat64));
+  const Device dev = grads[0].device();
+  const bool inf = std::isinf(norm_type);
+  Tensor total;
+  for (const Tensor& g : grads) {
+    Tensor part;
+    if (inf)
+      part = amax(abs(g));
+    else if (norm_type == 1.0)
+      part = sum(abs(g));
+    else if (norm_type == 2.0)
+      part = sum(mul(g, g));
+    else
+      part = sum(pow(abs(g), norm_type));
+    part = part.to(dev, kFloat64);  // device to device: no host read
+    total = !total.defined() ? part : inf ? maximum(total, part) : add(total, part);
+  }
+  if (!inf && norm_type != 1.0) total = norm_type == 2.0 ? sqrt(total) : pow(total, 1.0 / norm_type);
+  if (error_if_nonfinite && !std::isfinite(total.item()))
+    throw ValueError("clip_grad_norm_: the total norm of order " + std::to_string(norm_type) +
+                     " of the gradients is non-finite, so it cannot be clipped");
+  // coef = min(max_norm / (total + 1e-6), 1), applied even when it is 1 so
+  // that nothing has to be decided on the host.
+  Tensor coef = clamp_max(rdiv(add(total, 1e-6), max_norm), 1.0);
+  for (Tensor& g : grads) g.mul_(coef.to(g.device(), g.dtype()));
+  return total;
+}
+
+void clip_grad_value_(const std::vector<Tensor>& params, double clip_value) {
+  if (!(clip_value >= 0))
+    throw ValueError("clip_grad_value_: invalid clip_value " + std::to_string(clip_value) + " (expected >= 0)");
+  autograd::NoGradGuard no_grad;
+  for (const Tensor& p : params)
+    if (p.defined() && p.grad().defined()) {
+      Tensor g = p.grad();
+      g.clamp_(-clip_value, clip_value);
+    }
+}
+
+}  // namespace vnn::optim

@@ -1,0 +1,250 @@
+// The optimizer base: parameter groups, lazily created per-parameter state
+// that follows its parameter across devices, the fused step op and the flat
+// state_dict.
+#include "vnn/optim/optimizer.h"
+
+#include <cmath>
+#include <set>
+
+#include "tensor/tensor_impl.hpp"
+#include "vnn/autograd.h"
+#include "vnn/error.h"
+
+namespace vnn::optim {
+
+namespace {
+
+Tensor scalar64(double v) { return full(Shape{}, v, TensorOptions(kFloat64)); }
+
+// "state.3.exp_avg" -> {"state", "3", "exp_avg"} (the last part may hold dots).
+std::vector<std::string> split_key(const std::string& key) {
+  std::vector<std::string> parts;
+  size_t a = key.find('.');
+  if (a == std::string::npos) return {key};
+  size_t b = key.find('.', a + 1);
+  if (b == std::string::npos) return {key.substr(0, a), key.substr(a + 1)};
+  return {key.substr(0, a), key.substr(a + 1, b - a - 1), key.substr(b + 1)};
+}
+
+bool parse_index(const std::string& s, int64_t* out) {
+  if (s.empty() || s.size() > 12) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  *out = std::stoll(s);
+  return true;
+}
+
+}  // namespace
+
+Optimizer::Optimizer(const char* name, std::map<std::string, double> defaults)
+    : name_(name), defaults_(std::move(defaults)) {}
+
+void Optimizer::init(std::vector<ParamGroup> groups) {
+  validate(defaults_);
+  size_t count = 0;
+  for (auto& g : groups) count += g.params.size();
+  if (count == 0) throw ValueError(std::string(name_) + ": got an empty parameter list");
+  for (auto& g : groups) add_param_group(g);
+}
+
+void Optimizer::add_param_group(const ParamGroup& group) {
+  ParamGroup g;
+  g.params = group.params;
+  g.options = defaults_;
+  for (auto& [k, v] : group.options) {
+    if (!defaults_.count(k))
+      throw ValueError(std::string(name_) + ": unknown option '" + k + "' in a parameter group (known: " + [&] {
+        std::string s;
+        for (auto& d : defaults_) s += (s.empty() ? "" : ", ") + d.first;
+        return s;
+      }() + ")");
+    g.options[k] = v;
+  }
+  validate(g.options);
+  std::set<const void*> seen;
+  for (auto& grp : groups_)
+    for (auto& p : grp.params) seen.insert(p.impl());
+  for (size_t i = 0; i < g.params.size(); ++i) {
+    const Tensor& p = g.params[i];
+    std::string what = std::string(name_) + ": parameter " + std::to_string(i) + " of group " +
+                       std::to_string(groups_.size());
+    if (!p.defined()) throw ValueError(what + " is an undefined tensor");
+    if (p.dtype() != kFloat32 && p.dtype() != kFloat64)
+      throw DTypeError(what + " has dtype " + ::vnn::name(p.dtype()) + "; optimizers update float32 or float64 tensors");
+    if (!p.is_leaf()) throw ValueError(what + " is not a leaf tensor; optimize leaves (parameters) only");
+    if (!seen.insert(p.impl()).second)
+      throw ValueError(what + " appears more than once among the parameter groups");
+  }
+  groups_.push_back(std::move(g));
+}
+
+const ParamState* Optimizer::state(const Tensor& param) const {
+  auto it = state_.find(param.impl());
+  return it == state_.end() ? nullptr : &it->second;
+}
+
+Tensor& Optimizer::buffer(ParamState& st, const Tensor& param, const std::string& name, double init) {
+  auto it = st.buffers.find(name);
+  if (it == st.buffers.end())
+    return st.buffers[name] = full(param.sizes(), init, TensorOptions(param.dtype()).with(param.device()));
+  Tensor& b = it->second;
+  // The module moved (to(device) / to(dtype)): the state follows, on device.
+  if (b.device() != param.device() || b.dtype() != param.dtype()) b = b.to(param.device(), param.dtype());
+  return b;
+}
+
+void Optimizer::step() {
+  autograd::NoGradGuard no_grad;
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    ParamGroup& group = groups_[gi];
+    for (size_t pi = 0; pi < group.params.size(); ++pi) {
+      const Tensor& p = group.params[pi];
+      Tensor g = p.grad();
+      if (!g.defined()) continue;
+      // Built only on failure: step() is on every training iteration's path.
+      auto what = [&] {
+        return std::string(name_) + ".step: parameter " + std::to_string(pi) + " of group " + std::to_string(gi);
+      };
+      if (g.sizes() != p.sizes())
+        throw ShapeError(what() + " has shape " + p.shape_str() + " but its gradient has shape " + g.shape_str());
+      if (g.dtype() != p.dtype())
+        throw DTypeError(what() + " is " + ::vnn::name(p.dtype()) + " but its gradient is " + ::vnn::name(g.dtype()));
+      if (g.impl()->storage->ctx != p.impl()->storage->ctx)
+        detail::check_same_device(p, g, (std::string(name_) + ".step").c_str(), "grad");
+      ParamState& st = state_[p.impl()];
+      ++st.step;
+      if (!g.is_contiguous()) g = g.contiguous();
+      if (p.is_contiguous()) {
+        update(p, g, st, group.options);
+      } else {
+        // The kernel walks flat buffers: update a contiguous copy, write back.
+        Tensor tmp = p.contiguous();
+        update(tmp, g, st, group.options);
+        p.detach().copy_(tmp);
+      }
+      p.impl()->storage->version.fetch_add(1);
+    }
+  }
+}
+
+void Optimizer::zero_grad(bool set_to_none) {
+  autograd::NoGradGuard no_grad;
+  for (auto& group : groups_)
+    for (auto& p : group.params) {
+      Tensor g = p.grad();
+      if (!g.defined()) continue;
+      if (set_to_none)
+        p.set_grad(Tensor());
+      else
+        g.zero_();
+    }
+}
+
+StateDict Optimizer::state_dict() const {
+  StateDict out;
+  int64_t index = 0;
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    const ParamGroup& g = groups_[gi];
+    std::string prefix = "param_groups." + std::to_string(gi) + ".";
+    for (auto& [k, v] : g.options) out.emplace_back(prefix + k, scalar64(v));
+    std::vector<int64_t> ids;
+    for (size_t i = 0; i < g.params.size(); ++i) ids.push_back(index + int64_t(i));
+    out.emplace_back(prefix + "params", from_vector(ids, Shape{int64_t(ids.size())}));
+    index += int64_t(g.params.size());
+  }
+  index = 0;
+  for (auto& g : groups_)
+    for (auto& p : g.params) {
+      auto it = state_.find(p.impl());
+      if (it != state_.end()) {
+        std::string prefix = "state." + std::to_string(index) + ".";
+        out.emplace_back(prefix + "step", scalar64(double(it->second.step)));
+        for (auto& [k, b] : it->second.buffers) out.emplace_back(prefix + k, b.clone());
+      }
+      ++index;
+    }
+  return out;
+}
+
+void Optimizer::load_state_dict(const StateDict& dict) {
+  std::vector<Tensor> flat;
+  for (auto& g : groups_)
+    for (auto& p : g.params) flat.push_back(p);
+  std::vector<std::map<std::string, double>> options(groups_.size());
+  std::unordered_map<const void*, ParamState> state;
+  std::set<std::string> seen_params;
+  const std::string who = std::string(name_) + ".load_state_dict: ";
+  for (auto& [key, t] : dict) {
+    auto parts = split_key(key);
+    int64_t idx = -1;
+    if (parts.size() != 3 || !parse_index(parts[1], &idx) || !t.defined())
+      throw ValueError(who + "unexpected key '" + key + "'");
+    if (parts[0] == "param_groups") {
+      if (idx >= int64_t(groups_.size()))
+        throw ValueError(who + "key '" + key + "' names group " + std::to_string(idx) + " but the optimizer has " +
+                         std::to_string(groups_.size()) + " groups");
+      if (parts[2] == "params") {
+        if (t.numel() != int64_t(groups_[size_t(idx)].params.size()))
+          throw ValueError(who + "'" + key + "' lists " + std::to_string(t.numel()) +
+                           " parameters but the group holds " + std::to_string(groups_[size_t(idx)].params.size()));
+        seen_params.insert(key);
+        continue;
+      }
+      if (!defaults_.count(parts[2])) throw ValueError(who + "unexpected option key '" + key + "'");
+      if (t.numel() != 1) throw ShapeError(who + "'" + key + "' must hold one value, got shape " + t.shape_str());
+      options[size_t(idx)][parts[2]] = t.item();
+    } else if (parts[0] == "state") {
+      if (idx >= int64_t(flat.size()))
+        throw ValueError(who + "key '" + key + "' names parameter " + std::to_string(idx) +
+                         " but the optimizer holds " + std::to_string(flat.size()));
+      const Tensor& p = flat[size_t(idx)];
+      ParamState& st = state[p.impl()];
+      if (parts[2] == "step") {
+        st.step = int64_t(t.item());
+      } else {
+        if (t.sizes() != p.sizes())
+          throw ShapeError(who + "'" + key + "' has shape " + t.shape_str() + " but parameter " +
+                           std::to_string(idx) + " has shape " + p.shape_str());
+        // A fresh copy on the parameter's device and dtype: the dict stays
+        // the caller's.
+        Tensor b = t.to(p.device(), p.dtype());
+        st.buffers[parts[2]] = b.impl() == t.impl() ? t.clone() : b;
+      }
+    } else {
+      throw ValueError(who + "unexpected key '" + key + "'");
+    }
+  }
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    std::string prefix = "param_groups." + std::to_string(gi) + ".";
+    if (!seen_params.count(prefix + "params")) throw ValueError(who + "missing key '" + prefix + "params'");
+    for (auto& d : defaults_)
+      if (!options[gi].count(d.first)) throw ValueError(who + "missing key '" + prefix + d.first + "'");
+    validate(options[gi]);
+  }
+  for (size_t gi = 0; gi < groups_.size(); ++gi) groups_[gi].options = options[gi];
+  state_ = std::move(state);
+}
+
+void fused_step(const Tensor& param, const Tensor& grad, const std::vector<Tensor>& state,
+                const std::vector<double>& scalars, const std::vector<int64_t>& ints, const char* name) {
+  if (param.numel() == 0) return;
+  constexpr size_t kMaxState = 3;
+  if (state.size() > kMaxState) throw ValueError(std::string(name) + ": too many state buffers");
+  vnn_tensor_desc in = detail::describe(*grad.impl());
+  vnn_tensor_desc out[1 + kMaxState];
+  out[0] = detail::describe(*param.impl());
+  for (size_t i = 0; i < state.size(); ++i) out[1 + i] = detail::describe(*state[i].impl());
+  vnn_op op{};
+  op.kind = VNN_OP_OPTIMIZER_STEP;
+  op.num_inputs = 1;
+  op.num_outputs = int32_t(1 + state.size());
+  op.num_scalars = int32_t(scalars.size());
+  op.num_ints = int32_t(ints.size());
+  op.inputs = &in;
+  op.outputs = out;
+  op.scalars = scalars.data();
+  op.ints = ints.data();
+  detail::run_op(param.impl()->ctx(), op, name);
+}
+
+}  // namespace vnn::optim

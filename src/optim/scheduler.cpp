@@ -1,0 +1,198 @@
+// Learning-rate schedulers: PyTorch's get_lr() formulas (torch 2.x
+// lr_scheduler.py), which are recursive in the current group lr except
+// where PyTorch itself uses a closed form (OneCycleLR, resumed cosine).
+#include "vnn/optim/scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "vnn/error.h"
+
+namespace vnn::optim {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+Tensor scalar64(double v) { return full(Shape{}, v, TensorOptions(kFloat64)); }
+
+// Looks a key up in a flat dict; throws ValueError naming it when missing.
+double lookup(const std::map<std::string, double>& m, const std::string& who, const std::string& key) {
+  auto it = m.find(key);
+  if (it == m.end()) throw ValueError(who + ".load_state_dict: missing key '" + key + "'");
+  return it->second;
+}
+
+std::map<std::string, double> to_map(const StateDict& dict, const std::string& who) {
+  std::map<std::string, double> m;
+  for (auto& [k, t] : dict) {
+    if (!t.defined() || t.numel() != 1)
+      throw ShapeError(who + ".load_state_dict: '" + k + "' must hold one value");
+    m[k] = t.item();
+  }
+  return m;
+}
+
+void require_positive(const char* who, const char* what, double v) {
+  if (!(v > 0)) throw ValueError(std::string(who) + ": " + what + " must be > 0, got " + std::to_string(v));
+}
+
+}  // namespace
+
+// ---- base ---------------------------------------------------------------------
+
+LRScheduler::LRScheduler(Optimizer& optimizer, const char* name, int64_t last_epoch)
+    : optimizer_(optimizer), name_(name), last_epoch_(last_epoch) {
+  if (last_epoch < -1) throw ValueError(std::string(name) + ": last_epoch must be >= -1, got " + std::to_string(last_epoch));
+  for (auto& g : optimizer_.param_groups()) base_lrs_.push_back(g.lr());
+}
+
+void LRScheduler::initial_step() {
+  step_count_ = 0;
+  step();
+}
+
+void LRScheduler::step() {
+  ++last_epoch_;
+  ++step_count_;
+  std::vector<double> lrs;
+  try {
+    lrs = get_lr();
+  } catch (...) {
+    --last_epoch_;
+    --step_count_;
+    throw;
+  }
+  auto& groups = optimizer_.param_groups();
+  for (size_t i = 0; i < groups.size() && i < lrs.size(); ++i) groups[i].set_lr(lrs[i]);
+  last_lr_ = lrs;
+}
+
+StateDict LRScheduler::state_dict() const {
+  StateDict d;
+  d.emplace_back("last_epoch", scalar64(double(last_epoch_)));
+  d.emplace_back("step_count", scalar64(double(step_count_)));
+  for (size_t i = 0; i < base_lrs_.size(); ++i) d.emplace_back("base_lrs." + std::to_string(i), scalar64(base_lrs_[i]));
+  for (size_t i = 0; i < last_lr_.size(); ++i) d.emplace_back("last_lr." + std::to_string(i), scalar64(last_lr_[i]));
+  for (auto& [k, v] : const_cast<LRScheduler*>(this)->settings()) d.emplace_back(k, scalar64(*v));
+  return d;
+}
+
+void LRScheduler::load_state_dict(const StateDict& dict) {
+  auto m = to_map(dict, name_);
+  last_epoch_ = int64_t(lookup(m, name_, "last_epoch"));
+  step_count_ = int64_t(lookup(m, name_, "step_count"));
+  for (size_t i = 0; i < base_lrs_.size(); ++i) base_lrs_[i] = lookup(m, name_, "base_lrs." + std::to_string(i));
+  last_lr_.assign(base_lrs_.size(), 0.0);
+  for (size_t i = 0; i < last_lr_.size(); ++i) last_lr_[i] = lookup(m, name_, "last_lr." + std::to_string(i));
+  for (auto& [k, v] : settings()) *v = lookup(m, name_, k);
+}
+
+// ---- StepLR / MultiStepLR / ExponentialLR --------------------------------------
+
+StepLR::StepLR(Optimizer& opt, int64_t step_size, double gamma, int64_t last_epoch)
+    : LRScheduler(opt, "StepLR", last_epoch), step_size_(double(step_size)), gamma_(gamma) {
+  require_positive("StepLR", "step_size", step_size_);
+  initial_step();
+}
+
+std::vector<double> StepLR::get_lr() {
+  std::vector<double> out;
+  const int64_t s = int64_t(step_size_);
+  for (size_t i = 0; i < base_lrs_.size(); ++i)
+    out.push_back(last_epoch_ == 0 || last_epoch_ % s != 0 ? group_lr(i) : group_lr(i) * gamma_);
+  return out;
+}
+
+std::vector<std::pair<std::string, double*>> StepLR::settings() { return {{"step_size", &step_size_}, {"gamma", &gamma_}}; }
+
+MultiStepLR::MultiStepLR(Optimizer& opt, std::vector<int64_t> milestones, double gamma, int64_t last_epoch)
+    : LRScheduler(opt, "MultiStepLR", last_epoch), milestones_(std::move(milestones)), gamma_(gamma) {
+  initial_step();
+}
+
+std::vector<double> MultiStepLR::get_lr() {
+  int64_t hits = std::count(milestones_.begin(), milestones_.end(), last_epoch_);
+  std::vector<double> out;
+  for (size_t i = 0; i < base_lrs_.size(); ++i)
+    out.push_back(hits == 0 ? group_lr(i) : group_lr(i) * std::pow(gamma_, double(hits)));
+  return out;
+}
+
+std::vector<std::pair<std::string, double*>> MultiStepLR::settings() { return {{"gamma", &gamma_}}; }
+
+ExponentialLR::ExponentialLR(Optimizer& opt, double gamma, int64_t last_epoch)
+    : LRScheduler(opt, "ExponentialLR", last_epoch), gamma_(gamma) {
+  initial_step();
+}
+
+std::vector<double> ExponentialLR::get_lr() {
+  std::vector<double> out;
+  for (size_t i = 0; i < base_lrs_.size(); ++i) out.push_back(last_epoch_ == 0 ? group_lr(i) : group_lr(i) * gamma_);
+  return out;
+}
+
+std::vector<std::pair<std::string, double*>> ExponentialLR::settings() { return {{"gamma", &gamma_}}; }
+
+// ---- CosineAnnealingLR ------------------------------------------------------------
+
+CosineAnnealingLR::CosineAnnealingLR(Optimizer& opt, int64_t T_max, double eta_min, int64_t last_epoch)
+    : LRScheduler(opt, "CosineAnnealingLR", last_epoch), t_max_(double(T_max)), eta_min_(eta_min) {
+  require_positive("CosineAnnealingLR", "T_max", t_max_);
+  initial_step();
+}
+
+std::vector<double> CosineAnnealingLR::get_lr() {
+  std::vector<double> out;
+  const double e = double(last_epoch_), T = t_max_;
+  for (size_t i = 0; i < base_lrs_.size(); ++i) {
+    const double lr = group_lr(i), base = base_lrs_[i];
+    if (last_epoch_ == 0)
+      out.push_back(lr);
+    else if (step_count_ == 1 && last_epoch_ > 0)  // resumed: PyTorch's closed form
+      out.push_back(eta_min_ + (base - eta_min_) * (1 + std::cos(e * kPi / T)) / 2);
+    else if (int64_t(e - 1 - T) % int64_t(2 * T) == 0)
+      out.push_back(lr + (base - eta_min_) * (1 - std::cos(kPi / T)) / 2);
+    else
+      out.push_back((1 + std::cos(kPi * e / T)) / (1 + std::cos(kPi * (e - 1) / T)) * (lr - eta_min_) + eta_min_);
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, double*>> CosineAnnealingLR::settings() {
+  return {{"T_max", &t_max_}, {"eta_min", &eta_min_}};
+}
+
+// ---- LinearLR -------------------------------------------------------------------------
+
+LinearLR::LinearLR(Optimizer& opt, double start_factor, double end_factor, int64_t total_iters, int64_t last_epoch)
+    : LRScheduler(opt, "LinearLR", last_epoch), start_(start_factor), end_(end_factor), total_(double(total_iters)) {
+  if (!(start_factor > 0 && start_factor <= 1))
+    throw ValueError("LinearLR: start_factor must be in (0, 1], got " + std::to_string(start_factor));
+  if (!(end_factor >= 0 && end_factor <= 1))
+    throw ValueError("LinearLR: end_factor must be in [0, 1], got " + std::to_string(end_factor));
+  if (total_iters < 0) throw ValueError("LinearLR: total_iters must be >= 0, got " + std::to_string(total_iters));
+  initial_step();
+}
+
+std::vector<double> LinearLR::get_lr() {
+  std::vector<double> out;
+  const double e = double(last_epoch_);
+  for (size_t i = 0; i < base_lrs_.size(); ++i) {
+    const double lr = group_lr(i);
+    if (last_epoch_ == 0)
+      out.push_back(lr * start_);
+    else if (e > total_)
+      out.push_back(lr);
+    else
+      out.push_back(lr * (1.0 + (end_ - start_) / (total_ * start_ + (e - 1) * (end_ - start_))));
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, double*>> LinearLR::settings() {
+  return {{"start_factor", &start_}, {"end_factor", &end_}, {"total_iters", &total_}};
+}
+
+}  // namespace vnn::optim
