@@ -130,6 +130,26 @@ void pool2d_backward_typed(const Exec& exec, const vnn_tensor_desc& out, const v
   if (idx) i0 = idx->strides[0], i1 = idx->strides[1], i2 = idx->strides[2], i3 = idx->strides[3], io = idx->offset;
   const bool is_max = g.mode == 0 || g.mode == 3, adaptive = g.mode >= 2;
   const int64_t total = out.sizes[0] * C * H * W;
+  // Max pooling with disjoint windows (the common stride == kernel case):
+  // every input pixel receives from at most one output, so zero the
+  // gradient and scatter each output's gradient to its argmax, race-free
+  // and with no window search per input pixel.
+  const bool disjoint = g.mode == 0 && g.sh >= g.dh * (g.kh - 1) + 1 && g.sw >= g.dw * (g.kw - 1) + 1;
+  if (disjoint) {
+    const int64_t planes = out.sizes[0] * C, HW = H * W, OHW = OH * OW;
+    Kokkos::parallel_for("vnn::pool2d_backward_zero", Range<Exec>(exec, 0, total), KOKKOS_LAMBDA(int64_t i) {
+      const int64_t p = i / HW, r = i - p * HW, h = r / W, w = r - h * W;
+      o[oo + (p / C) * o0 + (p % C) * o1 + h * o2 + w * o3] = T(0);
+    });
+    Kokkos::parallel_for("vnn::pool2d_backward_scatter", Range<Exec>(exec, 0, planes * OHW), KOKKOS_LAMBDA(int64_t i) {
+      const int64_t p = i / OHW, r = i - p * OHW, oh = r / OW, ow = r - oh * OW, n = p / C, c = p % C;
+      const int64_t at = ix[io + n * i0 + c * i1 + oh * i2 + ow * i3];
+      if (at < 0 || at >= HW) return;  // not a position of this plane: nothing to route
+      const int64_t h = at / W, w = at - h * W;
+      o[oo + n * o0 + c * o1 + h * o2 + w * o3] = gy[go + n * g0 + c * g1 + oh * g2 + ow * g3];
+    });
+    return;
+  }
   Kokkos::parallel_for("vnn::pool2d_backward", Range<Exec>(exec, 0, total), KOKKOS_LAMBDA(int64_t i) {
     const int64_t w = i % W, h = (i / W) % H, c = (i / (W * H)) % C, n = i / (W * H * C);
     int64_t ohl, ohh, owl, owh;
