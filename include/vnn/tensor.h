@@ -20,12 +20,14 @@ struct TensorOptions {
   DType dtype = kFloat32;
   Device device = Device("cpu", 0);
   bool pinned = false;  // page-locked host memory (cpu tensors only)
+  bool requires_grad = false;  // the new tensor is a leaf that requires grad
   TensorOptions() = default;
   TensorOptions(DType t) : dtype(t) {}
   TensorOptions(Device d) : device(std::move(d)) {}
   TensorOptions(const char* d) : device(d) {}
   TensorOptions with(DType t) const { auto o = *this; o.dtype = t; return o; }
   TensorOptions with(Device d) const { auto o = *this; o.device = std::move(d); return o; }
+  TensorOptions with_requires_grad(bool r = true) const { auto o = *this; o.requires_grad = r; return o; }
 };
 
 class Tensor {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 
 namespace vnn {
@@ -13,7 +14,7 @@ namespace vnn {
 namespace {
 
 Tensor from_doubles(const std::vector<double>& v, const Shape& shape, const TensorOptions& opt) {
-  return from_vector(v, shape, opt.device).to(opt.dtype);
+  return detail::finish_creation(from_vector(v, shape, opt.device).to(opt.dtype), opt);
 }
 
 TensorOptions options_of(const Tensor& t, const char* op) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 
@@ -101,6 +102,7 @@ Tensor& fill_random(Tensor& t, vnn_random_fn fn, double a, double b, Generator* 
       throw DTypeError(std::string(name) + ": needs a floating dtype, got " + vnn::name(t.dtype()));
     direct = t.dtype() == kFloat64 ? kFloat64 : kFloat32;
   }
+  detail::mark_modified(t, name);  // saved copies of t are now stale
   Generator& g = pick(gen);
   const int64_t n = t.numel();
   uint64_t seed = 0;
@@ -131,13 +133,13 @@ Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
 }
 
 Tensor rand(const Shape& shape, const TensorOptions& opt, Generator* gen) {
-  Tensor t = empty(shape, opt);
-  return uniform_(t, 0.0, 1.0, gen);
+  Tensor t = empty(shape, opt.with_requires_grad(false));
+  return detail::finish_creation(uniform_(t, 0.0, 1.0, gen), opt);
 }
 
 Tensor randn(const Shape& shape, const TensorOptions& opt, Generator* gen) {
-  Tensor t = empty(shape, opt);
-  return normal_(t, 0.0, 1.0, gen);
+  Tensor t = empty(shape, opt.with_requires_grad(false));
+  return detail::finish_creation(normal_(t, 0.0, 1.0, gen), opt);
 }
 
 Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOptions& opt, Generator* gen) {

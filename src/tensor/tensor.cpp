@@ -39,13 +39,13 @@ void* Tensor::raw_data() const { return checked(impl_).storage->handle; }
 
 Tensor empty(const Shape& shape, const TensorOptions& opt) {
   Tensor t = detail::make_empty(detail::context(opt.device), shape, opt.dtype);
-  return opt.pinned ? t.pin_memory() : t;
+  return detail::finish_creation(opt.pinned ? t.pin_memory() : t, opt);
 }
 
 Tensor full(const Shape& shape, double value, const TensorOptions& opt) {
-  Tensor t = empty(shape, opt);
+  Tensor t = empty(shape, opt.with_requires_grad(false));
   t.fill_(value);
-  return t;
+  return detail::finish_creation(t, opt);
 }
 Tensor zeros(const Shape& shape, const TensorOptions& opt) { return full(shape, 0.0, opt); }
 Tensor ones(const Shape& shape, const TensorOptions& opt) { return full(shape, 1.0, opt); }
@@ -103,7 +103,7 @@ Tensor arange(double start, double end, double step, const TensorOptions& opt) {
   int64_t n = count > 0 ? int64_t(count) : 0;
   std::vector<double> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[size_t(i)] = start + double(i) * step;
-  return from_vector(v, {n}, opt.device).to(opt.dtype);
+  return detail::finish_creation(from_vector(v, {n}, opt.device).to(opt.dtype), opt);
 }
 
 // ---- views ------------------------------------------------------------------

@@ -169,6 +169,11 @@ void check_same_device(const Tensor& a, const Tensor& b, const char* op, const c
                        "); move one with .to(device)");
 }
 
+Tensor finish_creation(Tensor t, const TensorOptions& opt) {
+  if (opt.requires_grad) t.requires_grad_(true);
+  return t;
+}
+
 void set_data(const Tensor& dst, const Tensor& src) {
   TensorImpl& d = *dst.impl();
   const TensorImpl& s = *src.impl();

@@ -57,6 +57,9 @@ void enqueue(vnn_op_kind kind, const char* name, std::initializer_list<const Ten
              std::initializer_list<double> scalars = {}, std::initializer_list<int64_t> ints = {});
 // Throws DeviceMismatch unless b sits on a's device (PyTorch's wording).
 void check_same_device(const Tensor& a, const Tensor& b, const char* op, const char* arg);
+// Applies the options that only make sense once a new tensor is filled
+// (requires_grad).
+Tensor finish_creation(Tensor t, const TensorOptions& opt);
 // Makes dst hold src's data (storage, dtype, sizes, strides) while keeping
 // its identity and autograd metadata: every handle to dst sees the change.
 void set_data(const Tensor& dst, const Tensor& src);

@@ -2,6 +2,8 @@
 // no_grad, version counters, autograd::grad — on the device under test.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "support/device_under_test.hpp"
 
 using namespace vnn;
@@ -123,4 +125,27 @@ TEST_CASE("gradcheck agrees on a matmul chain and catches a wrong gradient") {
   INFO(r.message);
   CHECK(r.ok);
   CHECK(r.max_abs_error < 1e-6);
+}
+
+TEST_CASE("requires_grad in TensorOptions, and anomaly mode names the op") {
+  Device dev = device_under_test();
+  Tensor z = zeros({3}, TensorOptions(dev).with_requires_grad());
+  CHECK(z.requires_grad());
+  CHECK(z.is_leaf());
+  CHECK(randn({2}, TensorOptions(dev).with_requires_grad()).requires_grad());
+  CHECK(arange(0, 3, 1, TensorOptions(dev).with_requires_grad()).requires_grad());
+  Tensor x = from_vector<float>({0.0f, 1.0f}, {2}).to(dev).requires_grad_();
+  {
+    autograd::DetectAnomalyGuard anomaly;
+    Tensor y = sum(sqrt(x));  // d sqrt / dx at 0 is inf
+    try {
+      y.backward();
+      FAIL("no throw");
+    } catch (const ValueError& e) {
+      CHECK(std::string(e.what()).find("anomaly mode: the backward of sqrt") != std::string::npos);
+    }
+  }
+  x.set_grad(Tensor());
+  sum(sqrt(x)).backward();  // without anomaly mode: inf lands in the gradient
+  CHECK(std::isinf(x.grad().to_vector<float>()[0]));
 }
