@@ -2,10 +2,12 @@
 //   (a) SGEMM GFLOP/s: vnn::matmul on cpu:0 vs cblas_sgemm called directly
 //       (and torch::mm when built with LibTorch)
 //   (b) per-op overhead of a 64-element float add, in place and out of place
+//   (b2) the profiler's cost per op: off (must match (b)), on without
+//       device events, on with device events and shapes
 //   (c) bandwidth: a STREAM-like triad (plain C++ OpenMP), vnn add(a, b,
 //       alpha) and vnn sum on 16M floats
 // Every figure is the median of several timed repetitions.
-//   usage: tensor_bench [--big] [--conv-only] [--samples N]
+//   usage: tensor_bench [--big] [--conv-only] [--profiler-only] [--samples N]
 //     --big      adds n = 4096 to the SGEMM sizes
 #include <cblas.h>
 #include <omp.h>
@@ -123,6 +125,47 @@ void overhead_table() {
   std::fflush(stdout);
 }
 
+// (b2) The same 64-element add under the profiler. Off is the plain
+// dispatch path (one relaxed load); on records one event per op.
+void profiler_overhead_table() {
+  std::printf("\n## (b2) profiler overhead per op, 64-element float32 add a + b, us/op\n\n");
+  std::printf("| profiler | us/op | added us/op |\n|---|---|---|\n");
+  const int iters = 20000;
+  auto av = random_floats(64, 3), bv = random_floats(64, 4);
+  vnn::Tensor a = vnn::from_vector(av, {64}), b = vnn::from_vector(bv, {64}), c;
+  auto body = [&] { c = a + b; };
+  double off = median_seconds(iters, body, sync_cpu) * 1e6;
+  auto on = [&](bool device_time, bool shapes) {
+    vnn::profiler::Options o;
+    o.device_time = device_time;
+    o.record_shapes = shapes;
+    vnn::profiler::Profile p(o);
+    double t = median_seconds(iters, body, sync_cpu) * 1e6;
+    p.stop();
+    return t;
+  };
+  double host_only = on(false, false);
+  double with_shapes = on(false, true);
+  double full = on(true, true);
+  double ranged = 0;
+  {
+    vnn::profiler::Profile p;
+    ranged = median_seconds(iters, [&] {
+      vnn::profiler::Range r("user range");
+      c = a + b;
+    }, sync_cpu) * 1e6;
+    p.stop();
+  }
+  double off_again = median_seconds(iters, body, sync_cpu) * 1e6;
+  std::printf("| off | %.3f | - |\n", off);
+  std::printf("| on, host time only | %.3f | %+.3f |\n", host_only, host_only - off);
+  std::printf("| on, host time + input shapes | %.3f | %+.3f |\n", with_shapes, with_shapes - off);
+  std::printf("| on, host + device events + shapes (default) | %.3f | %+.3f |\n", full, full - off);
+  std::printf("| on (default) + a user Range around each op | %.3f | %+.3f |\n", ranged, ranged - off);
+  std::printf("| off again, after profiling | %.3f | %+.3f |\n", off_again, off_again - off);
+  std::fflush(stdout);
+}
+
 void bandwidth_table() {
   const int64_t n = int64_t(1) << 24;  // 16M floats, 64 MiB per array
   std::printf("\n## (c) bandwidth on %lld floats, GB/s (higher is better)\n\n", static_cast<long long>(n));
@@ -226,13 +269,14 @@ void conv_table() {
 
 int main(int argc, char** argv) {
   std::vector<int> sizes = {256, 512, 1024, 2048};
-  bool conv_only = false;
+  bool conv_only = false, profiler_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--big")) sizes.push_back(4096);
     else if (!std::strcmp(argv[i], "--conv-only")) conv_only = true;
+    else if (!std::strcmp(argv[i], "--profiler-only")) profiler_only = true;
     else if (!std::strcmp(argv[i], "--samples") && i + 1 < argc) g_samples = std::max(1, std::atoi(argv[++i]));
     else {
-      std::fprintf(stderr, "usage: %s [--big] [--conv-only] [--samples N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--big] [--conv-only] [--profiler-only] [--samples N]\n", argv[0]);
       return 2;
     }
   }
@@ -248,9 +292,15 @@ int main(int argc, char** argv) {
 #endif
   std::printf("# cpu:0 = %s (%s)\n", vnn::device_info(vnn::Device("cpu", 0)).name.c_str(),
               vnn::device_info(vnn::Device("cpu", 0)).plugin.c_str());
+  if (profiler_only) {
+    overhead_table();
+    profiler_overhead_table();
+    return 0;
+  }
   if (!conv_only) {
     gemm_table(sizes);
     overhead_table();
+    profiler_overhead_table();
     bandwidth_table();
   }
   conv_table();

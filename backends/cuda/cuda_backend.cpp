@@ -3,6 +3,7 @@
 // Kokkos's nvcc_wrapper; discovery uses the driver API only (probe_cuda).
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>  // header-only NVTX3: a no-op unless Nsight injects itself
 
 #include <stdexcept>
 #include <string>
@@ -42,6 +43,11 @@ struct CudaTraits {
   }
 
   static void before_initialize(int32_t) {}
+
+  // NVTX ranges for the profiler: Nsight Systems shows vnn's op and range
+  // names on the CPU timeline above the kernels they launched.
+  static void range_push(const char* name) { nvtxRangePushA(name); }
+  static void range_pop() { nvtxRangePop(); }
 
   // A queue is a Kokkos::Cuda instance on a stream of its own.
   static Kokkos::Cuda make_queue() {

@@ -2,6 +2,7 @@
 // Compiled with hipcc; discovery goes through libamdhip64 opened with
 // dlopen (probe_hip). hipBLAS/rocBLAS are used where present in a later
 // step (Debian 12 has neither).
+#include <dlfcn.h>
 #include <hip/hip_runtime_api.h>
 
 #include <stdexcept>
@@ -23,6 +24,30 @@ inline void check(hipError_t rc, const char* what) {
   if (rc != hipSuccess) throw std::runtime_error(std::string(what) + ": " + hipGetErrorName(rc) + " (" +
                                                  hipGetErrorString(rc) + ")");
 }
+
+// roctx, opened lazily with dlopen so that the plugin neither links nor
+// needs it: rocprof finds the ranges when libroctx64 is installed.
+struct Roctx {
+  using Push = int (*)(const char*);
+  using Pop = int (*)();
+  Push push = nullptr;
+  Pop pop = nullptr;
+  Roctx() {
+    for (const char* n : {"libroctx64.so", "libroctx64.so.4", "libroctx64.so.1"}) {
+      if (void* lib = dlopen(n, RTLD_NOW | RTLD_LOCAL)) {
+        push = reinterpret_cast<Push>(dlsym(lib, "roctxRangePushA"));
+        pop = reinterpret_cast<Pop>(dlsym(lib, "roctxRangePop"));
+        if (push && pop) return;
+        push = nullptr;
+        pop = nullptr;
+      }
+    }
+  }
+  static const Roctx& get() {
+    static const Roctx r;
+    return r;
+  }
+};
 
 struct HipTraits {
   using ExecSpace = khip::HIP;
@@ -46,6 +71,14 @@ struct HipTraits {
   }
 
   static void before_initialize(int32_t) {}
+
+  // roctx ranges for the profiler (no-ops where libroctx64 is absent).
+  static void range_push(const char* name) {
+    if (Roctx::get().push) Roctx::get().push(name);
+  }
+  static void range_pop() {
+    if (Roctx::get().pop) Roctx::get().pop();
+  }
 
   static ExecSpace make_queue() {
     hipStream_t s = nullptr;

@@ -95,6 +95,18 @@ vnn_status guarded(const char* what, F&& f) {
 template <class Traits, class = void> struct has_host_blas : std::false_type {};
 template <class Traits>
 struct has_host_blas<Traits, std::void_t<typename Traits::HostBlas>> : std::true_type {};
+// Traits::range_push / range_pop (NVTX, roctx), where a plugin has them.
+template <class Traits, class = void> struct has_tool_ranges : std::false_type {};
+template <class Traits>
+struct has_tool_ranges<Traits, std::void_t<decltype(&Traits::range_push), decltype(&Traits::range_pop)>>
+    : std::true_type {};
+
+// The implementation the latest run() on this thread chose (the profiler
+// names ops "matmul[openblas]" / "matmul[kokkos]" from it).
+inline const char*& last_path_slot() {
+  thread_local const char* path = nullptr;
+  return path;
+}
 
 // The amount of work an op does, for the inline-or-parallel decision.
 inline int64_t op_work(const vnn_op* op) {
@@ -149,6 +161,13 @@ class Backend {
         return VNN_STATUS_OK;
       }
       Traits::before_initialize(device);
+#if KOKKOS_VERSION < 30700
+      // Kokkos Tools: newer Kokkos reads KOKKOS_TOOLS_LIBS, 3.4-3.6 only
+      // KOKKOS_PROFILE_LIBRARY; pass the new name through so that a tool
+      // loads the same way on every Kokkos vnn builds with.
+      if (const char* tools = std::getenv("KOKKOS_TOOLS_LIBS"))
+        if (!std::getenv("KOKKOS_PROFILE_LIBRARY")) setenv("KOKKOS_PROFILE_LIBRARY", tools, 0);
+#endif
       if (!kokkos_compat::is_initialized()) {
         kokkos_compat::initialize(device, -1);
         std::atexit(finalize);
@@ -279,6 +298,7 @@ class Backend {
       if (!state().initialized)
         return fail(VNN_STATUS_INVALID_ARGUMENT, std::string(Traits::name) + ":" + std::to_string(device) +
                                                      ": run before init_device");
+      last_path_slot() = op->kind == VNN_OP_MATMUL ? "kokkos" : nullptr;
       if constexpr (has_host_blas<Traits>::value) {
         // BLAS runs on the calling thread after the queue drained; it
         // brings its own threads.
@@ -286,8 +306,10 @@ class Backend {
           queue_of(op->queue).fence();
           if (kernels::matmul_blas<typename Traits::HostBlas>(op->outputs[0], op->inputs[0], op->inputs[1],
                                                                op->num_scalars > 0 ? op->scalars[0] : 1.0,
-                                                               op->num_scalars > 1 ? op->scalars[1] : 0.0))
+                                                               op->num_scalars > 1 ? op->scalars[1] : 0.0)) {
+            last_path_slot() = Traits::HostBlas::name;
             return VNN_STATUS_OK;
+          }
         }
       }
       if constexpr (Traits::inline_small_work) {
@@ -298,6 +320,7 @@ class Backend {
   }
 
   static const char* last_error() { return last_error_text().c_str(); }
+  static const char* last_path(int32_t) { return last_path_slot(); }
 
  private:
   struct State {
@@ -399,6 +422,17 @@ class Backend {
 };
 
 template <class Traits>
+auto tool_range_push() -> void (*)(const char*) {
+  if constexpr (has_tool_ranges<Traits>::value) return &Traits::range_push;
+  else return nullptr;
+}
+template <class Traits>
+auto tool_range_pop() -> void (*)() {
+  if constexpr (has_tool_ranges<Traits>::value) return &Traits::range_pop;
+  else return nullptr;
+}
+
+template <class Traits>
 const vnn_backend* make_table(uint32_t host_abi_version) {
   using B = Backend<Traits>;
   static const std::string description = Traits::description();
@@ -430,6 +464,9 @@ const vnn_backend* make_table(uint32_t host_abi_version) {
       .event_elapsed = &B::event_elapsed,
       .run = &B::run,
       .last_error = &B::last_error,
+      .last_path = &B::last_path,
+      .range_push = tool_range_push<Traits>(),
+      .range_pop = tool_range_pop<Traits>(),
   };
   // An older or newer core gets the table anyway: it reads abi_version and
   // reports the mismatch itself.

@@ -10,6 +10,26 @@
 
 namespace {
 
+// The MATMUL path of the latest run() on this thread, for the profiler
+// ("matmul[clblast]" / "matmul[tiled]"). ops.cpp records the choice in the
+// device's last_gemm; reading it right after run() on the same thread gives
+// this op's choice (a concurrent matmul on another thread could interleave,
+// which only mislabels that one profiled op).
+thread_local const char* t_last_path = nullptr;
+
+vnn_status run_and_note_path(int32_t device, const vnn_op* op) {
+  t_last_path = nullptr;
+  vnn_status s = vnn_opencl::run(device, op);
+  vnn_opencl::Device* d = nullptr;
+  if (s == VNN_STATUS_OK && op->kind == VNN_OP_MATMUL && vnn_opencl::ready_device(device, &d) == VNN_STATUS_OK) {
+    int g = d->last_gemm.load(std::memory_order_relaxed);
+    t_last_path = g == 1 ? "clblast" : g == 2 ? "tiled" : nullptr;
+  }
+  return s;
+}
+
+const char* last_path(int32_t) { return t_last_path; }
+
 const vnn_backend kTable = {
     .abi_version = VNN_BACKEND_ABI_VERSION,
     .reserved = 0,
@@ -38,8 +58,11 @@ const vnn_backend kTable = {
     .event_record = vnn_opencl::event_record,
     .event_synchronize = vnn_opencl::event_synchronize,
     .event_elapsed = vnn_opencl::event_elapsed,
-    .run = vnn_opencl::run,
+    .run = run_and_note_path,
     .last_error = vnn_opencl::last_error,
+    .last_path = last_path,
+    .range_push = nullptr,  // no vendor range tool for OpenCL
+    .range_pop = nullptr,
 };
 
 }  // namespace

@@ -65,6 +65,7 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
 
   // float32 / float64 MATMUL above the inline grain goes to OpenBLAS.
   struct HostBlas {
+    static constexpr const char* name = "openblas";
     static void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                      const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
       cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),

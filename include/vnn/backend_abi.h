@@ -274,6 +274,17 @@ typedef struct vnn_backend {
 
   /* Thread-local text of the last failure on this thread. Never NULL. */
   const char* (*last_error)(void);
+
+  /* Optional, appended (read only when struct_size covers them and the
+   * pointer is non-NULL; older plugins lack them). Profiling support: */
+  /* The implementation the latest run() on this thread chose where an op
+   * has several ("openblas", "kokkos", "clblast", "tiled"); NULL or ""
+   * where there was no choice. Static text, valid for the process. */
+  const char* (*last_path)(int32_t device);
+  /* Vendor tool ranges (NVTX on CUDA, roctx on HIP) so that Nsight Systems
+   * and rocprof show vnn's op and user range names. Nested per thread. */
+  void (*range_push)(const char* name);
+  void (*range_pop)(void);
 } vnn_backend;
 
 /* The entry point. Returns NULL if the plugin cannot serve host_abi_version

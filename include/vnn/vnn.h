@@ -15,6 +15,7 @@
 #include "vnn/linalg.h"
 #include "vnn/memory.h"
 #include "vnn/nn_ops.h"
+#include "vnn/profiler.h"
 #include "vnn/optim.h"
 #include "vnn/random.h"
 #include "vnn/reduction.h"

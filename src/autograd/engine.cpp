@@ -6,6 +6,7 @@
 
 #include "autograd/autograd.hpp"
 #include "vnn/error.h"
+#include "vnn/profiler.h"
 
 namespace vnn {
 namespace detail {
@@ -45,6 +46,7 @@ struct Task {
 // reach those nodes are stored there instead of into .grad().
 void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& roots, bool retain_graph,
                   std::unordered_map<Node*, Tensor>* capture) {
+  profiler::PhaseGuard phase(profiler::Phase::backward);  // ops below are "backward" in profiles
   autograd::NoGradGuard no_grad;
   // Dependencies: how many edges point at each node.
   std::unordered_map<Node*, int> deps;

@@ -13,6 +13,7 @@
 
 #include "data/host_util.hpp"
 #include "vnn/error.h"
+#include "vnn/profiler.h"
 
 namespace vnn::data {
 
@@ -87,7 +88,11 @@ struct DataLoader::Epoch {
   }
 
   void start() {
-    for (int w = 0; w < opt.num_workers; ++w) threads.emplace_back([this] { work(); });
+    for (int w = 0; w < opt.num_workers; ++w)
+      threads.emplace_back([this, w] {
+        profiler::set_thread_name("dataloader worker " + std::to_string(w));  // its own trace track
+        work();
+      });
   }
 
   void work() {
@@ -102,6 +107,7 @@ struct DataLoader::Epoch {
       }
       std::pair<Batch, std::exception_ptr> r;
       try {
+        profiler::Range range("data");
         r.first = collate(*dataset, indices(k), epoch);
       } catch (...) {
         r.second = std::current_exception();
@@ -117,6 +123,7 @@ struct DataLoader::Epoch {
     if (threads.empty()) {
       if (!wait) return {};
       try {
+        profiler::Range range("data");
         return {collate(*dataset, indices(k), epoch), nullptr};
       } catch (...) {
         return {Batch(), std::current_exception()};

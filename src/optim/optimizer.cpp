@@ -9,6 +9,7 @@
 #include "tensor/tensor_impl.hpp"
 #include "vnn/autograd.h"
 #include "vnn/error.h"
+#include "vnn/profiler.h"
 
 namespace vnn::optim {
 
@@ -94,6 +95,7 @@ Tensor& Optimizer::buffer(ParamState& st, const Tensor& param, const std::string
 }
 
 void Optimizer::step() {
+  profiler::PhaseGuard phase(profiler::Phase::optimizer);  // ops below are "optimizer" in profiles
   autograd::NoGradGuard no_grad;
   for (size_t gi = 0; gi < groups_.size(); ++gi) {
     ParamGroup& group = groups_[gi];

@@ -1,5 +1,6 @@
 #include "runtime/caching_allocator.hpp"
 
+#include "profiler/hooks.hpp"
 #include "vnn/error.h"
 
 namespace vnn::detail {
@@ -15,6 +16,7 @@ size_t CachingAllocator::round_size(size_t bytes) {
 
 void* CachingAllocator::allocate(size_t bytes, size_t* rounded) {
   size_t size = round_size(bytes);
+  if (profiler::detail::hooks_on()) profiler::detail::note_alloc(size);  // per-op bytes while profiling
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.allocations;
@@ -47,6 +49,7 @@ void* CachingAllocator::allocate(size_t bytes, size_t* rounded) {
 }
 
 void CachingAllocator::release(void* handle, size_t rounded) {
+  if (profiler::detail::hooks_on()) profiler::detail::note_free(rounded);
   std::lock_guard<std::mutex> lock(mutex_);
   stats_.allocated -= rounded;
   free_blocks_.emplace(rounded, handle);

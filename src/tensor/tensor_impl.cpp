@@ -1,5 +1,6 @@
 #include "tensor/tensor_impl.hpp"
 
+#include "profiler/hooks.hpp"
 #include "vnn/error.h"
 
 namespace vnn::detail {
@@ -80,6 +81,8 @@ vnn_tensor_desc describe(const TensorImpl& t) {
 void run_op(DeviceContext& ctx, vnn_op& op, const char* name) {
   op.struct_size = sizeof(vnn_op);
   ctx.ensure_initialized();
+  // Off: one relaxed load and a branch the predictor always gets right.
+  if (profiler::detail::hooks_on()) return profiler::detail::run_op_profiled(ctx, op, name);
   vnn_status s = ctx.backend->run(ctx.plugin_index, &op);
   if (s != VNN_STATUS_OK) ctx.throw_status(s, name);
 }
@@ -142,6 +145,7 @@ void enqueue(vnn_op_kind kind, const char* name, std::initializer_list<const Ten
   size_t n = 0;
   for (const Tensor* t : inputs) in[n++] = describe(*t->impl());
   vnn_tensor_desc o = describe(*out.impl());
+  if (profiler::detail::hooks_on()) profiler::detail::note_shapes(in, n);  // before coalescing
   if (coalescible(kind)) {
     vnn_tensor_desc* all[kMaxInputs + 1] = {&o};
     for (size_t k = 0; k < n; ++k) all[k + 1] = &in[k];
