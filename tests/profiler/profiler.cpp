@@ -248,7 +248,18 @@ TEST_CASE("the Chrome trace is valid JSON with host, device and DataLoader worke
 
   prof::Profile p;
   for (auto& batch : loader) train_step(*model, opt, batch.data, batch.target);
+  Tensor on_cpu = add(data, data);  // the CPU reference device too: its own process
   p.stop();
+  // Each op carries the device it ran on.
+  int cpu_ops = 0, dev_ops = 0;
+  for (const auto& e : p.events()) {
+    if (e.kind != prof::EventKind::op) continue;
+    REQUIRE((e.device == dev.str() || e.device == "cpu:0"));
+    if (e.device == "cpu:0") ++cpu_ops;
+    if (e.device == dev.str()) ++dev_ops;
+  }
+  CHECK(cpu_ops >= 1);
+  CHECK(dev_ops >= 5);  // the training steps
 
   const std::string path = "test_profiler_trace_" + dev.backend() + ".json";
   p.export_chrome_trace(path);
@@ -287,6 +298,11 @@ TEST_CASE("the Chrome trace is valid JSON with host, device and DataLoader worke
   }
   REQUIRE(host_pid >= 0);
   REQUIRE(dev_pid >= 0);
+  int cpu_pid = -1;
+  for (auto& kv : processes)
+    if (kv.second == "cpu:0") cpu_pid = kv.first;
+  REQUIRE(cpu_pid >= 0);
+  CHECK(slices[{cpu_pid, 0}].count("add") == 1);
   REQUIRE(threads.count({dev_pid, 0}) == 1);
   CHECK(slices[{dev_pid, 0}].size() >= 5);  // kernels on the device queue track
   CHECK(counters > 0);                      // allocated bytes
