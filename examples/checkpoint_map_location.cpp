@@ -1,0 +1,49 @@
+// Save a model trained on one device, load it onto another: "a model
+// trained on the GPU, evaluated on the CPU" (torch.load's map_location).
+#include <vnn/vnn.h>
+
+#include <iostream>
+
+int main() {
+  try {
+    vnn::Device from = vnn::best_device(), to("cpu");
+    for (const auto& d : vnn::devices())
+      if (d.device != from) to = d.device;  // any other device, cpu:0 when it is the only one
+    std::cout << "training on " << from << ", loading onto " << to << "\n";
+
+    auto make = [] {
+      return std::make_shared<vnn::nn::Sequential>(std::initializer_list<vnn::nn::ModulePtr>{
+          std::make_shared<vnn::nn::Linear>(4, 16), std::make_shared<vnn::nn::ReLU>(),
+          std::make_shared<vnn::nn::Linear>(16, 2)});
+    };
+    auto model = make();
+    model->to(from);
+    vnn::optim::SGD opt(model->parameters(), vnn::optim::SGDOptions(0.1));
+    vnn::Tensor x = vnn::randn({64, 4}, from);
+    vnn::Tensor y = vnn::gt(vnn::sum(x, 1), 0.0).to(vnn::kInt64);  // is the sum positive?
+    for (int i = 0; i < 50; ++i) {
+      opt.zero_grad();
+      vnn::Tensor loss = vnn::nn::cross_entropy(model->forward(x), y);
+      loss.backward();
+      opt.step();
+    }
+    const std::string path = "map_location_demo.safetensors";
+    vnn::io::save_training_checkpoint(path, *model, &opt);
+
+    // Plain tensors can be loaded straight onto a device ...
+    auto tensors = vnn::io::load(path, to);
+    std::cout << tensors.size() << " tensors loaded onto " << tensors.begin()->second.device() << "\n";
+    // ... and a model is built where it will run, then filled.
+    auto restored = make();
+    restored->to(to);
+    vnn::io::load_training_checkpoint(path, *restored);
+    double a = vnn::nn::accuracy(model->forward(x), y);
+    double b = vnn::nn::accuracy(restored->forward(x.to(to)), y.to(to));
+    std::cout << "accuracy on " << from << ": " << a << ", restored on " << to << ": " << b << "\n";
+    std::remove(path.c_str());
+    return a == b ? 0 : 1;
+  } catch (const vnn::Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}
