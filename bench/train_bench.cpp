@@ -25,11 +25,36 @@
 
 #include "vnn/vnn.h"
 
-#ifdef VNN_BENCH_TORCH
-#include <torch/torch.h>
-#endif
+#include <dlfcn.h>
+
+#include "train_bench_torch.h"
 
 namespace {
+
+// The LibTorch module (train_bench_torch.cpp), loaded after vnn's plugin.
+struct Torch {
+  vnn_tb_torch_version_fn version = nullptr;
+  vnn_tb_torch_op_fn op = nullptr;
+  vnn_tb_torch_tiny_step_fn tiny_step = nullptr;
+  vnn_tb_torch_train_fn train = nullptr;
+  bool on() const { return train != nullptr; }
+};
+Torch g_torch;
+
+void load_torch() {
+#ifdef VNN_TRAIN_BENCH_TORCH_MODULE
+  void* h = dlopen(VNN_TRAIN_BENCH_TORCH_MODULE, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    std::fprintf(stderr, "train_bench: cannot load the LibTorch module: %s\n", dlerror());
+    return;
+  }
+  g_torch.version = reinterpret_cast<vnn_tb_torch_version_fn>(dlsym(h, "vnn_tb_torch_version"));
+  g_torch.op = reinterpret_cast<vnn_tb_torch_op_fn>(dlsym(h, "vnn_tb_torch_op"));
+  g_torch.tiny_step = reinterpret_cast<vnn_tb_torch_tiny_step_fn>(dlsym(h, "vnn_tb_torch_tiny_step"));
+  g_torch.train = reinterpret_cast<vnn_tb_torch_train_fn>(dlsym(h, "vnn_tb_torch_train"));
+  if (!g_torch.version || !g_torch.op || !g_torch.tiny_step) g_torch.train = nullptr;
+#endif
+}
 
 using clk = std::chrono::steady_clock;
 double secs(clk::time_point a, clk::time_point b) { return std::chrono::duration<double>(b - a).count(); }
@@ -62,7 +87,6 @@ double per_call(int inner, const std::function<void()>& f, const std::function<v
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
-void no_sync() {}
 
 std::string ratio(double num, double den) {
   if (num <= 0 || den <= 0) return "-";
@@ -90,18 +114,10 @@ void ops_table(bool torch_on) {
     else if (c.kind == 1) f = [&] { r = a.permute({1, 0, 2}).contiguous(); };
     else f = [&] { r = a.transpose(0, 1).contiguous(); };
     double tv = per_call(inner, f, sync_cpu), tt = 0;
-#ifdef VNN_BENCH_TORCH
     if (torch_on) {
       std::vector<int64_t> sa(c.a.begin(), c.a.end()), sb(c.b.begin(), c.b.end());
-      torch::Tensor x = torch::randn(sa), y = sb.empty() ? torch::Tensor() : torch::randn(sb), z;
-      std::function<void()> g;
-      if (c.kind == 0) g = [&] { x.add_(y); };
-      else if (c.kind == 2) g = [&] { z = x + y; };
-      else if (c.kind == 1) g = [&] { z = x.permute({1, 0, 2}).contiguous(); };
-      else g = [&] { z = x.t().contiguous(); };
-      tt = per_call(inner, g, no_sync);
+      tt = g_torch.op(c.kind, sa.data(), int(sa.size()), sb.data(), int(sb.size()), inner);
     }
-#endif
     std::printf("| %s | %.1f | %.1f | %s |\n", c.name, tv * 1e6, tt * 1e6, ratio(tv, tt).c_str());
     std::fflush(stdout);
   }
@@ -114,15 +130,7 @@ void tiny_step(bool torch_on) {
     vnn::Tensor l = vnn::sum(vnn::relu(vnn::matmul(in, w)));
     l.backward();
   }, sync_cpu), tt = 0;
-#ifdef VNN_BENCH_TORCH
-  if (torch_on) {
-    auto tw = torch::randn({64, 64}, torch::requires_grad()), tin = torch::randn({1, 64});
-    tt = per_call(2000, [&] {
-      auto l = torch::relu(torch::mm(tin, tw)).sum();
-      l.backward();
-    }, no_sync);
-  }
-#endif
+  if (torch_on) tt = g_torch.tiny_step(2000);
   std::printf("\n## (b) tiny step (1x64 @ 64x64, relu, sum, backward), us per step\n\n");
   std::printf("| vnn | LibTorch | vnn / LibTorch |\n|---|---|---|\n| %.1f | %.1f | %s |\n", tv * 1e6, tt * 1e6,
               ratio(tv, tt).c_str());
@@ -159,27 +167,6 @@ struct VCnn : vnn::nn::Module {
   }
 };
 
-#ifdef VNN_BENCH_TORCH
-struct TMlp : torch::nn::Module {
-  torch::nn::Linear l1{784, 256}, l2{256, 128}, l3{128, 10};
-  TMlp() { register_module("l1", l1); register_module("l2", l2); register_module("l3", l3); }
-  torch::Tensor forward(torch::Tensor x) {
-    x = x.view({x.size(0), 784});
-    return l3(torch::relu(l2(torch::relu(l1(x)))));
-  }
-};
-struct TCnn : torch::nn::Module {
-  torch::nn::Conv2d c1{torch::nn::Conv2dOptions(1, 32, 3)}, c2{torch::nn::Conv2dOptions(32, 64, 3)};
-  torch::nn::Linear f1{64 * 5 * 5, 128}, f2{128, 10};
-  TCnn() { register_module("c1", c1); register_module("c2", c2); register_module("f1", f1); register_module("f2", f2); }
-  torch::Tensor forward(torch::Tensor x) {
-    x = torch::max_pool2d(torch::relu(c1(x)), 2);
-    x = torch::max_pool2d(torch::relu(c2(x)), 2);
-    x = x.view({x.size(0), -1});
-    return f2(torch::relu(f1(x)));
-  }
-};
-#endif
 
 struct Data {
   std::vector<float> train_x, test_x;  // normalised, [n, 1, 28, 28]
@@ -238,41 +225,16 @@ Result train_vnn(const Data& d, int64_t batches) {
   return r;
 }
 
-#ifdef VNN_BENCH_TORCH
-template <class Net>
-Result train_torch(Data& d, int64_t batches) {
-  torch::manual_seed(0);
-  auto net = std::make_shared<Net>();
-  torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(1e-3));
-  int64_t n_train = int64_t(d.train_y.size()), n_test = int64_t(d.test_y.size());
-  auto X = torch::from_blob(d.train_x.data(), {n_train, 1, 28, 28}).clone();
-  auto Y = torch::from_blob(d.train_y.data(), {n_train}, torch::kInt64).clone();
-  auto order = torch::from_blob(d.order.data(), {int64_t(d.order.size())}, torch::kInt64).clone();
-  reset_rss_hwm();
+
+Result run_torch(int cnn, Data& d, int64_t batches) {
+  TorchData td{d.train_x.data(), d.train_y.data(), int64_t(d.train_y.size()), d.test_x.data(), d.test_y.data(),
+               int64_t(d.test_y.size()), d.order.data(), int64_t(d.order.size())};
+  TorchResult tr{};
+  g_torch.train(cnn, &td, batches, &tr);
   Result r;
-  auto t0 = clk::now();
-  int64_t seen = 0;
-  torch::Tensor loss;
-  for (int64_t b = 0; b < batches; ++b) {
-    int64_t start = (b * 64) % (n_train - 63);
-    auto idx = order.narrow(0, start, 64);
-    auto x = X.index_select(0, idx), y = Y.index_select(0, idx);
-    opt.zero_grad();
-    loss = torch::nn::functional::cross_entropy(net->forward(x), y);
-    loss.backward();
-    opt.step();
-    seen += 64;
-  }
-  r.loss = loss.item<double>();
-  r.samples_per_s = seen / secs(t0, clk::now());
-  r.rss_mib = rss_hwm_mib();
-  torch::NoGradGuard ng;
-  auto TX = torch::from_blob(d.test_x.data(), {n_test, 1, 28, 28});
-  auto TY = torch::from_blob(d.test_y.data(), {n_test}, torch::kInt64);
-  r.accuracy = net->forward(TX).argmax(1).eq(TY).to(torch::kFloat).mean().item<double>();
+  r.samples_per_s = tr.samples_per_s, r.accuracy = tr.accuracy, r.rss_mib = tr.rss_mib, r.loss = tr.loss;
   return r;
 }
-#endif
 
 void print_model(const char* name, int64_t batches, const Result& v, const Result& t) {
   std::printf("| %s | %lld | %.0f | %.0f | %s | %.4f | %.4f | %.3f | %.3f | %.1f | %.0f | %.0f |\n", name,
@@ -297,15 +259,13 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-#ifdef VNN_BENCH_TORCH
-  torch::set_num_threads(omp_get_max_threads());
-  std::printf("# train_bench: vnn %s on cpu:0 vs LibTorch %s, %d threads\n", VNN_VERSION_STRING, TORCH_VERSION,
-              torch::get_num_threads());
-#else
-  torch_on = false;
-  std::printf("# train_bench: vnn %s on cpu:0 (LibTorch not built in), %d threads\n", VNN_VERSION_STRING,
-              omp_get_max_threads());
-#endif
+  // vnn's plugin first (one op loads it), then LibTorch: see train_bench_torch.cpp.
+  sync_cpu();
+  (void)vnn::zeros({1});
+  if (torch_on) load_torch();
+  torch_on = torch_on && g_torch.on();
+  std::printf("# train_bench: vnn %s on cpu:0 vs LibTorch %s, %d threads\n", VNN_VERSION_STRING,
+              torch_on ? g_torch.version(omp_get_max_threads()) : "(not loaded)", omp_get_max_threads());
   if (only.empty() || only == "ops") {
     ops_table(torch_on);
     tiny_step(torch_on);
@@ -327,16 +287,12 @@ int main(int argc, char** argv) {
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   if (only.empty() || only == "mlp") {
     Result v = train_vnn<VMlp>(d, batches), t;
-#ifdef VNN_BENCH_TORCH
-    if (torch_on) t = train_torch<TMlp>(d, batches);
-#endif
+    if (torch_on) t = run_torch(0, d, batches);
     print_model("MLP 784-256-128-10", batches, v, t);
   }
   if (only.empty() || only == "cnn") {
     Result v = train_vnn<VCnn>(d, batches), t;
-#ifdef VNN_BENCH_TORCH
-    if (torch_on) t = train_torch<TCnn>(d, batches);
-#endif
+    if (torch_on) t = run_torch(1, d, batches);
     print_model("CNN c32-p-c64-p-fc128-fc10", batches, v, t);
   }
   return 0;

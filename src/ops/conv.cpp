@@ -110,14 +110,14 @@ Tensor backward_input_rows(const Tensor& gy, const Tensor& weight, const ConvGeo
   return gx;
 }
 
-Tensor backward_weight_rows(const Tensor& gy, const Tensor& input, const ConvGeom& g, const Shape& weight_sizes) {
-  int64_t og = g.O / g.groups, ck = g.Cg * g.kh * g.kw, L = g.OH * g.OW;
-  Tensor col = im2col_rows(input, g).view({g.C * g.kh * g.kw, g.N * L});
+// col: the forward pass's [C*kh*kw, N*L] columns.
+Tensor backward_weight_rows(const Tensor& gy, const Tensor& col, const ConvGeom& g, const Shape& weight_sizes) {
+  int64_t og = g.O / g.groups, ck = g.Cg * g.kh * g.kw;
   Tensor gw;
   if (g.groups == 1) {
     gw = matmul(gy, col.transpose(0, 1));
   } else {
-    gw = detail::make_empty(input.impl()->ctx(), {g.O, ck}, input.dtype());
+    gw = detail::make_empty(col.impl()->ctx(), {g.O, ck}, col.dtype());
     for (int64_t gi = 0; gi < g.groups; ++gi)
       gw.narrow(0, gi * og, og).copy_(matmul(gy.narrow(0, gi * og, og), col.narrow(0, gi * ck, ck).transpose(0, 1)));
   }
@@ -151,9 +151,13 @@ ConvGeom forward_geometry(const Tensor& input, const Tensor& weight, const Tenso
 // The forward pass proper: one GEMM per group, W [Og, CK] @ col [CK, N*L]
 // into [O, N, L], then one permuting pass to [N, O, L] that also adds the
 // bias. conv2d() below runs it without recording and records one node.
-Tensor conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvGeom& g) {
+// The columns come back in *col_out for the weight gradient (kept instead
+// of unfolding the input a second time in backward).
+Tensor conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvGeom& g,
+                      Tensor* col_out) {
   int64_t og = g.O / g.groups, ck = g.Cg * g.kh * g.kw, L = g.OH * g.OW;
   Tensor col = im2col_rows(input, g).view({g.C * g.kh * g.kw, g.N * L});
+  if (col_out) *col_out = col;
   Tensor rows;  // [O, N*L]
   if (g.groups == 1) {
     rows = matmul(group_rows(weight, g, 0), col);
@@ -173,22 +177,25 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
               Size2 dilation, int64_t groups) {
   ConvGeom geom = forward_geometry(input, weight, bias, stride, padding, dilation, groups);
   bool track = detail::needs_grad({&input, &weight, &bias});
-  Tensor out;
+  bool need_w = track && weight.requires_grad();
+  Tensor out, col;
   {
     autograd::NoGradGuard no_grad;
-    out = conv2d_forward(input, weight, bias, geom);
+    out = conv2d_forward(input, weight, bias, geom, need_w ? &col : nullptr);
   }
   if (track) {
-    Tensor x = input.detach(), w = weight.detach();
+    // The columns stand in for the input (its version is still checked:
+    // an in-place change after forward makes them stale too).
+    Tensor w = weight.detach();
     Shape x_sizes = input.sizes(), w_sizes = weight.sizes();
-    bool need_x = input.requires_grad(), need_w = weight.requires_grad();
+    bool need_x = input.requires_grad();
     bool need_b = bias.defined() && bias.requires_grad();
     detail::record("conv2d", out, {&input, &weight, &bias},
                    [=](const Tensor& g) {
                      // One permuted copy of the gradient serves all three.
                      Tensor gy = grad_rows(g, geom);
                      return std::vector<Tensor>{need_x ? backward_input_rows(gy, w, geom, x_sizes) : Tensor(),
-                                                need_w ? backward_weight_rows(gy, x, geom, w_sizes) : Tensor(),
+                                                need_w ? backward_weight_rows(gy, col, geom, w_sizes) : Tensor(),
                                                 need_b ? sum(gy, 1) : Tensor()};
                    },
                    {&input, &weight});
@@ -223,7 +230,8 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, co
     throw ShapeError(std::string(op) + ": grad_output " + grad_output.sizes().str() +
                      " does not match the output of input " + input.sizes().str() + " and weight " +
                      weight_sizes.str());
-  return backward_weight_rows(grad_rows(grad_output, g), input, g, weight_sizes);
+  Tensor col = im2col_rows(input, g).view({g.C * g.kh * g.kw, g.N * g.OH * g.OW});
+  return backward_weight_rows(grad_rows(grad_output, g), col, g, weight_sizes);
 }
 
 Tensor conv2d_backward_bias(const Tensor& grad_output) {

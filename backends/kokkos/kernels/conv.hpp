@@ -41,6 +41,9 @@ inline bool conv2d_shapes_ok(const vnn_tensor_desc& img, const vnn_tensor_desc& 
   return col.sizes[0] == img.sizes[0] && col.sizes[1] == img.sizes[1] * g.kh * g.kw && col.sizes[2] == *oh * *ow;
 }
 
+// ceil(a / b) for b > 0 and any sign of a.
+KOKKOS_INLINE_FUNCTION int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
 template <class Exec, class T>
 void im2col_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& in, const Conv2dGeom g,
                   int64_t OH, int64_t OW) {
@@ -50,26 +53,40 @@ void im2col_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
   const int64_t s0 = in.strides[0], s1 = in.strides[1], s2 = in.strides[2], s3 = in.strides[3], xo = in.offset;
   const int64_t o0 = out.strides[0], o1 = out.strides[1], o2 = out.strides[2], oo = out.offset;
   const int64_t K = g.kh * g.kw;
-  // One work item per output row segment (n, row, oh): the 64-bit divisions
-  // happen once per OW elements, not per element.
-  const int64_t total = in.sizes[0] * C * K * OH;
+  // One work item per column row (n, c, ki, kj), all OH*OW entries: the
+  // 64-bit divisions happen once per row, and the valid ow range of the
+  // tap (inside the image horizontally) once per row too, so the inner
+  // loop is a plain strided copy (a unit-stride one in the common case).
+  const int64_t total = in.sizes[0] * C * K;
   Kokkos::parallel_for("vnn::im2col", Range<Exec>(exec, 0, total), KOKKOS_LAMBDA(int64_t i) {
-    const int64_t oh = i % OH, row = (i / OH) % (C * K), n = i / (OH * C * K);
+    const int64_t row = i % (C * K), n = i / (C * K);
     const int64_t kj = row % g.kw, ki = (row / g.kw) % g.kh, c = row / K;
-    const int64_t h = oh * g.sh - g.ph + ki * g.dh;
-    T* dst = o + oo + n * o0 + row * o1 + oh * OW * o2;
-    if (h < 0 || h >= H) {
-      for (int64_t ow = 0; ow < OW; ++ow) dst[ow * o2] = T(0);
-      return;
+    const int64_t shift = kj * g.dw - g.pw;  // w = ow * sw + shift
+    int64_t lo = ceil_div(-shift, g.sw), hi = ceil_div(W - shift, g.sw);
+    if (lo < 0) lo = 0;
+    if (lo > OW) lo = OW;
+    if (hi > OW) hi = OW;
+    if (hi < lo) hi = lo;
+    const bool unit = g.sw == 1 && s3 == 1 && o2 == 1;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const int64_t h = oh * g.sh - g.ph + ki * g.dh;
+      T* dst = o + oo + n * o0 + row * o1 + oh * OW * o2;
+      if (h < 0 || h >= H) {
+        for (int64_t ow = 0; ow < OW; ++ow) dst[ow * o2] = T(0);
+        continue;
+      }
+      const T* src = x + xo + n * s0 + c * s1 + h * s2;
+      for (int64_t ow = 0; ow < lo; ++ow) dst[ow * o2] = T(0);
+      if (unit) {
+        const T* sp = src + shift;
+        for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = sp[ow];
+      } else {
+        for (int64_t ow = lo; ow < hi; ++ow) dst[ow * o2] = src[(ow * g.sw + shift) * s3];
+      }
+      for (int64_t ow = hi; ow < OW; ++ow) dst[ow * o2] = T(0);
     }
-    const T* src = x + xo + n * s0 + c * s1 + h * s2;
-    int64_t w = kj * g.dw - g.pw;
-    for (int64_t ow = 0; ow < OW; ++ow, w += g.sw) dst[ow * o2] = (w >= 0 && w < W) ? src[w * s3] : T(0);
   });
 }
-
-// ceil(a / b) for b > 0 and any sign of a.
-KOKKOS_INLINE_FUNCTION int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
 template <class Exec, class T>
 void col2im_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& in, const Conv2dGeom g,

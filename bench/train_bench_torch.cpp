@@ -1,0 +1,133 @@
+// The LibTorch half of train_bench, as a module that train_bench dlopens
+// after vnn's CPU plugin is loaded. Linked into train_bench directly,
+// LibTorch would load the pthread OpenBLAS (libopenblas.so.0) at start-up
+// and the plugin, asking for the same soname, would get that one instead of
+// the OpenMP build it links: vnn would then be measured with two competing
+// thread pools, which no vnn-only program has. Loaded later, both sides use
+// the OpenMP build on one libgomp pool. C entry points only (train_bench.h
+// style: plain structs), so no LibTorch header reaches train_bench.cpp.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "train_bench_torch.h"
+
+namespace {
+
+using clk = std::chrono::steady_clock;
+double secs(clk::time_point a, clk::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+double rss_hwm_mib() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0;
+  return 0;
+}
+void reset_rss_hwm() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+double per_call(int inner, const std::function<void()>& f) {
+  f();
+  std::vector<double> t;
+  for (int r = 0; r < 5; ++r) {
+    auto t0 = clk::now();
+    for (int i = 0; i < inner; ++i) f();
+    t.push_back(secs(t0, clk::now()) / inner);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct TMlp : torch::nn::Module {
+  torch::nn::Linear l1{784, 256}, l2{256, 128}, l3{128, 10};
+  TMlp() { register_module("l1", l1); register_module("l2", l2); register_module("l3", l3); }
+  torch::Tensor forward(torch::Tensor x) {
+    x = x.view({x.size(0), 784});
+    return l3(torch::relu(l2(torch::relu(l1(x)))));
+  }
+};
+struct TCnn : torch::nn::Module {
+  torch::nn::Conv2d c1{torch::nn::Conv2dOptions(1, 32, 3)}, c2{torch::nn::Conv2dOptions(32, 64, 3)};
+  torch::nn::Linear f1{64 * 5 * 5, 128}, f2{128, 10};
+  TCnn() { register_module("c1", c1); register_module("c2", c2); register_module("f1", f1); register_module("f2", f2); }
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::max_pool2d(torch::relu(c1(x)), 2);
+    x = torch::max_pool2d(torch::relu(c2(x)), 2);
+    x = x.view({x.size(0), -1});
+    return f2(torch::relu(f1(x)));
+  }
+};
+
+template <class Net>
+void train_torch(const TorchData& d, int64_t batches, TorchResult* r) {
+  torch::manual_seed(0);
+  auto net = std::make_shared<Net>();
+  torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(1e-3));
+  const int64_t n_train = d.n_train, n_test = d.n_test;
+  auto X = torch::from_blob(const_cast<float*>(d.train_x), {n_train, 1, 28, 28}).clone();
+  auto Y = torch::from_blob(const_cast<int64_t*>(d.train_y), {n_train}, torch::kInt64).clone();
+  auto order = torch::from_blob(const_cast<int64_t*>(d.order), {d.n_order}, torch::kInt64).clone();
+  reset_rss_hwm();
+  auto t0 = clk::now();
+  int64_t seen = 0;
+  torch::Tensor loss;
+  for (int64_t b = 0; b < batches; ++b) {
+    int64_t start = (b * 64) % (n_train - 63);
+    auto idx = order.narrow(0, start, 64);
+    auto x = X.index_select(0, idx), y = Y.index_select(0, idx);
+    opt.zero_grad();
+    loss = torch::nn::functional::cross_entropy(net->forward(x), y);
+    loss.backward();
+    opt.step();
+    seen += 64;
+  }
+  r->loss = loss.template item<double>();
+  r->samples_per_s = seen / secs(t0, clk::now());
+  r->rss_mib = rss_hwm_mib();
+  torch::NoGradGuard ng;
+  auto TX = torch::from_blob(const_cast<float*>(d.test_x), {n_test, 1, 28, 28});
+  auto TY = torch::from_blob(const_cast<int64_t*>(d.test_y), {n_test}, torch::kInt64);
+  r->accuracy = net->forward(TX).argmax(1).eq(TY).to(torch::kFloat).mean().template item<double>();
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* vnn_tb_torch_version(int threads) {
+  torch::set_num_threads(threads);
+  return TORCH_VERSION;
+}
+
+double vnn_tb_torch_op(int kind, const int64_t* a, int na, const int64_t* b, int nb, int inner) {
+  std::vector<int64_t> sa(a, a + na), sb(b, b + nb);
+  torch::Tensor x = torch::randn(sa), y = sb.empty() ? torch::Tensor() : torch::randn(sb), z;
+  std::function<void()> g;
+  if (kind == 0) g = [&] { x.add_(y); };
+  else if (kind == 2) g = [&] { z = x + y; };
+  else if (kind == 1) g = [&] { z = x.permute({1, 0, 2}).contiguous(); };
+  else g = [&] { z = x.t().contiguous(); };
+  return per_call(inner, g);
+}
+
+double vnn_tb_torch_tiny_step(int inner) {
+  auto tw = torch::randn({64, 64}, torch::requires_grad()), tin = torch::randn({1, 64});
+  return per_call(inner, [&] {
+    auto l = torch::relu(torch::mm(tin, tw)).sum();
+    l.backward();
+  });
+}
+
+void vnn_tb_torch_train(int cnn, const TorchData* d, int64_t batches, TorchResult* r) {
+  if (cnn) train_torch<TCnn>(*d, batches, r);
+  else train_torch<TMlp>(*d, batches, r);
+}
+
+}  // extern "C"

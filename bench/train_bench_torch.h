@@ -1,0 +1,30 @@
+// The C interface between train_bench and its LibTorch module
+// (train_bench_torch.cpp, dlopened at run time; see there for why).
+#pragma once
+#include <cstdint>
+
+extern "C" {
+
+struct TorchData {
+  const float* train_x;  // normalised images [n_train, 1, 28, 28]
+  const int64_t* train_y;
+  int64_t n_train;
+  const float* test_x;
+  const int64_t* test_y;
+  int64_t n_test;
+  const int64_t* order;  // sample order shared with the vnn run
+  int64_t n_order;
+};
+
+struct TorchResult {
+  double samples_per_s, accuracy, peak_mib, rss_mib, loss;
+};
+
+// Sets LibTorch's thread count; returns its version.
+typedef const char* (*vnn_tb_torch_version_fn)(int threads);
+// Seconds per call of train_bench's op `kind` (0: a.add_(b), 1: permute
+// copy, 2: a + b, 3: 2-D transpose copy).
+typedef double (*vnn_tb_torch_op_fn)(int kind, const int64_t* a, int na, const int64_t* b, int nb, int inner);
+typedef double (*vnn_tb_torch_tiny_step_fn)(int inner);
+typedef void (*vnn_tb_torch_train_fn)(int cnn, const TorchData* d, int64_t batches, TorchResult* r);
+}
