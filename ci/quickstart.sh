@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's first command: installs what vnn needs (Debian 12), builds it
-# and runs the main example on the best device found.
+# and trains a CNN on Fashion-MNIST on the best device found. Arguments go
+# to the example (e.g. --epochs 5 --device opencl:0).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
@@ -9,4 +10,4 @@ root="$(dirname "$here")"
 build="${VNN_BUILD_DIR:-$root/build}"
 "$build/bin/vnn-devices"
 echo
-exec "$build/bin/hello_devices" "$@"
+exec "$build/bin/train_fashion_mnist" "$@"
