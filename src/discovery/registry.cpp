@@ -56,6 +56,17 @@ int rank_of(const DeviceInfo& d) {
   return 0;
 }
 
+// libgomp's idle threads spin for ~300k iterations before sleeping. With
+// vnn's own threads beside them (DataLoader workers, OpenBLAS, a second
+// process under ctest -j) that spinning steals the cores the work needs:
+// the CNN training step ran 4.5x slower on 2 busy cores. A short spin keeps
+// back-to-back kernels fast and yields the core soon after. libgomp reads
+// this when it loads, i.e. when the CPU plugin is opened below; a user's
+// OMP_WAIT_POLICY or GOMP_SPINCOUNT always wins.
+void tame_openmp_spinning() {
+  if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT")) setenv("GOMP_SPINCOUNT", "1000", 0);
+}
+
 struct Registry {
   std::vector<BackendReport> report;
   std::deque<DeviceContext> contexts;  // deque: stable addresses
@@ -63,6 +74,7 @@ struct Registry {
   bool strict = false;
 
   Registry() {
+    tame_openmp_spinning();
     const char* s = std::getenv("VNN_STRICT");
     strict = s && *s && std::string(s) != "0";
     discover();
