@@ -66,36 +66,41 @@ void pool2d_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
   int64_t i0 = 0, i1 = 0, i2 = 0, i3 = 0, io = 0;
   if (idx) i0 = idx->strides[0], i1 = idx->strides[1], i2 = idx->strides[2], i3 = idx->strides[3], io = idx->offset;
   const bool is_max = g.mode == 0 || g.mode == 3, adaptive = g.mode >= 2;
-  const int64_t total = out.sizes[0] * C * OH * OW;
-  Kokkos::parallel_for("vnn::pool2d", Range<Exec>(exec, 0, total), KOKKOS_LAMBDA(int64_t i) {
-    const int64_t ow = i % OW, oh = (i / OW) % OH, c = (i / (OW * OH)) % C, n = i / (OW * OH * C);
-    int64_t hs, hc, hst, ws, wc, wst;
+  // One work item per output row: the (n, c, oh) split and the vertical
+  // window are computed once per row, not per element.
+  const int64_t rows = out.sizes[0] * C * OH;
+  Kokkos::parallel_for("vnn::pool2d", Range<Exec>(exec, 0, rows), KOKKOS_LAMBDA(int64_t r) {
+    const int64_t oh = r % OH, nc = r / OH, c = nc % C, n = nc / C;
+    int64_t hs, hc, hst;
     pool_window(adaptive, oh, OH, H, g.kh, g.sh, g.ph, g.dh, &hs, &hc, &hst);
-    pool_window(adaptive, ow, OW, W, g.kw, g.sw, g.pw, g.dw, &ws, &wc, &wst);
     const T* plane = x + xo + n * s0 + c * s1;
-    compute_t<T> best = 0, sum = 0;
-    int64_t arg = -1;
-    for (int64_t a = 0; a < hc; ++a) {
-      const int64_t h = hs + a * hst;
-      if (h < 0 || h >= H) continue;
-      for (int64_t b = 0; b < wc; ++b) {
-        const int64_t w = ws + b * wst;
-        if (w < 0 || w >= W) continue;
-        const compute_t<T> v = plane[h * s2 + w * s3];
-        sum += v;
-        // NaN wins, as in PyTorch.
-        if (arg < 0 || v > best || v != v) {
-          best = v;
-          arg = h * W + w;
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      int64_t ws, wc, wst;
+      pool_window(adaptive, ow, OW, W, g.kw, g.sw, g.pw, g.dw, &ws, &wc, &wst);
+      compute_t<T> best = 0, sum = 0;
+      int64_t arg = -1;
+      for (int64_t a = 0; a < hc; ++a) {
+        const int64_t h = hs + a * hst;
+        if (h < 0 || h >= H) continue;
+        for (int64_t b = 0; b < wc; ++b) {
+          const int64_t w = ws + b * wst;
+          if (w < 0 || w >= W) continue;
+          const compute_t<T> v = plane[h * s2 + w * s3];
+          sum += v;
+          // NaN wins, as in PyTorch.
+          if (arg < 0 || v > best || v != v) {
+            best = v;
+            arg = h * W + w;
+          }
         }
       }
-    }
-    const int64_t at = oo + n * o0 + c * o1 + oh * o2 + ow * o3;
-    if (is_max) {
-      o[at] = T(best);
-      if (ix) ix[io + n * i0 + c * i1 + oh * i2 + ow * i3] = arg;
-    } else {
-      o[at] = T(sum / compute_t<T>(pool_divisor(g, hs, hc, ws, wc, H, W)));
+      const int64_t at = oo + n * o0 + c * o1 + oh * o2 + ow * o3;
+      if (is_max) {
+        o[at] = T(best);
+        if (ix) ix[io + n * i0 + c * i1 + oh * i2 + ow * i3] = arg;
+      } else {
+        o[at] = T(sum / compute_t<T>(pool_divisor(g, hs, hc, ws, wc, H, W)));
+      }
     }
   });
 }
@@ -136,17 +141,20 @@ void pool2d_backward_typed(const Exec& exec, const vnn_tensor_desc& out, const v
   // and with no window search per input pixel.
   const bool disjoint = g.mode == 0 && g.sh >= g.dh * (g.kh - 1) + 1 && g.sw >= g.dw * (g.kw - 1) + 1;
   if (disjoint) {
-    const int64_t planes = out.sizes[0] * C, HW = H * W, OHW = OH * OW;
-    Kokkos::parallel_for("vnn::pool2d_backward_zero", Range<Exec>(exec, 0, total), KOKKOS_LAMBDA(int64_t i) {
-      const int64_t p = i / HW, r = i - p * HW, h = r / W, w = r - h * W;
-      o[oo + (p / C) * o0 + (p % C) * o1 + h * o2 + w * o3] = T(0);
-    });
-    Kokkos::parallel_for("vnn::pool2d_backward_scatter", Range<Exec>(exec, 0, planes * OHW), KOKKOS_LAMBDA(int64_t i) {
-      const int64_t p = i / OHW, r = i - p * OHW, oh = r / OW, ow = r - oh * OW, n = p / C, c = p % C;
-      const int64_t at = ix[io + n * i0 + c * i1 + oh * i2 + ow * i3];
-      if (at < 0 || at >= HW) return;  // not a position of this plane: nothing to route
-      const int64_t h = at / W, w = at - h * W;
-      o[oo + n * o0 + c * o1 + h * o2 + w * o3] = gy[go + n * g0 + c * g1 + oh * g2 + ow * g3];
+    const int64_t planes = out.sizes[0] * C, HW = H * W;
+    // One work item per plane: zero it, then route each output's gradient.
+    Kokkos::parallel_for("vnn::pool2d_backward_scatter", Range<Exec>(exec, 0, planes), KOKKOS_LAMBDA(int64_t p) {
+      const int64_t n = p / C, c = p % C;
+      T* plane = o + oo + n * o0 + c * o1;
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w) plane[h * o2 + w * o3] = T(0);
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const int64_t at = ix[io + n * i0 + c * i1 + oh * i2 + ow * i3];
+          if (at < 0 || at >= HW) continue;  // not a position of this plane: nothing to route
+          const int64_t h = at / W, w = at - h * W;
+          plane[h * o2 + w * o3] = gy[go + n * g0 + c * g1 + oh * g2 + ow * g3];
+        }
     });
     return;
   }
