@@ -1,5 +1,7 @@
 #include "ops.hpp"
 
+#include "launch.hpp"
+
 #include <CL/cl.h>
 
 #include <algorithm>
@@ -73,34 +75,6 @@ Layout make_layout(const vnn_tensor_desc& shape, std::initializer_list<const vnn
 
 bool contiguous(const Layout& l, int t) { return l.ndim == 1 && (l.strides[t].s[0] == 1 || l.n == 1); }
 
-struct Arg {
-  size_t size;
-  const void* ptr;
-};
-
-template <typename V>
-Arg arg(const V& v) {
-  return {sizeof v, &v};
-}
-
-// Launches k over n elements. Kernels loop grid-stride, so the grid is
-// capped and any work-group size is valid.
-vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n,
-                  const std::string& what, std::initializer_list<Arg> args) {
-  size_t local = std::min<size_t>({k.work_group_size, d.max_work_group_size, 256});
-  size_t groups = static_cast<size_t>((n + static_cast<int64_t>(local) - 1) / static_cast<int64_t>(local));
-  size_t global = std::min<size_t>(groups, 4096) * local;
-  std::lock_guard<std::mutex> lock(k.mutex);
-  cl_uint i = 0;
-  for (const Arg& a : args) {
-    cl_int err = clSetKernelArg(k.kernel, i, a.size, a.ptr);
-    if (err != CL_SUCCESS) return fail_cl(err, "%s: clSetKernelArg(%u) failed", what.c_str(), i);
-    ++i;
-  }
-  cl_int err = clEnqueueNDRangeKernel(q, k.kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueNDRangeKernel failed", what.c_str());
-  return VNN_STATUS_OK;
-}
 
 std::string storage_defines(const char* prefix, int32_t dtype) {
   const DtypeInfo* info = dtype_info(dtype);

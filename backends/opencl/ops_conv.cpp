@@ -10,38 +10,12 @@
 #include <string>
 
 #include "errors.hpp"
+#include "launch.hpp"
 #include "program_cache.hpp"
 
 namespace vnn_opencl {
 namespace {
 
-struct Arg {
-  size_t size;
-  const void* ptr;
-};
-
-template <typename V>
-Arg arg(const V& v) {
-  return {sizeof v, &v};
-}
-
-vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, const std::string& what,
-                  std::initializer_list<Arg> args) {
-  if (n <= 0) return VNN_STATUS_OK;
-  size_t local = std::min<size_t>({k.work_group_size, d.max_work_group_size, 256});
-  size_t groups = static_cast<size_t>((n + static_cast<int64_t>(local) - 1) / static_cast<int64_t>(local));
-  size_t global = std::min<size_t>(groups, 4096) * local;
-  std::lock_guard<std::mutex> lock(k.mutex);
-  cl_uint i = 0;
-  for (const Arg& a : args) {
-    cl_int err = clSetKernelArg(k.kernel, i, a.size, a.ptr);
-    if (err != CL_SUCCESS) return fail_cl(err, "%s: clSetKernelArg(%u) failed", what.c_str(), i);
-    ++i;
-  }
-  cl_int err = clEnqueueNDRangeKernel(q, k.kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueNDRangeKernel failed", what.c_str());
-  return VNN_STATUS_OK;
-}
 
 bool desc_ok(const vnn_tensor_desc& t, int ndim, int32_t dtype) {
   return t.data && t.ndim == ndim && t.dtype == dtype && t.offset >= 0;

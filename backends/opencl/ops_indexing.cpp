@@ -10,6 +10,7 @@
 
 #include "dtype.hpp"
 #include "errors.hpp"
+#include "launch.hpp"
 #include "program_cache.hpp"
 
 namespace vnn_opencl {
@@ -33,11 +34,6 @@ int64_t numel(const vnn_tensor_desc& t) {
   for (int k = 0; k < t.ndim; ++k) n *= t.sizes[k];
   return n;
 }
-
-struct Param {
-  size_t size;
-  const void* ptr;
-};
 
 }  // namespace
 
@@ -118,25 +114,12 @@ vnn_status run_indexing(Device& d, cl_command_queue q, const vnn_op& op) {
 
   Kernel* k = nullptr;
   if (vnn_status st = get_kernel(d, "indexing", "vnn_indexing", defs, &k)) return st;
-  const std::initializer_list<Param> params = {
+  const std::initializer_list<Arg> params = {
       {sizeof dm, &dm},       {sizeof d_off, &d_off}, {sizeof xm, &xm},     {sizeof x_off, &x_off},
       {sizeof km, &km},       {sizeof k_off, &k_off}, {sizeof count, &count}, {sizeof ndim, &ndim},
       {sizeof sizes, &sizes}, {sizeof ds, &ds},       {sizeof xs, &xs},     {sizeof ks, &ks},
       {sizeof dim_stride, &dim_stride}, {sizeof bound, &bound}, {info->size, alpha}};
-  // Grid-stride loop in the kernel: a capped grid covers any n.
-  size_t local = std::min<size_t>({k->work_group_size, d.max_work_group_size, 256});
-  size_t groups = static_cast<size_t>((n + int64_t(local) - 1) / int64_t(local));
-  size_t global = std::min<size_t>(groups, 4096) * local;
-  std::lock_guard<std::mutex> lock(k->mutex);
-  cl_uint i = 0;
-  for (const Param& p : params) {
-    cl_int err = clSetKernelArg(k->kernel, i, p.size, p.ptr);
-    if (err != CL_SUCCESS) return fail_cl(err, "%s: clSetKernelArg(%u) failed", what.c_str(), i);
-    ++i;
-  }
-  cl_int err = clEnqueueNDRangeKernel(q, k->kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueNDRangeKernel failed", what.c_str());
-  return VNN_STATUS_OK;
+  return launch(d, *k, q, n, what, params);
 }
 
 }  // namespace vnn_opencl

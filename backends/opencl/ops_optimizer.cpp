@@ -11,6 +11,7 @@
 
 #include "dtype.hpp"
 #include "errors.hpp"
+#include "launch.hpp"
 #include "program_cache.hpp"
 
 namespace vnn_opencl {
@@ -40,11 +41,6 @@ bool contiguous(const vnn_tensor_desc& t) {
   }
   return true;
 }
-
-struct Arg {
-  size_t size;
-  const void* ptr;
-};
 
 }  // namespace
 
@@ -127,19 +123,7 @@ vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
   // ints[0] is the fn itself, not a kernel argument.
   for (int i = 1; i < need_i; ++i) args.push_back({sizeof(cl_int), &ints[size_t(i)]});
 
-  size_t local = std::min<size_t>({k->work_group_size, d.max_work_group_size, 256});
-  size_t groups = static_cast<size_t>((n + int64_t(local) - 1) / int64_t(local));
-  size_t global = std::min<size_t>(groups, 4096) * local;
-  std::lock_guard<std::mutex> lock(k->mutex);
-  cl_uint i = 0;
-  for (const Arg& a : args) {
-    cl_int err = clSetKernelArg(k->kernel, i, a.size, a.ptr);
-    if (err != CL_SUCCESS) return fail_cl(err, "%s: clSetKernelArg(%u) failed", what.c_str(), i);
-    ++i;
-  }
-  cl_int err = clEnqueueNDRangeKernel(q, k->kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueNDRangeKernel failed", what.c_str());
-  return VNN_STATUS_OK;
+  return launch(d, *k, q, n, what, args);
 }
 
 }  // namespace vnn_opencl

@@ -1,0 +1,39 @@
+// Setting a kernel's arguments and enqueueing it, shared by every op file.
+// All vnn OpenCL kernels loop grid-stride over their n items, so the grid is
+// capped and any work-group size is valid.
+#pragma once
+#include <CL/cl.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "device.hpp"
+#include "program_cache.hpp"
+#include "vnn/backend_abi.h"
+
+namespace vnn_opencl {
+
+struct Arg {
+  size_t size;
+  const void* ptr;
+};
+template <typename V>
+Arg arg(const V& v) {
+  return {sizeof v, &v};
+}
+
+// Sets args in order and enqueues k over n items on q (nothing for n <= 0).
+vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, const std::string& what,
+                  const Arg* args, size_t count);
+inline vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, const std::string& what,
+                         std::initializer_list<Arg> args) {
+  return launch(d, k, q, n, what, args.begin(), args.size());
+}
+inline vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, const std::string& what,
+                         const std::vector<Arg>& args) {
+  return launch(d, k, q, n, what, args.data(), args.size());
+}
+
+}  // namespace vnn_opencl
