@@ -15,11 +15,12 @@ opencl=(ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd
         clinfo libclblast-dev)
 hip=(hipcc libamdhip64-dev rocm-device-libs)
 data=(dataset-fashion-mnist)
+fuzz=(clang libclang-rt-14-dev)  # the safetensors parser fuzz test (label slow)
 bench=(libtorch-dev python3-torch)
 
 want=("${core[@]}")
 if [ "${VNN_DEPS_MINIMAL:-0}" != 1 ]; then
-  want+=("${opencl[@]}" "${hip[@]}" "${data[@]}")
+  want+=("${opencl[@]}" "${hip[@]}" "${data[@]}" "${fuzz[@]}")
 fi
 if [ "${VNN_DEPS_BENCH:-0}" = 1 ]; then want+=("${bench[@]}"); fi
 
