@@ -17,7 +17,7 @@ struct CUuuid {
   unsigned char bytes[16];
 };
 constexpr CUresult CUDA_SUCCESS = 0;
-constexpr CUresult CUDA_ERROR_STUB_LIBRARY = 34;
+constexpr CUresult kCudaErrorPlaceholderDriver = 34;  // the toolkit's placeholder libcuda answered
 constexpr CUresult CUDA_ERROR_INSUFFICIENT_DRIVER = 35;
 constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
 constexpr int ATTR_CLOCK_RATE = 13;
@@ -63,7 +63,7 @@ std::string error_text(const Driver& d, CUresult rc) {
     return std::string(name) + " (" + std::to_string(rc) + ")";
   switch (rc) {  // the driver could not name it (a placeholder library cannot)
     case 3: name = "CUDA_ERROR_NOT_INITIALIZED"; break;
-    case CUDA_ERROR_STUB_LIBRARY: name = "CUDA_ERROR_STUB_LIBRARY"; break;
+    case kCudaErrorPlaceholderDriver: name = "CUDA_ERROR_STUB_LIBRARY"; break;
     case CUDA_ERROR_INSUFFICIENT_DRIVER: name = "CUDA_ERROR_INSUFFICIENT_DRIVER"; break;
     case 46: name = "CUDA_ERROR_DEVICES_UNAVAILABLE"; break;
     case CUDA_ERROR_NO_DEVICE: name = "CUDA_ERROR_NO_DEVICE"; break;
@@ -112,7 +112,7 @@ void open_driver(Driver& d) {
     d.why = "no NVIDIA GPU found (cuInit: " + error_text(d, rc) + ")";
     return;
   }
-  if (rc == CUDA_ERROR_STUB_LIBRARY || rc == CUDA_ERROR_INSUFFICIENT_DRIVER) {
+  if (rc == kCudaErrorPlaceholderDriver || rc == CUDA_ERROR_INSUFFICIENT_DRIVER) {
     d.status = VNN_STATUS_DRIVER_MISSING;
     d.why = "libcuda.so.1 is not a usable NVIDIA driver (cuInit: " + error_text(d, rc) + ")";
     return;
