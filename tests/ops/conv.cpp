@@ -13,15 +13,7 @@ using vnn::test::reference_device;
 
 namespace {
 
-std::vector<double> pseudo(size_t n, uint32_t seed) {
-  std::vector<double> v(n);
-  uint32_t s = seed * 2654435761u + 12345u;
-  for (auto& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = double(s >> 8) / double(1u << 24) * 2.0 - 1.0;
-  }
-  return v;
-}
+std::vector<double> pseudo(size_t n, uint32_t seed) { return vnn::test::lcg_values(n, seed, 12345u, -1.0, 1.0); }
 
 struct Case {
   int64_t N, C, H, W, O, kh, kw, s, p, d, g;

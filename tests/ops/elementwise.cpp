@@ -13,11 +13,7 @@ using vnn::test::max_abs_diff;
 
 namespace {
 
-std::vector<float> sample(int n, float lo, float hi) {
-  std::vector<float> v(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) v[size_t(i)] = lo + (hi - lo) * float((i * 7919) % n) / float(n);
-  return v;
-}
+std::vector<float> sample(int n, float lo, float hi) { return vnn::test::spread_values(n, lo, hi); }
 
 }  // namespace
 

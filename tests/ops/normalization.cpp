@@ -12,15 +12,7 @@ using vnn::test::max_abs_diff;
 
 namespace {
 
-std::vector<double> pseudo(size_t n, uint32_t seed) {
-  std::vector<double> v(n);
-  uint32_t s = seed * 2654435761u + 99u;
-  for (auto& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = double(s >> 8) / double(1u << 24) * 3.0 - 1.0;
-  }
-  return v;
-}
+std::vector<double> pseudo(size_t n, uint32_t seed) { return vnn::test::lcg_values(n, seed, 99u, -1.0, 2.0); }
 
 double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
   double m = 0;

@@ -14,15 +14,7 @@ using vnn::test::reference_device;
 
 namespace {
 
-std::vector<double> pseudo(size_t n, uint32_t seed) {
-  std::vector<double> v(n);
-  uint32_t s = seed * 2654435761u + 7u;
-  for (auto& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = double(s >> 8) / double(1u << 24) * 4.0 - 2.0;
-  }
-  return v;
-}
+std::vector<double> pseudo(size_t n, uint32_t seed) { return vnn::test::lcg_values(n, seed, 7u, -2.0, 2.0); }
 
 struct P {
   int64_t N, C, H, W, k, s, p, d;

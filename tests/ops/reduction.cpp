@@ -14,11 +14,7 @@ using vnn::test::max_abs_diff;
 
 namespace {
 
-std::vector<float> sample(int64_t n, float lo, float hi) {
-  std::vector<float> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = lo + (hi - lo) * float((i * 7919) % n) / float(n);
-  return v;
-}
+std::vector<float> sample(int64_t n, float lo, float hi) { return vnn::test::spread_values(n, lo, hi); }
 
 // False (with a warning) when a non-cpu device under test lacks the op.
 bool device_supports(const Device& dev, const std::function<void()>& probe) {

@@ -18,4 +18,10 @@ inline Device reference_device() { return Device("cpu", 0); }
 // Max |a - b| over all elements, compared on the host in float64.
 double max_abs_diff(const Tensor& a, const Tensor& b);
 
+// Deterministic test inputs, written once for every test file:
+// n values of an LCG stream in [lo, hi) (seed and salt pick the stream) ...
+std::vector<double> lcg_values(size_t n, uint32_t seed, uint32_t salt, double lo, double hi);
+// ... and n values spread evenly over [lo, hi) in a scrambled order.
+std::vector<float> spread_values(int64_t n, float lo, float hi);
+
 }  // namespace vnn::test

@@ -31,6 +31,22 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
   return m;
 }
 
+std::vector<double> lcg_values(size_t n, uint32_t seed, uint32_t salt, double lo, double hi) {
+  std::vector<double> v(n);
+  uint32_t s = seed * 2654435761u + salt;
+  for (auto& x : v) {
+    s = s * 1664525u + 1013904223u;
+    x = lo + double(s >> 8) / double(1u << 24) * (hi - lo);
+  }
+  return v;
+}
+
+std::vector<float> spread_values(int64_t n, float lo, float hi) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = lo + (hi - lo) * float((i * 7919) % n) / float(n);
+  return v;
+}
+
 }  // namespace vnn::test
 
 int main(int argc, char** argv) {
