@@ -8,6 +8,7 @@
 //       queue synchronize after every op
 // The plugin is dlopen()ed through the C ABI as the core does.
 //   usage: opencl_gemm_bench [--big] [--samples N] [--plugin path/libvnn-backend-opencl.so]
+#include "timing.hpp"
 #include <CL/cl.h>
 #include <clblast_c.h>
 #include <dlfcn.h>
@@ -66,19 +67,9 @@ vnn_status run_op(int kind, const vnn_tensor_desc* in, int nin, const vnn_tensor
   return B->run(DEV, &op);
 }
 
-// Median over g_samples of the mean seconds per call of `iters` calls.
+// Median over g_samples repetitions (bench/timing.hpp).
 double median_seconds(int iters, const std::function<void()>& body, const std::function<void()>& sync) {
-  std::vector<double> t;
-  body();
-  sync();
-  for (int s = 0; s < g_samples; ++s) {
-    auto t0 = clk::now();
-    for (int i = 0; i < iters; ++i) body();
-    sync();
-    t.push_back(std::chrono::duration<double>(clk::now() - t0).count() / iters);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return vnn_bench::median_seconds(g_samples, iters, body, sync);
 }
 
 std::string gemm_last() {

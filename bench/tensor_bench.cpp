@@ -9,6 +9,7 @@
 // Every figure is the median of several timed repetitions.
 //   usage: tensor_bench [--big] [--conv-only] [--profiler-only] [--samples N]
 //     --big      adds n = 4096 to the SGEMM sizes
+#include "timing.hpp"
 #include <cblas.h>
 #include <omp.h>
 
@@ -33,19 +34,9 @@ using clk = std::chrono::steady_clock;
 
 int g_samples = 7;
 
-// Median over g_samples of the mean seconds per call of `iters` calls.
+// Median over g_samples repetitions (bench/timing.hpp).
 double median_seconds(int iters, const std::function<void()>& body, const std::function<void()>& sync) {
-  std::vector<double> t;
-  body();
-  sync();
-  for (int s = 0; s < g_samples; ++s) {
-    auto t0 = clk::now();
-    for (int i = 0; i < iters; ++i) body();
-    sync();
-    t.push_back(std::chrono::duration<double>(clk::now() - t0).count() / iters);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return vnn_bench::median_seconds(g_samples, iters, body, sync);
 }
 
 std::vector<float> random_floats(size_t n, uint32_t seed) {
