@@ -80,6 +80,22 @@ struct CudaTraits {
     check(cudaEventElapsedTime(&ms, a->ev, b->ev), "cudaEventElapsedTime");
     return ms;
   }
+  // Streams: cudaEventQuery never blocks; cudaErrorNotReady is the normal
+  // "still running" answer, not a failure. A never-recorded event has no
+  // work to wait for.
+  static bool event_query(Event* e) {
+    if (!e->ev) return true;
+    cudaError_t err = cudaEventQuery(e->ev);
+    if (err == cudaErrorNotReady) {
+      (void)cudaGetLastError();  // as PyTorch does: keep NotReady out of later error checks
+      return false;
+    }
+    check(err, "cudaEventQuery");
+    return true;
+  }
+  static void queue_wait_event(const Kokkos::Cuda& q, Event* e) {
+    if (e->ev) check(cudaStreamWaitEvent(q.cuda_stream(), e->ev, 0), "cudaStreamWaitEvent");
+  }
 };
 
 }  // namespace vnn::cuda_backend

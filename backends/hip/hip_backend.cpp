@@ -108,6 +108,22 @@ struct HipTraits {
     check(hipEventElapsedTime(&ms, a->ev, b->ev), "hipEventElapsedTime");
     return ms;
   }
+  // Streams: hipEventQuery never blocks; hipErrorNotReady is the normal
+  // "still running" answer, not a failure. A never-recorded event has no
+  // work to wait for.
+  static bool event_query(Event* e) {
+    if (!e->ev) return true;
+    hipError_t err = hipEventQuery(e->ev);
+    if (err == hipErrorNotReady) {
+      (void)hipGetLastError();  // as PyTorch does: keep NotReady out of later error checks
+      return false;
+    }
+    check(err, "hipEventQuery");
+    return true;
+  }
+  static void queue_wait_event(const ExecSpace& q, Event* e) {
+    if (e->ev) check(hipStreamWaitEvent(q.hip_stream(), e->ev, 0), "hipStreamWaitEvent");
+  }
 };
 
 }  // namespace vnn::hip_backend

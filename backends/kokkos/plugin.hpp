@@ -14,6 +14,8 @@
 //   static void before_initialize(int32_t device);                  // env, device selection
 //   static ExecSpace make_queue(); static void destroy_queue(ExecSpace&);
 //   struct Event; event_create/destroy/record/synchronize/elapsed_ms (see HostClockEvents)
+//   static bool event_query(Event*);                 // true: complete; never blocks
+//   static void queue_wait_event(const ExecSpace&, Event*);  // device-side wait
 //   optional: struct HostBlas { static void gemm(...); } for float/double
 //             MATMUL on host-accessible memory (see kernels/matmul.hpp)
 #pragma once
@@ -58,6 +60,10 @@ struct HostClockEvents {
   static double event_elapsed_ms(Event* a, Event* b) {
     return std::chrono::duration<double, std::milli>(b->when - a->when).count();
   }
+  // Recording already fenced: a recorded event is always complete, and a
+  // queue never has to wait for one.
+  static bool event_query(Event*) { return true; }
+  static void queue_wait_event(const ExecSpace&, Event*) {}
 };
 
 // Work below this many elements runs inline on the calling thread: a
@@ -292,6 +298,17 @@ class Backend {
       return VNN_STATUS_OK;
     });
   }
+  static vnn_status event_query(int32_t, void* ev) {
+    return guarded("event_query", [&] {
+      return Traits::event_query(static_cast<Event*>(ev)) ? VNN_STATUS_OK : VNN_STATUS_NOT_READY;
+    });
+  }
+  static vnn_status queue_wait_event(int32_t, void* queue, void* ev) {
+    return guarded("queue_wait_event", [&] {
+      Traits::queue_wait_event(queue_of(queue), static_cast<Event*>(ev));
+      return VNN_STATUS_OK;
+    });
+  }
 
   static vnn_status run(int32_t device, const vnn_op* op) {
     return guarded(op_name(op->kind), [&] {
@@ -467,6 +484,8 @@ const vnn_backend* make_table(uint32_t host_abi_version) {
       .last_path = &B::last_path,
       .range_push = tool_range_push<Traits>(),
       .range_pop = tool_range_pop<Traits>(),
+      .event_query = &B::event_query,
+      .queue_wait_event = &B::queue_wait_event,
   };
   // An older or newer core gets the table anyway: it reads abi_version and
   // reports the mismatch itself.

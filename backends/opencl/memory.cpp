@@ -264,4 +264,32 @@ vnn_status event_elapsed(int32_t device, void* start, void* end, double* millise
   return fail_cl(err, "%s: event_elapsed: clGetEventProfilingInfo failed", d->label.c_str());
 }
 
+vnn_status event_query(int32_t device, void* event) {
+  Device* d = nullptr;
+  if (vnn_status st = ready_device(device, &d)) return st;
+  Event* e = static_cast<Event*>(event);
+  if (!e || !e->marker) return VNN_STATUS_OK;  // never recorded: nothing pending
+  cl_int status = CL_QUEUED;
+  cl_int err = clGetEventInfo(e->marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  if (err != CL_SUCCESS) return fail_cl(err, "%s: event_query: clGetEventInfo failed", d->label.c_str());
+  // A negative status is the error code of a command that failed.
+  if (status < 0) return fail_cl(status, "%s: event_query: the recorded work failed", d->label.c_str());
+  return status == CL_COMPLETE ? VNN_STATUS_OK : VNN_STATUS_NOT_READY;
+}
+
+vnn_status queue_wait_event(int32_t device, void* queue, void* event) {
+  Device* d = nullptr;
+  if (vnn_status st = ready_device(device, &d)) return st;
+  Event* e = static_cast<Event*>(event);
+  if (!e || !e->marker) return VNN_STATUS_OK;
+  // A barrier waiting on the marker: later commands of this in-order queue
+  // start after it, and the host does not block. The barrier's own event is
+  // not needed.
+  cl_command_queue q = queue_or_default(*d, queue);
+  cl_int err = clEnqueueBarrierWithWaitList(q, 1, &e->marker, nullptr);
+  if (err != CL_SUCCESS)
+    return fail_cl(err, "%s: queue_wait_event: clEnqueueBarrierWithWaitList failed", d->label.c_str());
+  return VNN_STATUS_OK;
+}
+
 }  // namespace vnn_opencl

@@ -31,6 +31,9 @@ vnn_status event_destroy(int32_t device, void* event);
 vnn_status event_record(int32_t device, void* event, void* queue);
 vnn_status event_synchronize(int32_t device, void* event);
 vnn_status event_elapsed(int32_t device, void* start, void* end, double* milliseconds);
+// Streams: VNN_STATUS_OK when complete, VNN_STATUS_NOT_READY while running.
+vnn_status event_query(int32_t device, void* event);
+vnn_status queue_wait_event(int32_t device, void* queue, void* event);
 
 }  // namespace vnn_opencl
 

@@ -63,6 +63,8 @@ const vnn_backend kTable = {
     .last_path = last_path,
     .range_push = nullptr,  // no vendor range tool for OpenCL
     .range_pop = nullptr,
+    .event_query = vnn_opencl::event_query,
+    .queue_wait_event = vnn_opencl::queue_wait_event,
 };
 
 }  // namespace

@@ -30,6 +30,7 @@ const char* status_name(vnn_status s) {
     case VNN_STATUS_DRIVER_MISSING: return "DRIVER_MISSING";
     case VNN_STATUS_DEVICE_ERROR: return "DEVICE_ERROR";
     case VNN_STATUS_INTERNAL: return "INTERNAL";
+    case VNN_STATUS_NOT_READY: return "NOT_READY";
   }
   return "?";
 }

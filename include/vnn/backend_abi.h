@@ -51,7 +51,8 @@ typedef enum vnn_status {
   VNN_STATUS_NO_DEVICE = 4,     /* probe: driver present, zero devices */
   VNN_STATUS_DRIVER_MISSING = 5,/* probe: vendor driver library not found */
   VNN_STATUS_DEVICE_ERROR = 6,  /* runtime failure (kernel build, lost device) */
-  VNN_STATUS_INTERNAL = 7
+  VNN_STATUS_INTERNAL = 7,
+  VNN_STATUS_NOT_READY = 8      /* event_query: the recorded work is still running */
 } vnn_status;
 
 /* Stable numbering: append only. */
@@ -285,6 +286,17 @@ typedef struct vnn_backend {
    * and rocprof show vnn's op and user range names. Nested per thread. */
   void (*range_push)(const char* name);
   void (*range_pop)(void);
+
+  /* Optional, appended: streams (docs/streams.md). A core finding either
+   * missing falls back to event_synchronize (query: wait, then "complete";
+   * wait: the host waits for the event before enqueueing more). */
+  /* VNN_STATUS_OK when every command before the event's latest record has
+   * completed (or it was never recorded), VNN_STATUS_NOT_READY otherwise.
+   * Never blocks. */
+  vnn_status (*event_query)(int32_t device, void* event);
+  /* Work enqueued on queue (NULL = default) after this call starts only
+   * once the event's recorded work completed; the host does not wait. */
+  vnn_status (*queue_wait_event)(int32_t device, void* queue, void* event);
 } vnn_backend;
 
 /* The entry point. Returns NULL if the plugin cannot serve host_abi_version

@@ -208,6 +208,10 @@ void DeviceContext::initialize() {
 
 void DeviceContext::synchronize() {
   if (!initialized_.load(std::memory_order_acquire)) return;
+  {
+    std::lock_guard<std::mutex> lock(streams_mutex);
+    for (void* q : stream_queues) check(backend->queue_synchronize(plugin_index, q), "synchronize (stream)");
+  }
   check(backend->queue_synchronize(plugin_index, nullptr), "synchronize");
   std::lock_guard<std::mutex> lock(pending_mutex_);
   pending_.clear();

@@ -14,16 +14,17 @@ size_t CachingAllocator::round_size(size_t bytes) {
   return (bytes + kLarge - 1) / kLarge * kLarge;
 }
 
-void* CachingAllocator::allocate(size_t bytes, size_t* rounded) {
+void* CachingAllocator::allocate(size_t bytes, size_t* rounded, uint64_t stream) {
   size_t size = round_size(bytes);
   if (profiler::detail::hooks_on()) profiler::detail::note_alloc(size);  // per-op bytes while profiling
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.allocations;
-    auto it = free_blocks_.find(size);
+    auto it = free_blocks_.find(Key{stream, size});
     if (it != free_blocks_.end()) {
       void* h = it->second;
       free_blocks_.erase(it);
+      if (stream != 0) stream_of_[h] = stream;
       ++stats_.cache_hits;
       stats_.allocated += size;
       if (stats_.allocated > stats_.peak_allocated) stats_.peak_allocated = stats_.allocated;
@@ -39,6 +40,7 @@ void* CachingAllocator::allocate(size_t bytes, size_t* rounded) {
     h = alloc_(size);
   }
   std::lock_guard<std::mutex> lock(mutex_);
+  if (stream != 0) stream_of_[h] = stream;
   ++stats_.backend_allocations;
   stats_.allocated += size;
   stats_.reserved += size;
@@ -52,15 +54,33 @@ void CachingAllocator::release(void* handle, size_t rounded) {
   if (profiler::detail::hooks_on()) profiler::detail::note_free(rounded);
   std::lock_guard<std::mutex> lock(mutex_);
   stats_.allocated -= rounded;
-  free_blocks_.emplace(rounded, handle);
+  uint64_t stream = 0;
+  if (!stream_of_.empty()) {
+    auto it = stream_of_.find(handle);
+    if (it != stream_of_.end()) {
+      if (!retired_.count(it->second)) stream = it->second;
+      stream_of_.erase(it);
+    }
+  }
+  free_blocks_.emplace(Key{stream, rounded}, handle);
+}
+
+void CachingAllocator::retire_stream(uint64_t stream) {
+  if (stream == 0) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  retired_.insert(stream);
+  for (auto it = free_blocks_.lower_bound(Key{stream, 0}); it != free_blocks_.end() && it->first.first == stream;) {
+    free_blocks_.emplace(Key{0, it->first.second}, it->second);
+    it = free_blocks_.erase(it);
+  }
 }
 
 void CachingAllocator::empty_cache() {
-  std::multimap<size_t, void*> blocks;
+  std::multimap<Key, void*> blocks;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     blocks.swap(free_blocks_);
-    for (auto& b : blocks) stats_.reserved -= b.first;
+    for (auto& b : blocks) stats_.reserved -= b.first.second;
   }
   for (auto& b : blocks) free_(b.second);
 }

@@ -1,15 +1,25 @@
 // A per-device caching allocator on top of a backend's alloc/free.
 //
-// Freed blocks go to a free list keyed by their rounded size and are handed
-// out again without a backend call. All work of one device runs on its
-// in-order default queue, so a block freed by the host can be reused by the
-// next op enqueued: that op runs after every earlier user of the block.
+// Freed blocks go to a free list and are handed out again without a backend
+// call. Streams: every block is tagged with the stream it was allocated on
+// (0 = the device's default queue; src/runtime/stream.cpp numbers the
+// others) and a freed block is reused only by an allocation on that same
+// stream, as PyTorch's CUDA allocator does. Streams are in-order queues, so
+// the next op of the block's stream runs after every earlier user of it on
+// that stream, and no other stream can receive it while that work may still
+// be queued. When a stream is destroyed its queue is synchronised first and
+// its blocks are retagged to the default stream (retire_stream). Work of
+// OTHER streams that used a block is the user's to order (as in PyTorch:
+// keep the tensor alive until that stream is synchronised).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "vnn/memory.h"
@@ -24,8 +34,14 @@ class CachingAllocator {
   void set_backend(AllocFn alloc, FreeFn free) { alloc_ = std::move(alloc); free_ = std::move(free); }
 
   // Returns a handle for at least `bytes`; `*rounded` receives the block size.
-  void* allocate(size_t bytes, size_t* rounded);
+  // `stream` is the id of the stream the block is allocated on (0 = default).
+  void* allocate(size_t bytes, size_t* rounded, uint64_t stream = 0);
+  // The block goes back to the free list of the stream it was allocated on.
   void release(void* handle, size_t rounded);
+  // Called once the stream's queue is synchronised and about to go away:
+  // its cached blocks (and blocks still live that are freed later) belong
+  // to the default stream from now on.
+  void retire_stream(uint64_t stream);
   void empty_cache();
   MemoryStats stats() const;
   void reset_peak();
@@ -33,10 +49,15 @@ class CachingAllocator {
   static size_t round_size(size_t bytes);
 
  private:
+  using Key = std::pair<uint64_t, size_t>;  // (stream, rounded size)
   AllocFn alloc_;
   FreeFn free_;
   mutable std::mutex mutex_;
-  std::multimap<size_t, void*> free_blocks_;
+  std::multimap<Key, void*> free_blocks_;
+  // Live blocks of non-default streams only: the default-stream path (all
+  // a program without streams uses) stays a plain map lookup.
+  std::unordered_map<void*, uint64_t> stream_of_;
+  std::unordered_set<uint64_t> retired_;
   MemoryStats stats_;
 };
 

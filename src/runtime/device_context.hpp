@@ -19,6 +19,14 @@ struct DeviceContext {
   int32_t plugin_index = 0;  // the device's index inside its plugin
   bool host_accessible = false;
   CachingAllocator allocator;
+  // Whether the backend runs float16/bfloat16 MATMUL itself (cuBLAS):
+  // -1 not yet known, 0 no (matmul converts to float32), 1 yes.
+  std::atomic<int> native_half_matmul{-1};
+  // Queues of the live vnn::Stream objects of this device (added and
+  // removed by src/runtime/stream.cpp): synchronize() waits for each of
+  // them too, as torch.cuda.synchronize() waits for every stream.
+  std::mutex streams_mutex;
+  std::vector<void*> stream_queues;
 
   // Starts the backend runtime for this device on first use.
   void ensure_initialized() {

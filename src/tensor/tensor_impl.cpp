@@ -1,6 +1,7 @@
 #include "tensor/tensor_impl.hpp"
 
 #include "profiler/hooks.hpp"
+#include "runtime/stream_state.hpp"
 #include "vnn/error.h"
 
 namespace vnn::detail {
@@ -38,7 +39,8 @@ Shape contiguous_strides(const Shape& sizes) {
 std::shared_ptr<Storage> allocate_storage(DeviceContext& ctx, size_t bytes) {
   auto s = std::make_shared<Storage>();
   s->ctx = &ctx;
-  s->handle = ctx.allocator.allocate(bytes, &s->bytes);
+  // Tagged with the current stream: reused only on it (caching_allocator.hpp).
+  s->handle = ctx.allocator.allocate(bytes, &s->bytes, current_stream_id(ctx));
   return s;
 }
 
@@ -81,6 +83,7 @@ vnn_tensor_desc describe(const TensorImpl& t) {
 void run_op(DeviceContext& ctx, vnn_op& op, const char* name) {
   op.struct_size = sizeof(vnn_op);
   ctx.ensure_initialized();
+  if (!op.queue) op.queue = current_queue(ctx);  // this thread's current stream (vnn/stream.h)
   // Off: one relaxed load and a branch the predictor always gets right.
   if (profiler::detail::hooks_on()) return profiler::detail::run_op_profiled(ctx, op, name);
   vnn_status s = ctx.backend->run(ctx.plugin_index, &op);

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "autograd/autograd.hpp"
+#include "runtime/stream_state.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 
@@ -17,7 +18,9 @@ void device_copy(const Tensor& dst, const Tensor& src) {
 }
 
 // Moves the bytes of a contiguous tensor to a contiguous tensor of the same
-// dtype and size on another device.
+// dtype and size on another device. The copy goes to the current stream of
+// the device that is not the host (vnn/stream.h): a non_blocking copy of
+// pinned memory then overlaps work on that device's other streams.
 void transfer_bytes(const Tensor& dst, const Tensor& src, bool non_blocking) {
   DeviceContext& from = src.impl()->ctx();
   DeviceContext& to = dst.impl()->ctx();
@@ -31,8 +34,8 @@ void transfer_bytes(const Tensor& dst, const Tensor& src, bool non_blocking) {
     from.synchronize();  // the host reads src: its producers must be done
     const void* host = static_cast<const char*>(src.raw_data()) + src_off;
     bool async = non_blocking && src.is_pinned();
-    to.check(to.backend->copy_to_device(to.plugin_index, dst.raw_data(), dst_off, host, bytes, nullptr,
-                                        async ? 0 : 1),
+    to.check(to.backend->copy_to_device(to.plugin_index, dst.raw_data(), dst_off, host, bytes,
+                                        detail::current_queue(to), async ? 0 : 1),
              "to (host to device copy)");
     if (async) to.keep_alive(src.impl()->storage);
     return;
@@ -41,8 +44,8 @@ void transfer_bytes(const Tensor& dst, const Tensor& src, bool non_blocking) {
     to.synchronize();  // earlier host-side users of dst must be done
     void* host = static_cast<char*>(dst.raw_data()) + dst_off;
     bool async = non_blocking && dst.is_pinned();
-    from.check(from.backend->copy_to_host(from.plugin_index, host, src.raw_data(), src_off, bytes, nullptr,
-                                          async ? 0 : 1),
+    from.check(from.backend->copy_to_host(from.plugin_index, host, src.raw_data(), src_off, bytes,
+                                          detail::current_queue(from), async ? 0 : 1),
                "to (device to host copy)");
     if (async) from.keep_alive(dst.impl()->storage);
     return;
