@@ -48,13 +48,13 @@ StreamState::~StreamState() {
     auto& qs = ctx->stream_queues;
     qs.erase(std::remove(qs.begin(), qs.end(), queue), qs.end());
   }
-  (void)ctx->backend->queue_synchronize(ctx->plugin_index, queue);
+  if (ctx->backend->queue_synchronize) (void)ctx->backend->queue_synchronize(ctx->plugin_index, queue);
   ctx->allocator.retire_stream(id);
-  (void)ctx->backend->queue_destroy(ctx->plugin_index, queue);
+  if (ctx->backend->queue_destroy) (void)ctx->backend->queue_destroy(ctx->plugin_index, queue);
 }
 
 EventState::~EventState() {
-  if (handle) (void)ctx->backend->event_destroy(ctx->plugin_index, handle);
+  if (handle && ctx->backend->event_destroy) (void)ctx->backend->event_destroy(ctx->plugin_index, handle);
 }
 
 void* current_queue(DeviceContext& ctx) {
@@ -77,6 +77,18 @@ using detail::StreamState;
 
 namespace {
 
+// An entry every real plugin fills but a minimal one may leave NULL (the
+// loader insists only on probe / device_info / last_error): a typed error
+// instead of a call through NULL.
+template <class Fn>
+Fn need(const DeviceContext& ctx, Fn fn, const char* op, const char* entry) {
+  if (!fn)
+    throw Unsupported(std::string(op) + ": the " + ctx.backend->name + " backend of " + ctx.info.device.str() +
+                      " has no " + entry + " entry, so it offers no streams or events; use its default "
+                      "stream (no StreamGuard)");
+  return fn;
+}
+
 // Device-side wait of `queue` on a recorded backend event, or the host
 // waiting for the event where the plugin lacks queue_wait_event (then
 // everything enqueued afterwards starts after the event anyway).
@@ -85,7 +97,7 @@ void wait_on_device(DeviceContext& ctx, void* queue, void* event, const char* wh
   if (VNN_STREAM_HAS(b, queue_wait_event))
     ctx.check(b->queue_wait_event(ctx.plugin_index, queue, event), what);
   else
-    ctx.check(b->event_synchronize(ctx.plugin_index, event), what);
+    ctx.check(need(ctx, b->event_synchronize, what, "event_synchronize")(ctx.plugin_index, event), what);
 }
 
 // Whether a recorded backend event completed; a plugin without event_query
@@ -93,7 +105,7 @@ void wait_on_device(DeviceContext& ctx, void* queue, void* event, const char* wh
 bool event_done(DeviceContext& ctx, void* event, const char* what) {
   const vnn_backend* b = ctx.backend;
   if (!VNN_STREAM_HAS(b, event_query)) {
-    ctx.check(b->event_synchronize(ctx.plugin_index, event), what);
+    ctx.check(need(ctx, b->event_synchronize, what, "event_synchronize")(ctx.plugin_index, event), what);
     return true;
   }
   vnn_status s = b->event_query(ctx.plugin_index, event);
@@ -117,7 +129,8 @@ Stream::Stream(const Device& device) {
   DeviceContext& ctx = detail::context(device);
   ctx.ensure_initialized();
   void* q = nullptr;
-  ctx.check(ctx.backend->queue_create(ctx.plugin_index, &q), "Stream (queue_create)");
+  ctx.check(need(ctx, ctx.backend->queue_create, "Stream", "queue_create")(ctx.plugin_index, &q),
+            "Stream (queue_create)");
   auto s = std::make_shared<StreamState>();
   s->ctx = &ctx;
   s->queue = q;
@@ -143,7 +156,9 @@ bool Stream::operator==(const Stream& o) const { return s_->ctx == o.s_->ctx && 
 void Stream::synchronize() const {
   DeviceContext& ctx = *s_->ctx;
   ctx.ensure_initialized();
-  ctx.check(ctx.backend->queue_synchronize(ctx.plugin_index, s_->queue), "Stream.synchronize");
+  ctx.check(need(ctx, ctx.backend->queue_synchronize, "Stream.synchronize", "queue_synchronize")(ctx.plugin_index,
+                                                                                                s_->queue),
+            "Stream.synchronize");
 }
 
 bool Stream::query() const {
@@ -216,12 +231,14 @@ void Event::record(const Stream& stream) {
   ctx.ensure_initialized();
   if (e_->handle && e_->ctx != &ctx) {
     // Moving to another device: backend events belong to one plugin.
-    (void)e_->ctx->backend->event_destroy(e_->ctx->plugin_index, e_->handle);
+    if (e_->ctx->backend->event_destroy) (void)e_->ctx->backend->event_destroy(e_->ctx->plugin_index, e_->handle);
     e_->handle = nullptr;
   }
+  need(ctx, ctx.backend->event_record, "Event.record", "event_record");
   if (!e_->handle) {
     void* h = nullptr;
-    ctx.check(ctx.backend->event_create(ctx.plugin_index, &h), "Event.record (event_create)");
+    ctx.check(need(ctx, ctx.backend->event_create, "Event.record", "event_create")(ctx.plugin_index, &h),
+              "Event.record (event_create)");
     e_->handle = h;
     e_->ctx = &ctx;
   }
@@ -241,7 +258,10 @@ Device Event::device() const {
 
 void Event::synchronize() const {
   if (!e_->handle) return;
-  e_->ctx->check(e_->ctx->backend->event_synchronize(e_->ctx->plugin_index, e_->handle), "Event.synchronize");
+  DeviceContext& ctx = *e_->ctx;
+  ctx.check(need(ctx, ctx.backend->event_synchronize, "Event.synchronize", "event_synchronize")(ctx.plugin_index,
+                                                                                               e_->handle),
+            "Event.synchronize");
 }
 
 bool Event::query() const {
@@ -263,11 +283,13 @@ double Event::elapsed_time(const Event& end) const {
                          " and the end event on " + b->ctx->info.device.str() +
                          "; both events must be recorded on the same device");
   DeviceContext& ctx = *a->ctx;
+  auto sync = need(ctx, ctx.backend->event_synchronize, "Event.elapsed_time", "event_synchronize");
+  auto elapsed = need(ctx, ctx.backend->event_elapsed, "Event.elapsed_time", "event_elapsed");
   // Some backends (CUDA) answer "not ready" for events still running: wait.
-  ctx.check(ctx.backend->event_synchronize(ctx.plugin_index, a->handle), "Event.elapsed_time");
-  ctx.check(ctx.backend->event_synchronize(ctx.plugin_index, b->handle), "Event.elapsed_time");
+  ctx.check(sync(ctx.plugin_index, a->handle), "Event.elapsed_time");
+  ctx.check(sync(ctx.plugin_index, b->handle), "Event.elapsed_time");
   double ms = 0;
-  ctx.check(ctx.backend->event_elapsed(ctx.plugin_index, a->handle, b->handle, &ms), "Event.elapsed_time");
+  ctx.check(elapsed(ctx.plugin_index, a->handle, b->handle, &ms), "Event.elapsed_time");
   return ms;
 }
 

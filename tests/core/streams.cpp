@@ -3,8 +3,14 @@
 // ordering, the allocator's per-stream reuse, errors, and that non_blocking
 // copies really overlap (checked with events).
 #include <catch2/catch.hpp>
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <string>
 #include <thread>
 
 #include "support/device_under_test.hpp"
@@ -46,6 +52,34 @@ void check_pattern(const Tensor& t) {
   REQUIRE(int64_t(v.size()) == t.numel());
   for (size_t i = 0; i < v.size(); i += 4099) REQUIRE(v[i] == float(int64_t(i) % 4093) * 0.25f);
   REQUIRE(v.back() == float((int64_t(v.size()) - 1) % 4093) * 0.25f);
+}
+
+// Runs this test program again as a fresh process (discovery runs once
+// per process, and this one's already ran) with the test plugins of
+// VNN_STREAMS_FAKE_DIR on the search path, running only the hidden test
+// case `tag`. Returns its exit status and sets *out to its output.
+int rerun_with_fakes(const char* tag, std::string* out) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    setenv("VNN_BACKEND_PATH", VNN_STREAMS_FAKE_DIR, 1);
+    setenv("VNN_TEST_BACKEND", "cpu", 1);
+    execl("/proc/self/exe", "test_streams", tag, static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof(buf))) > 0) out->append(buf, size_t(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 }  // namespace
@@ -392,4 +426,42 @@ TEST_CASE("overlap: a copy on one stream runs while another stream computes") {
   check_pattern(d);
   auto got = y.to_vector<float>();
   for (size_t i = 0; i < got.size(); i += 4099) REQUIRE(got[i] == float(steps));
+}
+
+TEST_CASE("a plugin without the stream entries (older struct_size) gets the core's fallbacks") {
+  // The subject is the old-ABI test plugin, not the device under test: the
+  // check runs in a fresh process that loads it (see rerun_with_fakes).
+  std::string out;
+  int rc = rerun_with_fakes("[.oldabi_child]", &out);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK(out.find("All tests passed") != std::string::npos);
+}
+
+TEST_CASE("old-ABI fallbacks, inside the fresh process", "[.oldabi_child]") {
+  Device od("oldabi", 0);
+  REQUIRE(is_available(od));  // discovery ran: the plugin is loaded
+  void* so = dlopen(VNN_STREAMS_FAKE_DIR "/libvnn-backend-oldabi.so", RTLD_NOW | RTLD_NOLOAD);
+  REQUIRE(so);
+  auto syncs = reinterpret_cast<int (*)()>(dlsym(so, "vnn_oldabi_sync_count"));
+  REQUIRE(syncs);
+  Stream s1(od), s2(od);
+  Event e;
+  e.record(s1);
+  int c0 = syncs();
+  CHECK(e.query());  // no event_query: the core waits for the event, then answers "complete"
+  CHECK(syncs() == c0 + 1);
+  s2.wait_event(e);  // no queue_wait_event: the host waits for the event
+  CHECK(syncs() == c0 + 2);
+  Tensor t;
+  {
+    StreamGuard g(s2);
+    t = full({4}, 3.0, od);
+  }
+  s2.synchronize();
+  CHECK(s2.query());
+  CHECK(t.to_vector<float>()[3] == 3.f);
+  Event f;
+  f.record(s2);
+  CHECK(e.elapsed_time(f) >= 0);
 }

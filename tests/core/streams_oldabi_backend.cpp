@@ -1,0 +1,155 @@
+// A plugin built before the stream entries were appended to vnn_backend:
+// its struct_size ends at range_pop, so the core must not read
+// event_query / queue_wait_event and falls back to event_synchronize.
+// One host-memory device; events complete only when synchronised, and
+// vnn_oldabi_sync_count() lets the test see that the fallback waited.
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "vnn/backend_abi.h"
+
+namespace {
+
+thread_local std::string last_error_text;
+std::atomic<int> sync_count{0};
+
+struct Event {
+  std::chrono::steady_clock::time_point when;
+  bool recorded = false;
+};
+
+vnn_status probe(int32_t* count) {
+  *count = 1;
+  return VNN_STATUS_OK;
+}
+vnn_status device_info(int32_t, vnn_device_info* info) {
+  std::strcpy(info->name, "old-ABI test device");
+  std::strcpy(info->vendor, "vnn tests");
+  info->type = VNN_DEVICE_ACCELERATOR;
+  info->compute_units = 1;
+  info->total_memory = uint64_t(1) << 30;
+  info->host_accessible = 1;
+  info->usable = 1;
+  return VNN_STATUS_OK;
+}
+vnn_status ok_device(int32_t) { return VNN_STATUS_OK; }
+vnn_status alloc(int32_t, size_t bytes, void** h) {
+  *h = std::malloc(bytes ? bytes : 1);
+  return *h ? VNN_STATUS_OK : VNN_STATUS_OUT_OF_MEMORY;
+}
+vnn_status release(int32_t, void* h) {
+  std::free(h);
+  return VNN_STATUS_OK;
+}
+vnn_status to_device(int32_t, void* dst, size_t off, const void* src, size_t n, void*, int32_t) {
+  std::memcpy(static_cast<char*>(dst) + off, src, n);
+  return VNN_STATUS_OK;
+}
+vnn_status to_host(int32_t, void* dst, const void* src, size_t off, size_t n, void*, int32_t) {
+  std::memcpy(dst, static_cast<const char*>(src) + off, n);
+  return VNN_STATUS_OK;
+}
+vnn_status on_device(int32_t, void* dst, size_t doff, const void* src, size_t soff, size_t n, void*) {
+  std::memmove(static_cast<char*>(dst) + doff, static_cast<const char*>(src) + soff, n);
+  return VNN_STATUS_OK;
+}
+vnn_status queue_create(int32_t, void** q) {
+  *q = new char(0);  // a unique token: work runs inline anyway
+  return VNN_STATUS_OK;
+}
+vnn_status queue_destroy(int32_t, void* q) {
+  delete static_cast<char*>(q);
+  return VNN_STATUS_OK;
+}
+vnn_status queue_sync(int32_t, void*) { return VNN_STATUS_OK; }
+vnn_status event_create(int32_t, void** e) {
+  *e = new Event;
+  return VNN_STATUS_OK;
+}
+vnn_status event_destroy(int32_t, void* e) {
+  delete static_cast<Event*>(e);
+  return VNN_STATUS_OK;
+}
+vnn_status event_record(int32_t, void* e, void*) {
+  static_cast<Event*>(e)->recorded = true;
+  static_cast<Event*>(e)->when = std::chrono::steady_clock::now();
+  return VNN_STATUS_OK;
+}
+vnn_status event_sync(int32_t, void*) {
+  ++sync_count;
+  return VNN_STATUS_OK;
+}
+vnn_status event_elapsed(int32_t, void* a, void* b, double* ms) {
+  *ms = std::chrono::duration<double, std::milli>(static_cast<Event*>(b)->when - static_cast<Event*>(a)->when)
+            .count();
+  return VNN_STATUS_OK;
+}
+// Contiguous float32 FILL only: enough for a tensor to live here.
+vnn_status run(int32_t, const vnn_op* op) {
+  if (op->kind == VNN_OP_FILL && op->outputs[0].dtype == VNN_FLOAT32) {
+    const vnn_tensor_desc& o = op->outputs[0];
+    int64_t n = 1;
+    for (int i = 0; i < o.ndim; ++i) n *= o.sizes[i];
+    float* p = static_cast<float*>(o.data) + o.offset;
+    for (int64_t i = 0; i < n; ++i) p[i] = float(op->scalars[0]);
+    return VNN_STATUS_OK;
+  }
+  last_error_text = "oldabi: op kind " + std::to_string(op->kind) + " is unsupported";
+  return VNN_STATUS_UNSUPPORTED;
+}
+const char* last_error() { return last_error_text.c_str(); }
+
+// Filled in but beyond struct_size: a core that calls them read too far.
+vnn_status poisoned_query(int32_t, void*) {
+  last_error_text = "oldabi: event_query lies beyond struct_size and must not be called";
+  return VNN_STATUS_INTERNAL;
+}
+vnn_status poisoned_wait(int32_t, void*, void*) {
+  last_error_text = "oldabi: queue_wait_event lies beyond struct_size and must not be called";
+  return VNN_STATUS_INTERNAL;
+}
+
+const vnn_backend table = {
+    .abi_version = VNN_BACKEND_ABI_VERSION,
+    .reserved = 0,
+    // The table as an older plugin built it: everything up to range_pop.
+    .struct_size = offsetof(vnn_backend, range_pop) + sizeof(void (*)(void)),
+    .name = "oldabi",
+    .description = "stream-fallback test backend",
+    .priority = 0,
+    .reserved2 = 0,
+    .probe = probe,
+    .device_info = device_info,
+    .init_device = ok_device,
+    .alloc = alloc,
+    .free = release,
+    .host_alloc = alloc,
+    .host_free = release,
+    .copy_to_device = to_device,
+    .copy_to_host = to_host,
+    .copy_on_device = on_device,
+    .queue_create = queue_create,
+    .queue_destroy = queue_destroy,
+    .queue_synchronize = queue_sync,
+    .event_create = event_create,
+    .event_destroy = event_destroy,
+    .event_record = event_record,
+    .event_synchronize = event_sync,
+    .event_elapsed = event_elapsed,
+    .run = run,
+    .last_error = last_error,
+    .last_path = nullptr,
+    .range_push = nullptr,
+    .range_pop = nullptr,
+    .event_query = poisoned_query,
+    .queue_wait_event = poisoned_wait,
+};
+
+}  // namespace
+
+extern "C" VNN_BACKEND_EXPORT const vnn_backend* vnn_backend_entry(uint32_t) { return &table; }
+extern "C" VNN_BACKEND_EXPORT int vnn_oldabi_sync_count() { return sync_count.load(); }
