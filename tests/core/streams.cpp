@@ -464,4 +464,16 @@ TEST_CASE("old-ABI fallbacks, inside the fresh process", "[.oldabi_child]") {
   Event f;
   f.record(s2);
   CHECK(e.elapsed_time(f) >= 0);
+
+  // A plugin without queues or events: typed errors naming the entry, and
+  // its default stream still works.
+  Device nq("noqueues", 0);
+  REQUIRE(is_available(nq));
+  CHECK_THROWS_AS(Stream(nq), Unsupported);
+  CHECK_THROWS_WITH(Stream(nq), Catch::Contains("noqueues:0") && Catch::Contains("queue_create"));
+  Event g;
+  CHECK_THROWS_AS(g.record(Stream::default_stream(nq)), Unsupported);
+  CHECK_THROWS_WITH(g.record(nq), Catch::Contains("event_record"));
+  CHECK(!g.is_recorded());
+  CHECK(full({2}, 5.0, nq).to_vector<float>()[1] == 5.f);
 }

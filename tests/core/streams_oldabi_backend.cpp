@@ -3,6 +3,8 @@
 // event_query / queue_wait_event and falls back to event_synchronize.
 // One host-memory device; events complete only when synchronised, and
 // vnn_oldabi_sync_count() lets the test see that the fallback waited.
+// Built with OLDABI_NO_QUEUES it is "noqueues", a plugin that leaves the
+// queue and event entries NULL (the loader accepts that).
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -11,6 +13,14 @@
 #include <string>
 
 #include "vnn/backend_abi.h"
+
+#ifdef OLDABI_NO_QUEUES
+#define OLDABI_NAME "noqueues"
+#define OLDABI_ENTRY(f) nullptr
+#else
+#define OLDABI_NAME "oldabi"
+#define OLDABI_ENTRY(f) f
+#endif
 
 namespace {
 
@@ -98,7 +108,7 @@ vnn_status run(int32_t, const vnn_op* op) {
     for (int64_t i = 0; i < n; ++i) p[i] = float(op->scalars[0]);
     return VNN_STATUS_OK;
   }
-  last_error_text = "oldabi: op kind " + std::to_string(op->kind) + " is unsupported";
+  last_error_text = OLDABI_NAME ": op kind " + std::to_string(op->kind) + " is unsupported";
   return VNN_STATUS_UNSUPPORTED;
 }
 const char* last_error() { return last_error_text.c_str(); }
@@ -118,7 +128,7 @@ const vnn_backend table = {
     .reserved = 0,
     // The table as an older plugin built it: everything up to range_pop.
     .struct_size = offsetof(vnn_backend, range_pop) + sizeof(void (*)(void)),
-    .name = "oldabi",
+    .name = OLDABI_NAME,
     .description = "stream-fallback test backend",
     .priority = 0,
     .reserved2 = 0,
@@ -132,14 +142,14 @@ const vnn_backend table = {
     .copy_to_device = to_device,
     .copy_to_host = to_host,
     .copy_on_device = on_device,
-    .queue_create = queue_create,
-    .queue_destroy = queue_destroy,
+    .queue_create = OLDABI_ENTRY(queue_create),
+    .queue_destroy = OLDABI_ENTRY(queue_destroy),
     .queue_synchronize = queue_sync,
-    .event_create = event_create,
-    .event_destroy = event_destroy,
-    .event_record = event_record,
-    .event_synchronize = event_sync,
-    .event_elapsed = event_elapsed,
+    .event_create = OLDABI_ENTRY(event_create),
+    .event_destroy = OLDABI_ENTRY(event_destroy),
+    .event_record = OLDABI_ENTRY(event_record),
+    .event_synchronize = OLDABI_ENTRY(event_sync),
+    .event_elapsed = OLDABI_ENTRY(event_elapsed),
     .run = run,
     .last_error = last_error,
     .last_path = nullptr,
