@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "autograd/autograd.hpp"
+#include "runtime/stream_state.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 
@@ -61,7 +62,10 @@ Tensor from_blob(const void* data, const Shape& shape, DType dtype, Device devic
   Tensor t = detail::make_empty(ctx, shape, dtype);
   if (t.nbytes() == 0) return t;
   ctx.ensure_initialized();
-  ctx.check(ctx.backend->copy_to_device(ctx.plugin_index, t.raw_data(), 0, data, t.nbytes(), nullptr, 1),
+  // On the current stream, like every copy: t's block may come from that
+  // stream's cache, whose earlier users only that stream is ordered after.
+  ctx.check(ctx.backend->copy_to_device(ctx.plugin_index, t.raw_data(), 0, data, t.nbytes(),
+                                        detail::current_queue(ctx), 1),
             "from_blob (host to device copy)");
   return t;
 }

@@ -174,6 +174,10 @@ TEST_CASE("streams: copies on a stream land correctly in both directions") {
   Tensor back = (d * 2.0).to("cpu");
   auto got = back.to_vector<float>();
   for (size_t i = 0; i < v.size(); i += 7) REQUIRE(got[i] == v[i] * 2.f);
+  // from_vector writes through the current stream too.
+  Tensor direct = from_vector(v, {50000}, dev) + 1.0;
+  got = direct.to_vector<float>();
+  for (size_t i = 0; i < v.size(); i += 7) REQUIRE(got[i] == v[i] + 1.f);
 }
 
 TEST_CASE("events: timing is non-negative and ordered") {
