@@ -8,6 +8,11 @@
 // Both sides see the same normalised data and the same batch order; each
 // gathers its own batches with its own index_select, as a loader would.
 //   train_bench [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops]
+//               [--device DEV]
+// --device trains vnn on another device (e.g. cuda:0; the data set sits on
+// it, batches are gathered there, 5 warm-up batches are not timed); the
+// LibTorch peer is CPU-only, so there ci/gpu-check.sh runs PyTorch's
+// bench/torch_gpu_bench.py as the peer instead.
 #include <omp.h>
 
 #include <algorithm>
@@ -61,6 +66,7 @@ double secs(clk::time_point a, clk::time_point b) { return std::chrono::duration
 
 const vnn::Device kCpu("cpu");
 void sync_cpu() { vnn::synchronize(kCpu); }
+vnn::Device g_dev("cpu");  // where train_vnn trains (--device)
 
 // Resident-set high-water mark (VmHWM, MiB). Writing 5 to clear_refs resets
 // it, so each framework's run gets its own figure.
@@ -187,34 +193,45 @@ template <class Net>
 Result train_vnn(const Data& d, int64_t batches) {
   vnn::manual_seed(0);
   auto net = std::make_shared<Net>();
+  net->to(g_dev);
   vnn::optim::Adam opt(net->parameters(), vnn::optim::AdamOptions(1e-3));
   int64_t n_train = int64_t(d.train_y.size()), n_test = int64_t(d.test_y.size());
-  vnn::Tensor X = vnn::from_vector(d.train_x, {n_train, 1, 28, 28}), Y = vnn::from_vector(d.train_y, {n_train});
-  vnn::Tensor order = vnn::from_vector(d.order, {int64_t(d.order.size())});
-  sync_cpu();
+  vnn::Tensor X = vnn::from_vector(d.train_x, {n_train, 1, 28, 28}).to(g_dev);
+  vnn::Tensor Y = vnn::from_vector(d.train_y, {n_train}).to(g_dev);
+  vnn::Tensor order = vnn::from_vector(d.order, {int64_t(d.order.size())}).to(g_dev);
+  auto step = [&](int64_t b) {
+    int64_t start = (b * 64) % (n_train - 63);
+    vnn::Tensor idx = order.narrow(0, start, 64);
+    vnn::Tensor x = vnn::index_select(X, 0, idx), y = vnn::index_select(Y, 0, idx);
+    opt.zero_grad();
+    vnn::Tensor loss = vnn::nn::cross_entropy(net->forward(x), y);
+    loss.backward();
+    opt.step();
+    return loss;
+  };
+  // Off the CPU, the first steps pay for one-time work (cuBLAS handles,
+  // kernel loading): not timed, as in the PyTorch peer script.
+  const int64_t warmup = g_dev.is_cpu() ? 0 : 5;
+  for (int64_t b = 0; b < warmup; ++b) step(batches + b);
+  vnn::synchronize(g_dev);
   reset_rss_hwm();
-  vnn::reset_peak_memory_stats(kCpu);
+  vnn::reset_peak_memory_stats(g_dev);
   Result r;
   auto t0 = clk::now();
   int64_t seen = 0;
   vnn::Tensor loss;
   for (int64_t b = 0; b < batches; ++b) {
-    int64_t start = (b * 64) % (n_train - 63);
-    vnn::Tensor idx = order.narrow(0, start, 64);
-    vnn::Tensor x = vnn::index_select(X, 0, idx), y = vnn::index_select(Y, 0, idx);
-    opt.zero_grad();
-    loss = vnn::nn::cross_entropy(net->forward(x), y);
-    loss.backward();
-    opt.step();
+    loss = step(b);
     seen += 64;
   }
-  r.loss = loss.item();
+  r.loss = loss.item();  // waits for the device
   r.samples_per_s = seen / secs(t0, clk::now());
-  r.peak_mib = double(vnn::memory_stats(kCpu).peak_allocated) / (1 << 20);
+  r.peak_mib = double(vnn::memory_stats(g_dev).peak_allocated) / (1 << 20);
   r.rss_mib = rss_hwm_mib();
   vnn::autograd::NoGradGuard ng;
   net->eval();
-  vnn::Tensor TX = vnn::from_vector(d.test_x, {n_test, 1, 28, 28}), TY = vnn::from_vector(d.test_y, {n_test});
+  vnn::Tensor TX = vnn::from_vector(d.test_x, {n_test, 1, 28, 28}).to(g_dev);
+  vnn::Tensor TY = vnn::from_vector(d.test_y, {n_test}).to(g_dev);
   int64_t correct = 0;
   for (int64_t s = 0; s < n_test; s += 1000) {
     int64_t len = std::min<int64_t>(1000, n_test - s);
@@ -254,17 +271,20 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--data") && i + 1 < argc) root = argv[++i];
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--skip-torch")) torch_on = false;
+    else if (!std::strcmp(argv[i], "--device") && i + 1 < argc) g_dev = vnn::Device(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: %s [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops] [--device DEV]\n",
+                   argv[0]);
       return 2;
     }
   }
+  if (!g_dev.is_cpu()) torch_on = false;  // LibTorch here is the CPU build
   // vnn's plugin first (one op loads it), then LibTorch: see train_bench_torch.cpp.
   sync_cpu();
   (void)vnn::zeros({1});
   if (torch_on) load_torch();
   torch_on = torch_on && g_torch.on();
-  std::printf("# train_bench: vnn %s on cpu:0 vs LibTorch %s, %d threads\n", VNN_VERSION_STRING,
+  std::printf("# train_bench: vnn %s on %s vs LibTorch %s, %d threads\n", VNN_VERSION_STRING, g_dev.str().c_str(),
               torch_on ? g_torch.version(omp_get_max_threads()) : "(not loaded)", omp_get_max_threads());
   if (only.empty() || only == "ops") {
     ops_table(torch_on);

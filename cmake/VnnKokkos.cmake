@@ -43,12 +43,18 @@ set(VNN_KOKKOS_CACHE_DIR "${_vnn_kokkos_default_cache}" CACHE PATH
     "Where vnn keeps Kokkos sources and the Kokkos builds it makes")
 set(VNN_KOKKOS_SOURCE "$ENV{VNN_KOKKOS_SOURCE}" CACHE STRING
     "Kokkos (or Trilinos) source directory or tarball to build Kokkos from")
-set(VNN_KOKKOS_CUDA_ARCH "AMPERE80" CACHE STRING
-    "Kokkos_ARCH_<x> for the CUDA Kokkos (AMPERE80: sm_80 + PTX, runs on Hopper through the driver's JIT)")
+set(VNN_KOKKOS_CUDA_ARCH "AMPERE80" CACHE STRING "Kokkos_ARCH_<x> for the CUDA Kokkos (AMPERE80: sm_80 + PTX)")
+# Kokkos 3.4 knows no Hopper arch, and its Cuda::initialize aborts when the
+# major compute capability its kernels were built for differs from the
+# device's: PTX JIT is not enough, Hopper needs real sm_90 code. The Kokkos
+# vnn builds gets these as extra SASS (numbers: 90 -> sm_90), passed by its
+# nvcc_wrapper to every nvcc call (Kokkos itself and the plugin).
+set(VNN_KOKKOS_CUDA_EXTRA_SASS "90" CACHE STRING
+    "Extra sm_XX SASS compiled into the CUDA Kokkos vnn builds and its plugin (list of numbers, e.g. 90;100)")
 set(VNN_KOKKOS_HIP_ARCH "VEGA908" CACHE STRING "Kokkos_ARCH_<x> for the HIP Kokkos")
 set(VNN_KOKKOS_BUILD_JOBS "2" CACHE STRING "Parallel jobs for the configure-time Kokkos build")
 # Bump when the build recipe below changes: it is part of the cache key.
-set(_VNN_KOKKOS_RECIPE 3)
+set(_VNN_KOKKOS_RECIPE 4)
 
 # Devices a config needs, as Kokkos_DEVICES spells them (upper case).
 function(_vnn_kokkos_required_devices config out)
@@ -152,8 +158,19 @@ endfunction()
 
 # cuda: a copy of an nvcc_wrapper whose default arch CUDA 13 accepts and which
 # calls the nvcc found here, whatever PATH says at build time.
-function(_vnn_kokkos_fix_nvcc_wrapper src dst arch nvcc)
+function(_vnn_kokkos_fix_nvcc_wrapper src dst arch nvcc extra_sass)
   file(READ "${src}" text)
+  set(gencode "")
+  foreach(s IN LISTS extra_sass)
+    string(APPEND gencode " --generate-code=arch=compute_${s},code=sm_${s}")
+  endforeach()
+  if(gencode)
+    string(REPLACE "nvcc_command=\"$nvcc_compiler $cuda_args" "nvcc_command=\"$nvcc_compiler${gencode} $cuda_args"
+           text "${text}")
+    if(NOT text MATCHES "--generate-code=arch=compute_")
+      message(FATAL_ERROR "vnn: cannot add ${gencode} to ${src}: its nvcc_command line is not the one vnn knows")
+    endif()
+  endif()
   string(REGEX REPLACE "\ndefault_arch=\"sm_[0-9]+\"" "\ndefault_arch=\"${arch}\"" text "${text}")
   string(REPLACE "\nnvcc_compiler=nvcc\n" "\nnvcc_compiler=\"${nvcc}\"\n" text "${text}")
   get_filename_component(dir "${dst}" DIRECTORY)
@@ -234,6 +251,7 @@ macro(_vnn_kokkos_publish out dir version origin compiler flags)
   set(VNN_KOKKOS_${_vk_up}_ORIGIN "${origin}" PARENT_SCOPE)
   set(VNN_KOKKOS_${_vk_up}_CXX_COMPILER "${compiler}" PARENT_SCOPE)
   set(VNN_KOKKOS_${_vk_up}_CXX_FLAGS "${flags}" PARENT_SCOPE)
+  set(VNN_KOKKOS_${_vk_up}_EXTRA_SASS "${extra_sass}" PARENT_SCOPE)
 endmacro()
 
 function(vnn_provide_kokkos config out)
@@ -256,6 +274,12 @@ function(vnn_provide_kokkos config out)
     _vnn_kokkos_tool_version("${nvcc}" nvcc_version)
     _vnn_kokkos_tool_version("${host_cxx}" host_version)
     set(tool_id "${nvcc}|${nvcc_version}|${host_cxx}|${host_version}|${VNN_KOKKOS_CUDA_ARCH}")
+    set(extra_sass "${VNN_KOKKOS_CUDA_EXTRA_SASS}")
+    string(REPLACE "sm_" "" extra_sass "${extra_sass}")
+    string(REPLACE "," ";" extra_sass "${extra_sass}")
+    string(REGEX REPLACE "^sm_" "" main_sm "${sm}")
+    list(REMOVE_ITEM extra_sass "${main_sm}")
+    string(APPEND tool_id "|sass ${extra_sass}")
   elseif(config STREQUAL "hip")
     find_program(VNN_HIPCC hipcc HINTS "$ENV{ROCM_PATH}/bin" /opt/rocm/bin)
     if(NOT VNN_HIPCC)
@@ -306,7 +330,9 @@ function(vnn_provide_kokkos config out)
         message(STATUS "vnn: the CUDA Kokkos at ${dir} has no ${prefix}/bin/nvcc_wrapper: skipped")
         continue()
       endif()
-      _vnn_kokkos_fix_nvcc_wrapper("${prefix}/bin/nvcc_wrapper" "${consumer_cxx}" ${sm} "${nvcc}")
+      # A user's Kokkos keeps its own arch choice (its library has no extra SASS).
+      set(extra_sass "")
+      _vnn_kokkos_fix_nvcc_wrapper("${prefix}/bin/nvcc_wrapper" "${consumer_cxx}" ${sm} "${nvcc}" "")
       _vnn_kokkos_cuda_flags("${version}" "${nvcc}" "${cache}/user-${h}/include" flags)
     endif()
     set(origin "user-given ${dir}")
@@ -402,7 +428,7 @@ function(vnn_provide_kokkos config out)
   if(config STREQUAL "openmp")
     list(APPEND args -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER} -DKokkos_ENABLE_OPENMP=ON)
   elseif(config STREQUAL "cuda")
-    _vnn_kokkos_fix_nvcc_wrapper("${src}/bin/nvcc_wrapper" "${consumer_cxx}" ${sm} "${nvcc}")
+    _vnn_kokkos_fix_nvcc_wrapper("${src}/bin/nvcc_wrapper" "${consumer_cxx}" ${sm} "${nvcc}" "${extra_sass}")
     get_filename_component(cuda_root "${nvcc}" DIRECTORY)
     get_filename_component(cuda_root "${cuda_root}" DIRECTORY)
     list(APPEND args -DCMAKE_CXX_COMPILER=${consumer_cxx} -DKokkos_ENABLE_CUDA=ON

@@ -1,5 +1,7 @@
 #include "probe_cuda.hpp"
 
+#include "cuda_arch.hpp"
+
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -219,21 +221,18 @@ vnn_status device_info(int32_t device, vnn_device_info* info, std::string* why) 
   info->total_memory = total;
   info->free_memory = 0;
   info->host_accessible = 0;
-  const int compiled = VNN_CUDA_COMPILED_SM;
-  if (cc_major * 10 + cc_minor >= compiled) {
-    info->usable = 1;
-  } else {
-    info->usable = 0;
-    std::snprintf(info->unusable_reason, sizeof(info->unusable_reason),
-                  "compiled for sm_%d, device is sm_%d%d", compiled, cc_major, cc_minor);
-  }
+  const cuda_arch::Check arch = cuda_arch::check({VNN_CUDA_SASS_LIST}, cc_major, cc_minor);
+  info->usable = arch.usable ? 1 : 0;
+  if (!arch.usable) copy_str(info->unusable_reason, sizeof(info->unusable_reason), arch.reason);
   std::snprintf(info->properties, sizeof(info->properties),
-                "compute_capability=%d.%d\ncompiled_for=sm_%d (+PTX)\nclock_khz=%d\n"
+                "compute_capability=%d.%d\ncompiled_for=%s\nclock_khz=%d\n"
                 "integrated=%d\ndriver_api_version=%d\n",
-                cc_major, cc_minor, compiled, attr(ATTR_CLOCK_RATE), attr(ATTR_INTEGRATED),
+                cc_major, cc_minor, compiled_archs().c_str(), attr(ATTR_CLOCK_RATE), attr(ATTR_INTEGRATED),
                 d.version);
   return VNN_STATUS_OK;
 }
+
+std::string compiled_archs() { return cuda_arch::describe({VNN_CUDA_SASS_LIST}, VNN_CUDA_PTX_SM); }
 
 }  // namespace cuda_probe
 }  // namespace vnn

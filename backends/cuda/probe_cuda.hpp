@@ -9,8 +9,13 @@
 
 #include "vnn/backend_abi.h"
 
-#ifndef VNN_CUDA_COMPILED_SM
-#define VNN_CUDA_COMPILED_SM 80  // the sm_XY the plugin's Kokkos targets
+// The sm_XY numbers the plugin carries SASS for, and its PTX (set by
+// backends/cuda/CMakeLists.txt from the Kokkos arch and the extra SASS).
+#ifndef VNN_CUDA_SASS_LIST
+#define VNN_CUDA_SASS_LIST 80
+#endif
+#ifndef VNN_CUDA_PTX_SM
+#define VNN_CUDA_PTX_SM 80
 #endif
 
 namespace vnn {
@@ -22,12 +27,15 @@ namespace cuda_probe {
 vnn_status probe(int32_t* count, std::string* why);
 
 // Fills *info for device `device` (0-based) from the driver. free_memory is
-// left 0 (it would need a context). A device below the compiled compute
-// capability is listed with usable = 0 and the reason.
+// left 0 (it would need a context). A device the plugin has no code for
+// (cuda_arch.hpp) is listed with usable = 0 and the reason.
 vnn_status device_info(int32_t device, vnn_device_info* info, std::string* why);
 
 // Driver version as "13.0" ("" before a successful probe).
 std::string driver_version();
+
+// The code this plugin carries, e.g. "sm_80 sm_90 SASS, compute_80 PTX".
+std::string compiled_archs();
 
 }  // namespace cuda_probe
 }  // namespace vnn

@@ -18,6 +18,8 @@
 //   static void queue_wait_event(const ExecSpace&, Event*);  // device-side wait
 //   optional: struct HostBlas { static void gemm(...); } for float/double
 //             MATMUL on host-accessible memory (see kernels/matmul.hpp)
+//   optional: struct DeviceBlas { supports(dtype); gemm(...); } for MATMUL
+//             on the device queue (cuBLAS; see matmul_device_blas)
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <chrono>
@@ -101,6 +103,9 @@ vnn_status guarded(const char* what, F&& f) {
 template <class Traits, class = void> struct has_host_blas : std::false_type {};
 template <class Traits>
 struct has_host_blas<Traits, std::void_t<typename Traits::HostBlas>> : std::true_type {};
+template <class Traits, class = void> struct has_device_blas : std::false_type {};
+template <class Traits>
+struct has_device_blas<Traits, std::void_t<typename Traits::DeviceBlas>> : std::true_type {};
 // Traits::range_push / range_pop (NVTX, roctx), where a plugin has them.
 template <class Traits, class = void> struct has_tool_ranges : std::false_type {};
 template <class Traits>
@@ -327,6 +332,15 @@ class Backend {
             last_path_slot() = Traits::HostBlas::name;
             return VNN_STATUS_OK;
           }
+        }
+      }
+      if constexpr (has_device_blas<Traits>::value) {
+        if (op->kind == VNN_OP_MATMUL &&
+            kernels::matmul_device_blas<typename Traits::DeviceBlas, Mem>(
+                queue_of(op->queue), op->outputs[0], op->inputs[0], op->inputs[1],
+                op->num_scalars > 0 ? op->scalars[0] : 1.0, op->num_scalars > 1 ? op->scalars[1] : 0.0)) {
+          last_path_slot() = Traits::DeviceBlas::name;
+          return VNN_STATUS_OK;
         }
       }
       if constexpr (Traits::inline_small_work) {

@@ -21,6 +21,7 @@
 #include "ops_elementwise.hpp"
 #include "ops_indexing.hpp"
 #include "ops_optimizer.hpp"
+#include "common/gemm_plan.hpp"
 #include "program_cache.hpp"
 
 #ifdef VNN_OPENCL_HAVE_CLBLAST
@@ -296,75 +297,43 @@ struct MatmulShape {
 };
 
 #ifdef VNN_OPENCL_HAVE_CLBLAST
-// How one [rows, cols] operand goes to a row-major gemm.
-struct BlasOperand {
-  bool ok = false;     // usable in place
-  bool trans = false;  // stored column-major: pass Transpose::kYes
-  size_t ld = 0;
-};
-
-BlasOperand blas_operand(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
-  BlasOperand op;
-  int64_t r1 = std::max<int64_t>(rows, 1), c1 = std::max<int64_t>(cols, 1);
-  if ((cols <= 1 || cs == 1) && (rows <= 1 || rs >= c1)) {
-    op.ok = true;
-    op.ld = static_cast<size_t>(rows <= 1 ? c1 : rs);
-  } else if ((rows <= 1 || rs == 1) && (cols <= 1 || cs >= r1)) {
-    op.ok = true;
-    op.trans = true;
-    op.ld = static_cast<size_t>(cols <= 1 ? r1 : cs);
-  }
-  return op;
-}
-
 // CLBlast for float32/float64 operands whose matrices each have a unit
-// stride; out must be row-major. Returns false (nothing enqueued) where it
+// stride (the mapping is common/gemm_plan.hpp's, shared with the Kokkos
+// plugins); out is contiguous. Returns false (nothing enqueued) where it
 // does not apply or CLBlast refused the first call.
 template <typename T>
-bool try_clblast(cl_command_queue q, const vnn_op& op, const MatmulShape& s, double alpha, double beta,
-                 std::string* why) {
+bool try_clblast(cl_command_queue q, const vnn_op& op, double alpha, double beta, std::string* why) {
   const vnn_tensor_desc &out = op.outputs[0], &a = op.inputs[0], &b = op.inputs[1];
-  if (s.k == 0) return false;
-  BlasOperand pa = blas_operand(s.m, s.k, s.a_rs, s.a_cs), pb = blas_operand(s.k, s.n, s.b_rs, s.b_cs);
-  BlasOperand po = blas_operand(s.m, s.n, s.o_rs, s.o_cs);
-  if (!pa.ok || !pb.ok || !po.ok || po.trans) return false;
+  vnn::kernels::GemmPlan p;
+  if (!vnn::kernels::plan_gemm(out, a, b, &p) || p.k == 0 || !p.a.ok || !p.b.ok) return false;
   using clblast::Transpose;
   const clblast::Layout row_major = clblast::Layout::kRowMajor;
-  Transpose ta = pa.trans ? Transpose::kYes : Transpose::kNo, tb = pb.trans ? Transpose::kYes : Transpose::kNo;
-  const Layout& l = s.batch;
-  const size_t m = size_t(s.m), n = size_t(s.n), k = size_t(s.k);
+  Transpose ta = p.a.trans ? Transpose::kYes : Transpose::kNo, tb = p.b.trans ? Transpose::kYes : Transpose::kNo;
+  const size_t m = size_t(p.m), n = size_t(p.n), k = size_t(p.k);
+  const size_t lda = size_t(p.a.ld), ldb = size_t(p.b.ld), ldc = size_t(p.ldc);
   cl_mem ma = mem(a), mb = mem(b), mo = mem(out);
   clblast::StatusCode st;
-  if (l.n == 1 || (l.ndim == 1 && l.strides[1].s[0] > 0 && l.strides[2].s[0] > 0)) {
-    // One gemm, or one strided-batched call (batch dims collapse to one
-    // stride per operand).
-    if (l.n == 1)
-      st = clblast::Gemm<T>(row_major, ta, tb, m, n, k, T(alpha), ma, size_t(a.offset), pa.ld, mb,
-                            size_t(b.offset), pb.ld, T(beta), mo, size_t(out.offset), po.ld, &q, nullptr);
+  // One gemm, or one strided-batched call (CLBlast wants non-zero strides:
+  // broadcast batches go one call per batch below).
+  if (p.batch == 1 || (p.uniform && p.stride_a > 0 && p.stride_b > 0)) {
+    if (p.batch == 1)
+      st = clblast::Gemm<T>(row_major, ta, tb, m, n, k, T(alpha), ma, size_t(a.offset), lda, mb, size_t(b.offset), ldb,
+                            T(beta), mo, size_t(out.offset), ldc, &q, nullptr);
     else
-      st = clblast::GemmStridedBatched<T>(row_major, ta, tb, m, n, k, T(alpha), ma, size_t(a.offset),
-                                          pa.ld, size_t(l.strides[1].s[0]), mb, size_t(b.offset), pb.ld,
-                                          size_t(l.strides[2].s[0]), T(beta), mo, size_t(out.offset), po.ld,
-                                          size_t(l.strides[0].s[0]), size_t(l.n), &q, nullptr);
+      st = clblast::GemmStridedBatched<T>(row_major, ta, tb, m, n, k, T(alpha), ma, size_t(a.offset), lda,
+                                          size_t(p.stride_a), mb, size_t(b.offset), ldb, size_t(p.stride_b), T(beta),
+                                          mo, size_t(out.offset), ldc, size_t(p.stride_c), size_t(p.batch), &q,
+                                          nullptr);
     if (st != clblast::StatusCode::kSuccess) {
       *why = "CLBlast status " + std::to_string(static_cast<int>(st));
       return false;
     }
     return true;
   }
-  // Broadcast (stride-0) or non-collapsible batch dims: one gemm per batch
-  // index, offsets computed here.
-  for (int64_t bi = 0; bi < l.n; ++bi) {
-    int64_t rem = bi, oa = a.offset, ob = b.offset, oo = out.offset;
-    for (int dd = 0; dd < l.ndim; ++dd) {
-      int64_t i = rem % l.sizes.s[dd];
-      rem /= l.sizes.s[dd];
-      oo += i * l.strides[0].s[dd];
-      oa += i * l.strides[1].s[dd];
-      ob += i * l.strides[2].s[dd];
-    }
-    st = clblast::Gemm<T>(row_major, ta, tb, m, n, k, T(alpha), ma, size_t(oa), pa.ld, mb, size_t(ob),
-                          pb.ld, T(beta), mo, size_t(oo), po.ld, &q, nullptr);
+  for (int64_t bi = 0; bi < p.batch; ++bi) {
+    const size_t oa = size_t(vnn::kernels::batch_offset(a, bi)), ob = size_t(vnn::kernels::batch_offset(b, bi));
+    st = clblast::Gemm<T>(row_major, ta, tb, m, n, k, T(alpha), ma, oa, lda, mb, ob, ldb, T(beta), mo,
+                          size_t(out.offset + bi * p.stride_c), ldc, &q, nullptr);
     if (st != clblast::StatusCode::kSuccess) {
       *why = "CLBlast status " + std::to_string(static_cast<int>(st));
       if (bi == 0) return false;
@@ -406,8 +375,8 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
     std::string why;
     bool done = false;
     try {
-      done = out.dtype == VNN_FLOAT32 ? try_clblast<float>(q, op, s, alpha, beta, &why)
-                                      : try_clblast<double>(q, op, s, alpha, beta, &why);
+      done = out.dtype == VNN_FLOAT32 ? try_clblast<float>(q, op, alpha, beta, &why)
+                                      : try_clblast<double>(q, op, alpha, beta, &why);
     } catch (const std::exception& e) {
       return fail(VNN_STATUS_DEVICE_ERROR, "%s: CLBlast failed part-way: %s", what.c_str(), e.what());
     }

@@ -1,6 +1,8 @@
 // The CPU backend: the generic Kokkos backend on Kokkos::OpenMP, with tiny
 // kernels run inline on Kokkos::Serial.
+#ifdef VNN_CPU_HAVE_CBLAS
 #include <cblas.h>
+#endif
 #include <omp.h>
 
 #include <cstdio>
@@ -21,7 +23,11 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
   static constexpr bool inline_small_work = true;
 
   static std::string description() {
+#ifdef VNN_CPU_HAVE_CBLAS
     return std::string("Kokkos ") + kokkos_compat::version_string() + " OpenMP+Serial, OpenBLAS";
+#else
+    return std::string("Kokkos ") + kokkos_compat::version_string() + " OpenMP+Serial, no BLAS (tiled kernel)";
+#endif
   }
 
   static vnn_status probe(int32_t* count, std::string*) {
@@ -63,6 +69,7 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
   static Kokkos::OpenMP make_queue() { return Kokkos::OpenMP(); }
   static void destroy_queue(Kokkos::OpenMP&) {}
 
+#ifdef VNN_CPU_HAVE_CBLAS
   // float32 / float64 MATMUL above the inline grain goes to OpenBLAS.
   struct HostBlas {
     static constexpr const char* name = "openblas";
@@ -77,6 +84,7 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
                   blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
     }
   };
+#endif
 };
 
 }  // namespace vnn::openmp_backend

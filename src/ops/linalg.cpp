@@ -4,6 +4,7 @@
 #include <string>
 
 #include "autograd/autograd.hpp"
+#include "runtime/device_context.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 #include "vnn/linalg.h"
@@ -31,13 +32,8 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
                      " operands are not accepted; convert both to float32, float64, int32 or int64");
 }
 
-// a [B..., M, K] @ b [B..., K, N] with a.dim() == b.dim() >= 2 and equal
-// batch sizes; returns a contiguous [B..., M, N].
-Tensor run_matmul(const Tensor& a, const Tensor& b, const Shape& out_shape) {
-  DType t = a.dtype();
-  DType compute = (t == kFloat16 || t == kBFloat16) ? kFloat32 : t;
-  Tensor x = a.to(compute), y = b.to(compute);
-  Tensor out = detail::make_empty(a.impl()->ctx(), out_shape, compute);
+// out = x @ y on the backend, with the gradient recorded.
+void matmul_into(const Tensor& x, const Tensor& y, Tensor& out) {
   detail::enqueue(VNN_OP_MATMUL, "matmul", {&x, &y}, out, {1.0, 0.0});
   if (detail::needs_grad({&x, &y})) {
     // d x = g @ y^T, d y = x^T @ g (same batch dims; expand's backward
@@ -50,6 +46,31 @@ Tensor run_matmul(const Tensor& a, const Tensor& b, const Shape& out_shape) {
                    },
                    {&x, &y});
   }
+}
+
+// a [B..., M, K] @ b [B..., K, N] with a.dim() == b.dim() >= 2 and equal
+// batch sizes; returns a contiguous [B..., M, N]. float16/bfloat16 go to the
+// backend as they are where it takes them (cuBLAS: float32 accumulation,
+// one rounding), else through float32 (the same result: one rounding of a
+// float32 product); which one a device does is learnt at its first call.
+Tensor run_matmul(const Tensor& a, const Tensor& b, const Shape& out_shape) {
+  DType t = a.dtype();
+  detail::DeviceContext& ctx = a.impl()->ctx();
+  const bool half = t == kFloat16 || t == kBFloat16;
+  if (half && ctx.native_half_matmul.load(std::memory_order_relaxed) != 0) {
+    Tensor out = detail::make_empty(ctx, out_shape, t);
+    try {
+      matmul_into(a, b, out);
+      ctx.native_half_matmul.store(1, std::memory_order_relaxed);
+      return out;
+    } catch (const Unsupported&) {
+      ctx.native_half_matmul.store(0, std::memory_order_relaxed);
+    }
+  }
+  DType compute = half ? kFloat32 : t;
+  Tensor x = a.to(compute), y = b.to(compute);
+  Tensor out = detail::make_empty(ctx, out_shape, compute);
+  matmul_into(x, y, out);
   return compute == t ? out : out.to(t);
 }
 

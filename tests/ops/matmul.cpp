@@ -148,6 +148,34 @@ TEST_CASE("integer and half matmul") {
   CHECK(h.to_vector<float>() == std::vector<float>{58, 64, 139, 154});
 }
 
+TEST_CASE("float16 and bfloat16 matmul round once, like float32 on the same inputs") {
+  // cuBLAS takes half operands as they are (float32 accumulation); other
+  // backends convert to float32. Either way: one rounding of the float32
+  // product, on batched, transposed and broadcast operands.
+  Device dev = device_under_test();
+  if (!matmul_supported(dev)) return;
+  for (DType t : {kFloat16, kBFloat16}) {
+    INFO(name(t) << " on " << dev);
+    Tensor ar = from_vector(sample(2 * 3 * 33 * 40, -2.f, 2.f), {2, 3, 33, 40}).to(t);
+    Tensor br = from_vector(sample(3 * 40 * 35, -2.f, 2.f, 5), {3, 35, 40}).to(t);
+    Tensor a = ar.to(dev), b = br.to(dev).transpose(-1, -2);  // b: [3, 40, 35], column-major matrices
+    Tensor c = matmul(a, b);
+    REQUIRE(c.dtype() == t);
+    REQUIRE(c.sizes() == Shape{2, 3, 33, 35});
+    Tensor want = matmul(ar.to(kFloat32), br.to(kFloat32).transpose(-1, -2)).to(t);
+    // float32 sums in a different order may round to the neighbouring half
+    const double ulp = t == kBFloat16 ? 1.0 / 128 : 1.0 / 1024;
+    CHECK(max_abs_diff(c.to(kFloat32), want.to(kFloat32)) <= 2 * ulp * 80.0);
+    CHECK(max_abs_diff(c.to(kFloat32), want.to(kFloat32).to(dev)) <= 2 * ulp * 80.0);
+    // gradients flow through the native path too
+    Tensor x = a.to(kFloat32).to(t).detach().requires_grad_(true);
+    vnn::sum(matmul(x, b)).backward();
+    REQUIRE(x.grad().defined());
+    CHECK(x.grad().dtype() == t);
+    CHECK(x.grad().sizes() == x.sizes());
+  }
+}
+
 TEST_CASE("matmul errors are typed and name op, argument and shapes") {
   Device dev = device_under_test();
   if (!matmul_supported(dev)) return;
