@@ -21,7 +21,10 @@ struct P {
 };
 
 const std::vector<P> kCases = {{2, 3, 7, 6, 2, 2, 0, 1}, {2, 3, 7, 7, 3, 2, 1, 1}, {1, 2, 9, 8, 3, 1, 1, 2},
-                               {1, 2, 5, 5, 3, 1, 0, 1}, {4, 16, 40, 40, 3, 2, 1, 1}};  // last: > inline grain
+                               {1, 2, 5, 5, 3, 1, 0, 1}, {4, 16, 40, 40, 3, 2, 1, 1},   // > inline grain
+                               // unpadded: the branch-free max path (CNN's 2x2 / 2, a dilated one, one above
+                               // the inline grain)
+                               {1, 2, 9, 8, 2, 2, 0, 2}, {8, 16, 40, 40, 2, 2, 0, 1}};
 
 int64_t osz(int64_t n, const P& c) { return (n + 2 * c.p - c.d * (c.k - 1) - 1) / c.s + 1; }
 
@@ -77,6 +80,50 @@ TEST_CASE("max_pool2d values, indices and backward match float64 loops") {
       auto gxv = gx.to_vector<double>();
       for (size_t i = 0; i < want.size(); ++i) REQUIRE(gxv[i] == Approx(want[i]).margin(1e-5));
       CHECK(max_abs_diff(gx, max_pool2d_backward(gy, x_ref.to(t), ir, c.k, c.s, c.p, c.d)) < 1e-5);
+    }
+  }
+}
+
+// NaN wins (PyTorch's rule): a window holding NaN yields NaN, its index
+// that of the last NaN scanned; a NaN maximum is not displaced by a later
+// larger number. Contiguous input, padded (checked path) and unpadded.
+TEST_CASE("max_pool2d propagates NaN like the float64 rule") {
+  Device dev = device_under_test();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const int64_t N = 2, C = 3, H = 8, W = 8;
+  auto xv = pseudo(size_t(N * C * H * W), 5);
+  for (size_t i = 0; i < xv.size(); i += 7) xv[i] = nan;  // some windows hold one NaN, some two
+  for (int64_t p : {0, 1}) {
+    const int64_t k = 3, s = 2, OH = (H + 2 * p - k) / s + 1, OW = (W + 2 * p - k) / s + 1;
+    for (DType t : {kFloat32, kFloat64}) {
+      INFO("padding " << p << " " << name(t) << " on " << dev);
+      Tensor x = from_vector(xv, {N, C, H, W}).to(t).to(dev);
+      auto [y, idx] = max_pool2d_with_indices(x, k, s, p, 1);
+      auto yv = y.to_vector<double>();
+      auto iv = idx.to_vector<int64_t>();
+      int64_t nan_windows = 0;
+      for (int64_t pl = 0; pl < N * C; ++pl)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            double best = 0;
+            int64_t arg = -1;
+            for (int64_t a = 0; a < k; ++a)
+              for (int64_t b = 0; b < k; ++b) {
+                int64_t h = oh * s - p + a, w = ow * s - p + b;
+                if (h < 0 || h >= H || w < 0 || w >= W) continue;
+                double v = xv[size_t((pl * H + h) * W + w)];
+                if (arg < 0 || v > best || std::isnan(v)) best = v, arg = h * W + w;
+              }
+            size_t o = size_t((pl * OH + oh) * OW + ow);
+            REQUIRE(iv[o] == arg);
+            if (std::isnan(best)) {
+              ++nan_windows;
+              REQUIRE(std::isnan(yv[o]));
+            } else {
+              REQUIRE(yv[o] == (t == kFloat32 ? double(float(best)) : best));
+            }
+          }
+      REQUIRE(nan_windows > 0);
     }
   }
 }
