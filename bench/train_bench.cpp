@@ -262,7 +262,7 @@ void print_model(const char* name, int64_t batches, const Result& v, const Resul
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   int64_t batches = 300;
   std::string root, only;
   bool torch_on = true;
@@ -316,4 +316,13 @@ int main(int argc, char** argv) {
     print_model("CNN c32-p-c64-p-fc128-fc10", batches, v, t);
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "train_bench: %s\n", e.what());
+    return 1;
+  }
 }

@@ -13,7 +13,7 @@
 #     git) with the Fashion-MNIST files, and prints its size. Carry it:
 #     the device tool's carry ["build-gpu-bundle"].
 #   ci/gpu-check.sh               (on the GPU machine; ~3 min)
-#     links the bundle back to /tmp/vnn-gpu/build (CTest files hold absolute
+#     unpacks the bundle to /tmp/vnn-gpu/build (CTest files hold absolute
 #     paths), lists devices, runs `ctest -L cuda` (a missing GPU fails the
 #     run: VNN_REQUIRE_DEVICE=1), bench/cuda_bench, train_bench --device
 #     cuda:0 and bench/torch_gpu_bench.py. Logs go to $OUT when set.
@@ -37,7 +37,7 @@ configure_gpu_build() {  # <build-dir> [extra cmake args]
   shift
   cmake -S "$root" -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DVNN_BACKEND_CUDA=ON -DVNN_BACKEND_HIP=OFF -DVNN_BACKEND_OPENCL=OFF -DVNN_CPU_BLAS=OFF \
-    -DVNN_BUILD_TESTS=ON -DVNN_BUILD_EXAMPLES=OFF -DVNN_BUILD_BENCH=ON "$@"
+    -DVNN_BUILD_TESTS=ON -DVNN_BUILD_EXAMPLES=OFF -DVNN_BUILD_BENCH=ON -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON "$@"
 }
 
 case "${1:-}" in
@@ -47,13 +47,16 @@ case "${1:-}" in
       { tail -30 /tmp/vnn-gpu.configure.log; exit 1; }
     cmake --build "$fixed" --parallel "${JOBS:-2}" >/tmp/vnn-gpu.build.log 2>&1 ||
       { grep -E "error|FAILED" /tmp/vnn-gpu.build.log | head -30; exit 1; }
-    rm -rf "$bundle"
-    mkdir -p "$bundle"
-    # What running needs: binaries, plugins, CTest files; no objects.
+    rm -rf "$bundle" /tmp/vnn-gpu/stage
+    mkdir -p "$bundle" /tmp/vnn-gpu/stage
+    # What running needs: binaries, plugins, CTest files; no objects. ELF
+    # files stripped, all of it xz-compressed (the carry limit is 64 MiB).
     tar -C "$fixed" --exclude='*.o' --exclude='*.a' --exclude='*.ninja' --exclude='.ninja_*' --exclude='*.log' \
-      --exclude='CMakeFiles' -cf - . | tar -C "$bundle" -xf -
-    find "$bundle" -type f -perm -u+x -exec sh -c 'file -b "$1" | grep -q ELF && strip --strip-unneeded "$1"' _ {} \;
-    find "$bundle" -type f \( -name '*.so' -o -name '*.so.*' \) -exec strip --strip-unneeded {} \;
+      --exclude='CMakeFiles' -cf - . | tar -C /tmp/vnn-gpu/stage -xf -
+    find /tmp/vnn-gpu/stage -type f -exec sh -c \
+      'case "$(file -b "$1")" in ELF*) strip --strip-unneeded "$1";; esac' _ {} \;
+    tar -C /tmp/vnn-gpu/stage -cf - . | xz -T2 -6 >"$bundle/build.tar.xz"
+    rm -rf /tmp/vnn-gpu/stage
     if [ -d "$data_src" ]; then mkdir -p "$bundle/data" && cp "$data_src"/*.gz "$bundle/data/"; fi
     echo "gpu-check: bundle $(du -sh "$bundle" | cut -f1) in $bundle, built in $(($(date +%s) - t0)) s;"
     echo "gpu-check: carry build-gpu-bundle to the GPU machine and run ci/gpu-check.sh there"
@@ -82,12 +85,16 @@ if [ "${1:-}" = "--from-source" ]; then
   cmake --build "$build" --parallel "$(nproc)" >"$out/build.log" 2>&1 ||
     { grep -E "error|FAILED" "$out/build.log" | head -40; exit 1; }
 else
-  [ -d "$bundle" ] || { echo "gpu-check: no build-gpu-bundle/ (run ci/gpu-check.sh --prepare on the build box and carry it)"; exit 1; }
-  mkdir -p "$(dirname "$fixed")"
-  ln -sfn "$bundle" "$fixed"
+  [ -f "$bundle/build.tar.xz" ] ||
+    { echo "gpu-check: no build-gpu-bundle/ (run ci/gpu-check.sh --prepare on the build box and carry it)"; exit 1; }
+  rm -rf "$fixed"
+  mkdir -p "$fixed"
+  if command -v xz >/dev/null; then xz -dc "$bundle/build.tar.xz"; else
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' \
+      "$bundle/build.tar.xz"; fi | tar -C "$fixed" -xf -
   build="$fixed"
 fi
-data="$build/data"
+data="$bundle/data"
 [ -d "$data" ] || data="$data_src"
 echo "== devices ($(($(date +%s) - t0)) s)"
 "$build/bin/vnn-devices" --verbose 2>&1 | grep -E "^(cpu|cuda)|  (cuda|openmp):|compiled_for|compute_capability" | head -20
