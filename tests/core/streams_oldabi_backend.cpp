@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "support/host_memory_plugin.hpp"
 #include "vnn/backend_abi.h"
 
 #ifdef OLDABI_NO_QUEUES
@@ -46,27 +47,7 @@ vnn_status device_info(int32_t, vnn_device_info* info) {
   info->usable = 1;
   return VNN_STATUS_OK;
 }
-vnn_status ok_device(int32_t) { return VNN_STATUS_OK; }
-vnn_status alloc(int32_t, size_t bytes, void** h) {
-  *h = std::malloc(bytes ? bytes : 1);
-  return *h ? VNN_STATUS_OK : VNN_STATUS_OUT_OF_MEMORY;
-}
-vnn_status release(int32_t, void* h) {
-  std::free(h);
-  return VNN_STATUS_OK;
-}
-vnn_status to_device(int32_t, void* dst, size_t off, const void* src, size_t n, void*, int32_t) {
-  std::memcpy(static_cast<char*>(dst) + off, src, n);
-  return VNN_STATUS_OK;
-}
-vnn_status to_host(int32_t, void* dst, const void* src, size_t off, size_t n, void*, int32_t) {
-  std::memcpy(dst, static_cast<const char*>(src) + off, n);
-  return VNN_STATUS_OK;
-}
-vnn_status on_device(int32_t, void* dst, size_t doff, const void* src, size_t soff, size_t n, void*) {
-  std::memmove(static_cast<char*>(dst) + doff, static_cast<const char*>(src) + soff, n);
-  return VNN_STATUS_OK;
-}
+using namespace vnn_test_plugin;
 vnn_status queue_create(int32_t, void** q) {
   *q = new char(0);  // a unique token: work runs inline anyway
   return VNN_STATUS_OK;
@@ -75,7 +56,6 @@ vnn_status queue_destroy(int32_t, void* q) {
   delete static_cast<char*>(q);
   return VNN_STATUS_OK;
 }
-vnn_status queue_sync(int32_t, void*) { return VNN_STATUS_OK; }
 vnn_status event_create(int32_t, void** e) {
   *e = new Event;
   return VNN_STATUS_OK;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "support/host_memory_plugin.hpp"
 #include "vnn/backend_abi.h"
 
 #ifndef FAKE_NAME
@@ -18,15 +19,12 @@
 namespace {
 
 thread_local std::string last_error_text;
-vnn_status fail(vnn_status s, const char* m) {
-  last_error_text = m;
-  return s;
-}
 
 vnn_status probe(int32_t* count) {
 #ifdef FAKE_PROBE_FAILS
   *count = 0;
-  return fail(VNN_STATUS_DRIVER_MISSING, "libfakedriver.so.1: cannot open shared object file");
+  last_error_text = "libfakedriver.so.1: cannot open shared object file";
+  return VNN_STATUS_DRIVER_MISSING;
 #else
   *count = 2;
   return VNN_STATUS_OK;
@@ -45,28 +43,7 @@ vnn_status device_info(int32_t device, vnn_device_info* info) {
   return VNN_STATUS_OK;
 }
 
-vnn_status ok_device(int32_t) { return VNN_STATUS_OK; }
-vnn_status alloc(int32_t, size_t bytes, void** h) {
-  *h = std::malloc(bytes ? bytes : 1);
-  return *h ? VNN_STATUS_OK : fail(VNN_STATUS_OUT_OF_MEMORY, "malloc failed");
-}
-vnn_status release(int32_t, void* h) {
-  std::free(h);
-  return VNN_STATUS_OK;
-}
-vnn_status to_device(int32_t, void* dst, size_t off, const void* src, size_t n, void*, int32_t) {
-  std::memcpy(static_cast<char*>(dst) + off, src, n);
-  return VNN_STATUS_OK;
-}
-vnn_status to_host(int32_t, void* dst, const void* src, size_t off, size_t n, void*, int32_t) {
-  std::memcpy(dst, static_cast<const char*>(src) + off, n);
-  return VNN_STATUS_OK;
-}
-vnn_status on_device(int32_t, void* dst, size_t doff, const void* src, size_t soff, size_t n, void*) {
-  std::memcpy(static_cast<char*>(dst) + doff, static_cast<const char*>(src) + soff, n);
-  return VNN_STATUS_OK;
-}
-vnn_status queue_sync(int32_t, void*) { return VNN_STATUS_OK; }
+using namespace vnn_test_plugin;
 
 // Only contiguous float32 FILL: enough to prove dispatch reaches the plugin.
 vnn_status run(int32_t device, const vnn_op* op) {
