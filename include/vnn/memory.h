@@ -17,7 +17,18 @@ struct MemoryStats {
   uint64_t cache_hits = 0;
 };
 
+// Page-locked host memory behind pin_memory() (torch.cuda.host_memory_stats):
+// blocks are cached by size class (powers of two from 4 KiB) and reused, up
+// to 1 GiB cached; empty_cache(d) frees those device d's backend made.
+struct HostMemoryStats {
+  uint64_t allocations = 0;          // pinned blocks handed out
+  uint64_t backend_allocations = 0;  // of those, newly allocated by a backend
+  uint64_t in_use = 0;               // bytes held by live pinned tensors
+  uint64_t cached = 0;               // bytes kept for reuse
+};
+
 MemoryStats memory_stats(const Device& d);
+HostMemoryStats host_memory_stats();
 void reset_peak_memory_stats(const Device& d);
 // Returns cached, unused blocks to the backend.
 void empty_cache(const Device& d);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/caching_allocator.hpp"
+#include "runtime/pinned_host_cache.hpp"
 #include "vnn/backend_abi.h"
 #include "vnn/device.h"
 
@@ -19,6 +20,8 @@ struct DeviceContext {
   int32_t plugin_index = 0;  // the device's index inside its plugin
   bool host_accessible = false;
   CachingAllocator allocator;
+  // Page-locked host memory this device's backend allocated (pin_memory).
+  PinnedHostCache pinned_cache;
   // Whether the backend runs float16/bfloat16 MATMUL itself (cuBLAS):
   // -1 not yet known, 0 no (matmul converts to float32), 1 yes.
   std::atomic<int> native_half_matmul{-1};

@@ -13,6 +13,19 @@ void empty_cache(const Device& d) {
   auto& c = detail::context(d);
   c.synchronize();  // cached blocks may still be in use by queued work
   c.allocator.empty_cache();
+  c.pinned_cache.empty(c);  // the pinned host blocks this device's backend made
+}
+
+HostMemoryStats host_memory_stats() {
+  HostMemoryStats out;
+  for (const DeviceInfo& d : devices()) {
+    detail::PinnedHostStats s = detail::context(d.device).pinned_cache.stats();
+    out.allocations += s.allocations;
+    out.backend_allocations += s.backend_allocations;
+    out.in_use += s.in_use;
+    out.cached += s.cached;
+  }
+  return out;
 }
 
 std::string memory_summary(const Device& d) {

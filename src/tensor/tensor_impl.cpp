@@ -10,7 +10,7 @@ Storage::~Storage() {
   if (!handle) return;
   switch (kind) {
     case Kind::cached: ctx->allocator.release(handle, bytes); break;
-    case Kind::pinned_host: pinned_by->backend->host_free(pinned_by->plugin_index, handle); break;
+    case Kind::pinned_host: pinned_by->pinned_cache.release(*pinned_by, handle, bytes); break;
     case Kind::external: break;
   }
 }

@@ -142,7 +142,7 @@ Tensor Tensor::pin_memory() const {
   s->pinned_by = pinner;
   s->kind = detail::Storage::Kind::pinned_host;
   s->bytes = std::max<size_t>(nbytes(), 1);
-  pinner->check(pinner->backend->host_alloc(pinner->plugin_index, s->bytes, &s->handle), "pin_memory");
+  s->handle = pinner->pinned_cache.acquire(*pinner, s->bytes);
   Tensor out = detail::make_tensor(std::move(s), dtype(), sizes(), detail::contiguous_strides(sizes()), 0);
   out.copy_(*this);
   return out;

@@ -34,6 +34,42 @@ TEST_CASE("non-blocking copies from pinned memory land after synchronize") {
   CHECK(host_dst.to_vector<float>()[4095] == 4095.f);
 }
 
+TEST_CASE("pinned host blocks are cached and reused, never while a copy still reads them") {
+  Device dev = device_under_test();
+  const HostMemoryStats before = host_memory_stats();
+  std::vector<float> v(50000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i);
+  Tensor first = from_vector(v, {int64_t(v.size())}).pin_memory();
+  const HostMemoryStats pinned = host_memory_stats();
+  if (pinned.allocations == before.allocations) {
+    WARN("no device here has memory of its own: pin_memory keeps ordinary host memory, nothing to cache");
+    CHECK(first.to_vector<float>() == v);
+    return;
+  }
+  CHECK(pinned.in_use >= before.in_use + v.size() * sizeof(float));
+  // a non-blocking copy owns its pinned source until the device is
+  // synchronised (on cpu, to(cpu) would alias the pinned tensor: copy it)
+  Tensor d = dev.is_cpu() ? first.clone() : first.to(dev, /*non_blocking=*/true);
+  first = Tensor();
+  if (!dev.is_cpu()) CHECK(host_memory_stats().in_use == pinned.in_use);  // still held by the queued copy
+  synchronize();
+  const HostMemoryStats released = host_memory_stats();
+  CHECK(released.in_use == before.in_use);
+  CHECK(released.cached >= before.cached + v.size() * sizeof(float));
+  // the same size class comes back from the cache, not the backend
+  std::vector<float> w(45000, 2.f);
+  Tensor second = from_vector(w, {int64_t(w.size())}).pin_memory();
+  const HostMemoryStats reused = host_memory_stats();
+  CHECK(reused.backend_allocations == released.backend_allocations);
+  CHECK(reused.allocations == released.allocations + 1);
+  CHECK(second.to(dev).to_vector<float>() == w);
+  CHECK(d.to_vector<float>() == v);
+  second = Tensor();
+  empty_cache(dev);
+  for (const DeviceInfo& info : devices()) empty_cache(info.device);
+  CHECK(host_memory_stats().cached == 0);
+}
+
 TEST_CASE("copies between devices of different backends go through the host") {
   Device dev = device_under_test();
   for (const auto& other : devices()) {
