@@ -65,7 +65,7 @@ std::string error_text(const Driver& d, CUresult rc) {
     return std::string(name) + " (" + std::to_string(rc) + ")";
   switch (rc) {  // the driver could not name it (a placeholder library cannot)
     case 3: name = "CUDA_ERROR_NOT_INITIALIZED"; break;
-    case kCudaErrorPlaceholderDriver: name = "CUDA_ERROR_STUB_LIBRARY"; break;
+    case kCudaErrorPlaceholderDriver: name = "the CUDA toolkit's placeholder libcuda, not a driver"; break;
     case CUDA_ERROR_INSUFFICIENT_DRIVER: name = "CUDA_ERROR_INSUFFICIENT_DRIVER"; break;
     case 46: name = "CUDA_ERROR_DEVICES_UNAVAILABLE"; break;
     case CUDA_ERROR_NO_DEVICE: name = "CUDA_ERROR_NO_DEVICE"; break;
