@@ -128,6 +128,38 @@ TEST_CASE("max_pool2d propagates NaN like the float64 rule") {
   }
 }
 
+// Indices that name no pixel of their own window (negative, past the plane,
+// a neighbouring window's pixel) route nothing: the disjoint 2x2 / 2 case
+// (scatter path) and an overlapping one (gather path), both above the
+// inline grain.
+TEST_CASE("max_pool2d_backward ignores indices outside their window") {
+  Device dev = device_under_test();
+  for (P c : {P{8, 16, 40, 40, 2, 2, 0, 1}, P{4, 16, 40, 40, 3, 2, 1, 1}}) {
+    INFO("k" << c.k << " s" << c.s << " p" << c.p << " on " << dev);
+    const int64_t OH = osz(c.H, c), OW = osz(c.W, c), HW = c.H * c.W;
+    Tensor x = from_vector(pseudo(size_t(c.N * c.C * HW), 3), {c.N, c.C, c.H, c.W});
+    auto iv = std::get<1>(max_pool2d_with_indices(x, c.k, c.s, c.p, c.d)).to_vector<int64_t>();
+    for (size_t o = 0; o < iv.size(); o += 5) iv[o] = (o / 5) % 3 == 0 ? -1 : (o / 5) % 3 == 1 ? HW + 3 : iv[o] + 2 * c.W;
+    Tensor idx = from_vector(iv, {c.N, c.C, OH, OW});
+    auto gv = pseudo(iv.size(), 4);
+    std::vector<double> want(size_t(c.N * c.C * HW), 0.0);
+    for (size_t o = 0; o < iv.size(); ++o) {
+      int64_t oh = int64_t(o) / OW % OH, ow = int64_t(o) % OW, at = iv[o];
+      int64_t h = at >= 0 ? at / c.W : -1, w = at >= 0 ? at % c.W : -1;
+      bool in_window = at >= 0 && at < HW && h >= oh * c.s - c.p && h < oh * c.s - c.p + c.k &&
+                       w >= ow * c.s - c.p && w < ow * c.s - c.p + c.k;
+      if (in_window) want[o / size_t(OH * OW) * size_t(HW) + size_t(at)] += gv[o];
+    }
+    for (DType t : {kFloat32, kFloat64}) {
+      Tensor gy = from_vector(gv, {c.N, c.C, OH, OW}).to(t);
+      Tensor gx = max_pool2d_backward(gy.to(dev), x.to(t).to(dev), idx.to(dev), c.k, c.s, c.p, c.d);
+      auto gxv = gx.to_vector<double>();
+      for (size_t i = 0; i < want.size(); ++i) REQUIRE(gxv[i] == Approx(want[i]).margin(1e-5));
+      CHECK(max_abs_diff(gx, max_pool2d_backward(gy, x.to(t), idx, c.k, c.s, c.p, c.d)) < 1e-5);
+    }
+  }
+}
+
 TEST_CASE("avg_pool2d and its backward match float64 loops") {
   Device dev = device_under_test();
   for (const P& c : kCases) {

@@ -104,6 +104,7 @@ void col2im_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
   Kokkos::parallel_for("vnn::col2im", Range<Exec>(exec, 0, total), KOKKOS_LAMBDA(int64_t i) {
     const int64_t h = i % H, c = (i / H) % C, n = i / (H * C);
     T* dst = o + oo + n * o0 + c * o1 + h * o2;
+    const bool unit = g.sw == 1 && o3 == 1 && s2 == 1;
     for (int64_t w = 0; w < W; ++w) dst[w * o3] = T(0);
     for (int64_t ki = 0; ki < g.kh; ++ki) {
       const int64_t hh = h + g.ph - ki * g.dh;
@@ -117,7 +118,12 @@ void col2im_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
         if (hi > OW) hi = OW;
         const int64_t row = (c * g.kh + ki) * g.kw + kj;
         const T* src = col + co + n * s0 + row * s1 + oh * OW * s2;
-        for (int64_t ow = lo; ow < hi; ++ow) dst[(ow * g.sw + shift) * o3] += src[ow * s2];
+        if (unit) {  // a plain vectorisable add (conv2d's layout, stride 1)
+          T* dp = dst + shift;
+          for (int64_t ow = lo; ow < hi; ++ow) dp[ow] += src[ow];
+        } else {
+          for (int64_t ow = lo; ow < hi; ++ow) dst[(ow * g.sw + shift) * o3] += src[ow * s2];
+        }
       }
     }
   });

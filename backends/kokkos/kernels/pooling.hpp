@@ -208,18 +208,26 @@ void pool2d_backward_typed(const Exec& exec, const vnn_tensor_desc& out, const v
   const bool disjoint = g.mode == 0 && g.sh >= g.dh * (g.kh - 1) + 1 && g.sw >= g.dw * (g.kw - 1) + 1;
   if (disjoint) {
     const int64_t planes = out.sizes[0] * C, HW = H * W;
+    const int64_t kh = g.kh, kw = g.kw, sh = g.sh, sw = g.sw, ph = g.ph, pw = g.pw, dh = g.dh, dw = g.dw;
     // One work item per plane: zero it, then route each output's gradient.
+    // An index naming no pixel of its own window adds nothing (checked
+    // here: with disjoint windows it would land on another output's pixel).
     Kokkos::parallel_for("vnn::pool2d_backward_scatter", Range<Exec>(exec, 0, planes), KOKKOS_LAMBDA(int64_t p) {
       const int64_t n = p / C, c = p % C;
       T* plane = o + oo + n * o0 + c * o1;
       for (int64_t h = 0; h < H; ++h)
         for (int64_t w = 0; w < W; ++w) plane[h * o2 + w * o3] = T(0);
+      const int64_t* pix = ix + io + n * i0 + c * i1;
+      const T* pg = gy + go + n * g0 + c * g1;
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < OW; ++ow) {
-          const int64_t at = ix[io + n * i0 + c * i1 + oh * i2 + ow * i3];
+          const int64_t at = pix[oh * i2 + ow * i3];
           if (at < 0 || at >= HW) continue;  // not a position of this plane: nothing to route
           const int64_t h = at / W, w = at - h * W;
-          plane[h * o2 + w * o3] = gy[go + n * g0 + c * g1 + oh * g2 + ow * g3];
+          const int64_t dh0 = h - (oh * sh - ph), dw0 = w - (ow * sw - pw);
+          const bool in_window = dh0 >= 0 && dh0 <= (kh - 1) * dh && dw0 >= 0 && dw0 <= (kw - 1) * dw &&
+                                 (dh == 1 || dh0 % dh == 0) && (dw == 1 || dw0 % dw == 0);
+          if (in_window) plane[h * o2 + w * o3] = pg[oh * g2 + ow * g3];
         }
     });
     return;
