@@ -238,7 +238,11 @@ Tensor conv2d_backward_bias(const Tensor& grad_output) {
   if (grad_output.dim() != 4)
     throw ShapeError("conv2d_backward_bias: expected a 4-D grad_output [N, O, OH, OW], got " +
                      grad_output.sizes().str());
-  return sum(grad_output, std::vector<int64_t>{0, 2, 3});
+  // Two reductions over contiguous runs ([N, O, L] -> [N, O] -> [O]) instead
+  // of one over the strided dims {0, 2, 3}, which walks the gradient
+  // element by element (several times slower on the CPU).
+  const int64_t N = grad_output.size(0), O = grad_output.size(1), L = grad_output.size(2) * grad_output.size(3);
+  return sum(sum(grad_output.reshape({N, O, L}), 2), 0);
 }
 
 }  // namespace vnn
