@@ -54,18 +54,18 @@ inline bool pool2d_geom(const int64_t* ints, int32_t n, Pool2dGeom* g) {
          g->pw >= 0 && g->dh > 0 && g->dw > 0;
 }
 
-// One step of the max scan: v at flat index pos (offset at) against the
-// running best. NaN wins: the first NaN then only yields to a later NaN.
+// One step of the max scan: v at flat index pos against the running best,
+// the generic path's rule "take if v > best or v is NaN" (so a NaN best only
+// yields to a later NaN) without a branch: the index follows by a mask, the
+// value by selects the compiler turns into max / blend instructions.
 template <class C>
-KOKKOS_INLINE_FUNCTION void max_step(C v, int64_t pos, int64_t at, C& best, bool& nan_seen, int64_t& arg,
-                                     int64_t& off) {
+KOKKOS_INLINE_FUNCTION void max_step(C v, int64_t pos, C& best, int64_t& arg) {
   const bool isn = v != v;
-  const bool take = isn | (!nan_seen & (v > best));
-  nan_seen |= isn;
-  best = v > best ? v : best;
+  const bool take = isn | (v > best);
   const int64_t m = -static_cast<int64_t>(take);
   arg ^= (arg ^ pos) & m;
-  off ^= (off ^ at) & m;
+  const C mx = v > best ? v : best;  // keeps best when either is NaN
+  best = isn ? v : mx;
 }
 
 // One output row of max pooling without padding (PyTorch's default): every
@@ -73,12 +73,10 @@ KOKKOS_INLINE_FUNCTION void max_step(C v, int64_t pos, int64_t at, C& best, bool
 // setup and per-tap bounds checks go away, and the geometry lives in
 // registers (arguments by value: the closure's members would be reloaded
 // after every store through the int64 index pointer, which may alias them).
-// The scan is branch-free: on real activations "v > best" is a coin flip,
-// and mispredicted branches cost more than the whole window (4x slower).
-// "v > best ? v : best" is one max instruction; NaN is tracked apart (the
-// first NaN then only yields to a later NaN, as in the generic path), and
-// the index / offset follow by masks. Same scan order and rule as the
-// generic path (first maximum, NaN wins), so values and indices match.
+// The scan is branch-free (max_step): on real activations "v > best" is a
+// coin flip, and mispredicted branches cost more than the whole window (4x
+// slower). Same scan order and rule as the generic path (first maximum,
+// NaN wins), so values and indices match.
 template <class T>
 KOKKOS_INLINE_FUNCTION void max_pool_row_nopad(const T* row, T* out, int64_t* idx, int64_t h0, int64_t W, int64_t OW,
                                                int64_t kh, int64_t kw, int64_t sw, int64_t dh, int64_t dw,
@@ -87,21 +85,19 @@ KOKKOS_INLINE_FUNCTION void max_pool_row_nopad(const T* row, T* out, int64_t* id
   const bool k2 = kh == 2 && kw == 2 && dh == 1 && dw == 1;  // the CNN case: fully unrolled
   for (int64_t ow = 0; ow < OW; ++ow) {
     const int64_t w0 = ow * sw, base = h0 * W + w0;
-    C best = load(row[w0 * s3]);
-    bool nan_seen = best != best;
-    int64_t arg = base, off = w0 * s3;
+    const T* p = row + w0 * s3;
+    C best = load(p[0]);
+    int64_t arg = base;
     if (k2) {
-      max_step<C>(load(row[off + s3]), base + 1, off + s3, best, nan_seen, arg, off);
-      max_step<C>(load(row[w0 * s3 + s2]), base + W, w0 * s3 + s2, best, nan_seen, arg, off);
-      max_step<C>(load(row[w0 * s3 + s2 + s3]), base + W + 1, w0 * s3 + s2 + s3, best, nan_seen, arg, off);
+      max_step<C>(load(p[s3]), base + 1, best, arg);
+      max_step<C>(load(p[s2]), base + W, best, arg);
+      max_step<C>(load(p[s2 + s3]), base + W + 1, best, arg);
     } else {
       for (int64_t a = 0; a < kh; ++a)
-        for (int64_t b = (a == 0 ? 1 : 0); b < kw; ++b) {
-          const int64_t at = a * dh * s2 + (w0 + b * dw) * s3;
-          max_step<C>(load(row[at]), base + a * dh * W + b * dw, at, best, nan_seen, arg, off);
-        }
+        for (int64_t b = (a == 0 ? 1 : 0); b < kw; ++b)
+          max_step<C>(load(p[a * dh * s2 + b * dw * s3]), base + a * dh * W + b * dw, best, arg);
     }
-    out[ow * o3] = nan_seen ? row[off] : T(best);
+    out[ow * o3] = T(best);
     if (idx) idx[ow * i3] = arg;
   }
 }
