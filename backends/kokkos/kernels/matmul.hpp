@@ -185,6 +185,9 @@ bool matmul_device_blas(const Exec& exec, const vnn_tensor_desc& out, const vnn_
   GemmPlan p;
   if (!Blas::supports(out.dtype) || !plan_gemm(out, a_in, b_in, &p)) return false;
   if (p.batch * p.m * p.n == 0) return true;
+  // Freed at return while the gemm may still be queued: safe, since freeing
+  // device memory (cudaFree / hipFree under Kokkos) waits for the device.
+  // Only operands BLAS cannot read in place pay for it.
   using Scratch = Kokkos::View<char*, Mem>;
   Scratch scratch_a, scratch_b;
   vnn_tensor_desc a = a_in, b = b_in;
