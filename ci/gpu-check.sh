@@ -47,6 +47,7 @@ case "${1:-}" in
       { tail -30 /tmp/vnn-gpu.configure.log; exit 1; }
     cmake --build "$fixed" --parallel "${JOBS:-2}" >/tmp/vnn-gpu.build.log 2>&1 ||
       { grep -E "error|FAILED" /tmp/vnn-gpu.build.log | head -30; exit 1; }
+    echo "gpu-check: CUDA plugin code: $(python3 "$root/ci/fatbin-archs.py" "$fixed/lib/vnn/libvnn-backend-cuda.so")"
     rm -rf "$bundle" /tmp/vnn-gpu/stage
     mkdir -p "$bundle" /tmp/vnn-gpu/stage
     # What running needs: binaries, plugins, CTest files; no objects. ELF

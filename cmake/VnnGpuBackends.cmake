@@ -99,5 +99,14 @@ function(vnn_add_gpu_backend name)
     add_test(NAME backend.${name}.plugin COMMAND vnn-plugin-check "${plugin}")
     set_tests_properties(backend.${name}.plugin PROPERTIES
       LABELS "${name};gpu" SKIP_RETURN_CODE 77 TIMEOUT 300)
+    # The extra SASS (sm_90: Hopper) really is in the plugin: without it
+    # Kokkos 3.4 aborts on such a device (backends/cuda/cuda_arch.hpp).
+    find_package(Python3 COMPONENTS Interpreter QUIET)
+    if(name STREQUAL "cuda" AND VNN_KOKKOS_CUDA_EXTRA_SASS AND Python3_Interpreter_FOUND)
+      string(REPLACE ";" "," sass "${VNN_KOKKOS_CUDA_EXTRA_SASS}")
+      add_test(NAME backend.cuda.sass
+               COMMAND "${Python3_EXECUTABLE}" "${_vnn_gpu_repo_root}/ci/fatbin-archs.py" "${plugin}" --require "${sass}")
+      set_tests_properties(backend.cuda.sass PROPERTIES LABELS "cuda;cpu" TIMEOUT 60)
+    endif()
   endif()
 endfunction()
