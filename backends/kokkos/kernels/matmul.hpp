@@ -17,6 +17,8 @@
 //    strided-batched call. Both map the op through common/gemm_plan.hpp.
 #pragma once
 #include <Kokkos_Core.hpp>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -194,7 +196,8 @@ bool matmul_device_blas(const Exec& exec, const vnn_tensor_desc& out, const vnn_
   auto pack = [&](const vnn_tensor_desc& d, int64_t elems, Scratch& buf) {
     buf = Scratch(Kokkos::ViewAllocateWithoutInitializing("vnn::gemm_pack"), size_t(elems) * dtype_bytes(d.dtype));
     vnn_tensor_desc packed = packed_desc(d, buf.data());
-    copy(exec, packed, d);
+    if (!copy(exec, packed, d)) throw std::runtime_error("matmul: packing an operand for BLAS failed (dtype " +
+                                                          std::to_string(d.dtype) + ")");
     return packed;
   };
   if (!p.a.ok) a = pack(a_in, p.batch * p.m * p.k, scratch_a);
