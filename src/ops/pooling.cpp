@@ -54,18 +54,15 @@ PoolArgs fixed_args(const char* op, const Tensor& input, int64_t mode, Size2 ker
   if (H + 2 * padding.h < eh || W + 2 * padding.w < ew)
     throw ShapeError(std::string(op) + ": kernel_size " + pair_str(kernel) + " (dilation " + pair_str(dilation) +
                      ") is larger than the padded input " + input.sizes().str());
-  PoolArgs a{mode, kernel, stride, padding, dilation};
-  a.out = Size2((H + 2 * padding.h - eh) / stride.h + 1, (W + 2 * padding.w - ew) / stride.w + 1);
-  return a;
+  Size2 out((H + 2 * padding.h - eh) / stride.h + 1, (W + 2 * padding.w - ew) / stride.w + 1);
+  return PoolArgs{mode, kernel, stride, padding, dilation, 1, 0, out};
 }
 
 PoolArgs adaptive_args(const char* op, const Tensor& input, int64_t mode, Size2 out) {
   check_input(op, input);
   if (out.h <= 0 || out.w <= 0)
     throw ValueError(std::string(op) + ": output_size must be positive, got " + pair_str(out));
-  PoolArgs a{mode, 1, 1, 0, 1};
-  a.out = out;
-  return a;
+  return PoolArgs{mode, 1, 1, 0, 1, 1, 0, out};
 }
 
 Shape out_shape(const Tensor& input, const PoolArgs& a) { return {input.size(0), input.size(1), a.out.h, a.out.w}; }
@@ -148,15 +145,26 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& input, const
   return run_backward(op, grad_output, input, &indices, a);
 }
 
-Tensor avg_pool2d(const Tensor& input, Size2 kernel_size, Size2 stride, Size2 padding, bool count_include_pad,
-                  int64_t divisor_override) {
-  const char* op = "avg_pool2d";
+namespace {
+
+// avg_pool2d's arguments, checked once for forward and backward.
+PoolArgs avg_args(const char* op, const Tensor& input, Size2 kernel_size, Size2 stride, Size2 padding,
+                  bool count_include_pad, int64_t divisor_override) {
   PoolArgs a = fixed_args(op, input, kAvg, kernel_size, stride, padding, 1);
   if (divisor_override < 0)
     throw ValueError(std::string(op) + ": divisor_override must be positive (0: none), got " +
                      std::to_string(divisor_override));
   a.count_include_pad = count_include_pad ? 1 : 0;
   a.divisor = divisor_override;
+  return a;
+}
+
+}  // namespace
+
+Tensor avg_pool2d(const Tensor& input, Size2 kernel_size, Size2 stride, Size2 padding, bool count_include_pad,
+                  int64_t divisor_override) {
+  const char* op = "avg_pool2d";
+  PoolArgs a = avg_args(op, input, kernel_size, stride, padding, count_include_pad, divisor_override);
   Tensor out = detail::make_empty(input.impl()->ctx(), out_shape(input, a), input.dtype());
   run_forward(op, input, a, out, nullptr);
   if (detail::needs_grad({&input})) {
@@ -172,12 +180,7 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel_size, Size2 stride, Size2 pa
 Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input, Size2 kernel_size, Size2 stride,
                            Size2 padding, bool count_include_pad, int64_t divisor_override) {
   const char* op = "avg_pool2d_backward";
-  PoolArgs a = fixed_args(op, input, kAvg, kernel_size, stride, padding, 1);
-  if (divisor_override < 0)
-    throw ValueError(std::string(op) + ": divisor_override must be positive (0: none), got " +
-                     std::to_string(divisor_override));
-  a.count_include_pad = count_include_pad ? 1 : 0;
-  a.divisor = divisor_override;
+  PoolArgs a = avg_args(op, input, kernel_size, stride, padding, count_include_pad, divisor_override);
   return run_backward(op, grad_output, input, nullptr, a);
 }
 
