@@ -1,6 +1,10 @@
-// A small strict JSON reader and string escaper, enough for safetensors
-// headers. Self-contained (only vnn/error.h) so that the fuzz target can
-// compile it with instrumentation.
+// A small strict JSON reader and string escaper. Self-contained (only
+// vnn/error.h) so that the fuzz targets can compile it with instrumentation.
+//
+// Two layers: json::Reader, a bounds-checked token reader that callers drive
+// (the safetensors header parser reads straight into its own structures with
+// it, in one pass and without a generic tree), and json::parse, a small DOM
+// for trusted files (the profiler's trace in tests).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -10,12 +14,84 @@
 
 namespace vnn::io::json {
 
+// Reads one JSON text in [text, text + size). Every read is checked against
+// the end; every error is a FormatError "<source>: invalid JSON header at
+// byte N: ...". Strings are decoded (escapes, surrogate pairs) and must be
+// valid UTF-8 (RFC 8259 section 8.1): overlong forms, surrogates and code
+// points above U+10FFFF are rejected.
+class Reader {
+ public:
+  Reader(const char* text, size_t size, const std::string& source)
+      : begin_(text), p_(text), end_(text + size), source_(source) {}
+
+  [[noreturn]] void fail(const std::string& what) const;
+  size_t offset() const { return size_t(p_ - begin_); }
+  // Skips whitespace; true when only whitespace is left.
+  bool at_end();
+  // Skips whitespace and returns the next character (fails at the end).
+  char peek();
+  // Skips whitespace; consumes c and returns true when it comes next.
+  bool consume(char c);
+  // Skips whitespace and consumes c, else fails with "expected <what>".
+  void expect(char c, const char* what);
+  // Consumes the literal word w (true, false, null) at the current position.
+  void word(const char* w);
+  // A string at the current position (after whitespace), decoded into out
+  // (reserved once to the raw length, so a long string is never regrown).
+  void string(std::string& out);
+
+  struct Number {
+    bool is_uint = false;  // integral, no sign/fraction/exponent, fits uint64
+    uint64_t u = 0;
+    const char* text = nullptr;  // the number's characters in the input
+    size_t len = 0;
+  };
+  Number number();
+
+  // Reads an object: f(key) is called with the reader positioned at each
+  // member's value and must consume it (it may move the key away). Handles
+  // '{', ':', ',' and '}'.
+  template <class F>
+  void object(F&& f) {
+    expect('{', "'{'");
+    if (consume('}')) return;
+    std::string key;
+    do {
+      if (peek() != '"') fail("expected a string key");
+      string(key);
+      expect(':', "':' after a key");
+      f(key);
+    } while (consume(','));
+    expect('}', "',' or '}' in an object");
+  }
+  // Reads an array: f() is called at each element and must consume it.
+  template <class F>
+  void array(F&& f) {
+    expect('[', "'['");
+    if (consume(']')) return;
+    do f();
+    while (consume(','));
+    expect(']', "',' or ']' in an array");
+  }
+
+ private:
+  unsigned hex4();
+  void utf8_sequence(std::string& out);
+
+  const char* begin_;
+  const char* p_;
+  const char* end_;
+  const std::string& source_;
+};
+
+// A generic tree, for trusted inputs (tests read the profiler's trace with
+// it). Nesting is limited to 64 levels and duplicate keys are rejected.
 struct Value {
   enum class Type { null, boolean, number, string, array, object };
   Type type = Type::null;
   bool b = false;
   // Numbers: integral ones without sign, fraction or exponent that fit in
-  // uint64 set is_uint; the rest keep only their text (never needed here).
+  // uint64 set is_uint; the rest keep only their text.
   bool is_uint = false;
   uint64_t u = 0;
   std::string s;  // string value, or number text
@@ -28,9 +104,7 @@ struct Value {
 const char* type_name(Value::Type t);
 
 // Parses exactly one JSON value filling [text, text + size) (whitespace
-// around it allowed). Throws FormatError("<source>: invalid JSON header at
-// byte N: ...") on any syntax error, nesting deeper than 64, duplicate
-// object keys, or invalid UTF-8 escapes.
+// around it allowed).
 Value parse(const char* text, size_t size, const std::string& source);
 
 // Appends s as a quoted JSON string.

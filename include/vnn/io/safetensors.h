@@ -30,16 +30,21 @@ namespace io {
 using TensorMap = std::map<std::string, Tensor>;
 using Metadata = std::map<std::string, std::string>;
 
-// Writes atomically: a temporary file in the same directory is written,
-// flushed and fsync'ed, then renamed over path, so a crash or failure
-// mid-save leaves any previous file at path untouched. Tensors may live on
+// Writes atomically: a temporary file <path>.vnn-tmp-<pid>-<rand> in the
+// same directory is written, flushed and fsync'ed, then renamed over path,
+// so a crash or failure mid-save leaves any previous file at path untouched.
+// A process killed mid-save leaves its temporary file behind; the next save
+// to the same path removes every such file whose pid no longer runs. Tensors may live on
 // any device and have any strides (they are copied to the host
 // contiguously). Names must be non-empty and not "__metadata__".
 void save(const std::string& path, const TensorMap& tensors, const Metadata& metadata = {});
 
 // Reads every tensor onto map_location (any file loads onto any device).
-// Truncated, corrupt or hostile files throw FormatError naming the file and
-// the problem; missing or unreadable ones FileError.
+// Only the header and the byte ranges it names are read (pread), after the
+// header has been checked against the file size. Truncated, corrupt or
+// hostile files throw FormatError naming the file and the problem (a BOOL
+// byte other than 0 or 1 included); missing or unreadable ones FileError;
+// a tensor that does not fit in memory OutOfMemory naming it and its size.
 TensorMap load(const std::string& path, const Device& map_location = Device("cpu", 0));
 // The __metadata__ map only (reads the header, not the data).
 Metadata load_metadata(const std::string& path);
@@ -57,11 +62,18 @@ struct Header {
   uint64_t data_start = 0;  // 8 + header length
 };
 // Validates the first `size` bytes of a file of file_size bytes (size may
-// stop after the header). Never reads outside [data, data + size).
+// stop after the header). Never reads outside [data, data + size). Time is
+// linear in the header size and memory a small multiple of it.
 // Rejects: fewer than 8 bytes, header length > 100 MB or past the end,
-// invalid JSON, duplicate names, unknown dtypes, bad shapes, offsets that
-// run past the end, overlap, or disagree with shape x dtype size.
+// invalid JSON or UTF-8, duplicate names, names with NUL, entries with other
+// keys than dtype/shape/data_offsets, unknown dtypes, more than 8
+// dimensions, shapes whose element count, byte size or strides overflow
+// 64 bits, offsets that run past the end, overlap, or disagree with
+// shape x dtype size, and more than 16384 __metadata__ entries.
 Header parse_header(const uint8_t* data, size_t size, uint64_t file_size, const std::string& source);
+// The header length from the first `size` (>= 8) bytes, checked against the
+// 100 MB limit and the file size; FormatError otherwise.
+uint64_t header_length(const uint8_t* data, size_t size, uint64_t file_size, const std::string& source);
 // Bytes per element of a safetensors dtype name; 0 when unknown.
 size_t dtype_size(const std::string& dtype);
 
