@@ -24,9 +24,7 @@ std::vector<std::string> split(const std::string& line, char delim) {
   }
   return out;
 }
-}  // namespace
-
-CsvTable read_csv(const std::string& path, const CsvOptions& opt) {
+CsvTable read_csv_impl(const std::string& path, const CsvOptions& opt) {
   std::ifstream in(path);
   if (!in) throw FileError("read_csv: cannot open " + path + ": " + std::strerror(errno));
   std::string line;
@@ -86,6 +84,11 @@ CsvTable read_csv(const std::string& path, const CsvOptions& opt) {
   t.features = from_blob(feats.data(), {rows, int64_t(t.feature_names.size())}, kFloat32);
   if (label_col >= 0) t.labels = from_blob(labels.data(), {rows}, kInt64);
   return t;
+}
+}  // namespace
+
+CsvTable read_csv(const std::string& path, const CsvOptions& opt) {
+  return detail::host_memory_guard("read_csv: " + path, [&] { return read_csv_impl(path, opt); });
 }
 
 }  // namespace vnn::data

@@ -3,7 +3,11 @@
 // while the main thread runs device work.
 #pragma once
 #include <cstdint>
+#include <new>
+#include <stdexcept>
+#include <string>
 
+#include "vnn/error.h"
 #include "vnn/tensor.h"
 
 namespace vnn::data::detail {
@@ -18,5 +22,18 @@ void* host_ptr(const Tensor& t);
 void copy_to_buffer(const Tensor& t, void* dst);
 // t itself when contiguous, else a contiguous host copy.
 Tensor host_contiguous(const Tensor& t);
+
+// Runs f; std::bad_alloc / std::length_error from the host allocations of a
+// reader become OutOfMemory("<what>: ..."), so only vnn errors leave it.
+template <class F>
+auto host_memory_guard(const std::string& what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(what + ": out of host memory");
+  } catch (const std::length_error&) {
+    throw OutOfMemory(what + ": out of host memory (a buffer exceeded its maximum size)");
+  }
+}
 
 }  // namespace vnn::data::detail

@@ -92,8 +92,10 @@ Tensor read_idx(const std::string& path) {
       throw FormatError("read_idx: " + path + " declares shape " + shape.str() + ", more than 2^34 elements");
   }
   size_t isz = itemsize(dt);
-  Tensor out = host_empty(shape, dt);
   size_t want = size_t(total) * isz;
+  Tensor out = detail::host_memory_guard("read_idx: " + path + " (shape " + shape.str() + ", " + std::to_string(want) +
+                                             " bytes)",
+                                         [&] { return host_empty(shape, dt); });
   size_t got = gz.read(host_ptr(out), want);
   if (got != want)
     throw FormatError("read_idx: " + path + " is truncated: shape " + shape.str() + " needs " + std::to_string(want) +

@@ -1,5 +1,7 @@
 #include "vnn/io/checkpoint.h"
 
+#include "io/safetensors_file.hpp"
+#include "nn/state_load.hpp"
 #include "vnn/error.h"
 #include "vnn/io/safetensors.h"
 
@@ -19,15 +21,43 @@ std::vector<std::pair<std::string, Tensor>> take(const TensorMap& all, const std
   return out;
 }
 
-int64_t int_field(const Metadata& meta, const std::string& key, const std::string& path) {
+// Unsigned decimal digits and nothing else; std::stoll would accept " 5x",
+// and std::stoull "-5" (wrapping it to 2^64 - 5).
+bool parse_decimal(const std::string& s, uint64_t* out) {
+  if (s.empty()) return false;
+  uint64_t v = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    uint64_t d = uint64_t(s[i] - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+[[noreturn]] void bad_field(const std::string& path, const std::string& key, const std::string& value, const char* want) {
+  throw FormatError("load_training_checkpoint: " + path + ": metadata '" + key + "' = '" + value + "' is not " + want +
+                    "; the checkpoint is corrupt or was not written by vnn::io::save_training_checkpoint");
+}
+
+int64_t count_field(const Metadata& meta, const std::string& key, const std::string& path) {
   auto it = meta.find(key);
   if (it == meta.end()) throw FormatError("load_training_checkpoint: " + path + " has no '" + key + "' in its metadata");
-  try {
-    return std::stoll(it->second);
-  } catch (const std::exception&) {
-    throw FormatError("load_training_checkpoint: " + path + ": metadata '" + key + "' = '" + it->second +
-                      "' is not an integer");
-  }
+  uint64_t v = 0;
+  if (!parse_decimal(it->second, &v) || v > uint64_t(INT64_MAX))
+    bad_field(path, key, it->second, "a non-negative 64-bit integer");
+  return int64_t(v);
+}
+
+uint64_t u64_field(const Metadata& meta, const std::string& key, const std::string& path) {
+  auto it = meta.find(key);
+  if (it == meta.end()) throw FormatError("load_training_checkpoint: " + path + " has '" +
+                                          (key == "rng.seed" ? "rng.offset" : "rng.seed") + "' but no '" + key +
+                                          "' in its metadata");
+  uint64_t v = 0;
+  if (!parse_decimal(it->second, &v)) bad_field(path, key, it->second, "an unsigned 64-bit integer");
+  return v;
 }
 }  // namespace
 
@@ -49,27 +79,49 @@ void save_training_checkpoint(const std::string& path, const nn::Module& model, 
   save(path, tensors, meta);  // atomic: temporary file, fsync, rename
 }
 
+// Everything is read and validated first (file, metadata, RNG fields,
+// every model/optimizer/scheduler entry, with device and dtype conversions
+// done); only then does anything change, so a failed load leaves the model,
+// optimizer, scheduler and generator as they were.
 TrainingProgress load_training_checkpoint(const std::string& path, nn::Module& model, optim::Optimizer* optimizer,
                                           optim::LRScheduler* scheduler, Generator* rng) {
-  Metadata meta = load_metadata(path);
+  detail::SafetensorsFile file(path, "load_training_checkpoint");
+  const Metadata& meta = file.header().metadata;
   auto f = meta.find("format");
   if (f == meta.end() || f->second != kFormat)
     throw FormatError("load_training_checkpoint: " + path + " is not a vnn training checkpoint (metadata format '" +
                       (f == meta.end() ? std::string("missing") : f->second) + "', expected '" + kFormat +
                       "'); use vnn::io::load for plain tensor files");
-  TensorMap all = load(path);
-  model.load_state_dict(take(all, "model."));
-  if (optimizer) optimizer->load_state_dict(take(all, "optimizer."));
-  if (scheduler) scheduler->load_state_dict(take(all, "scheduler."));
   TrainingProgress p;
-  p.epoch = int_field(meta, "epoch", path);
-  p.step = int_field(meta, "step", path);
-  if (rng && meta.count("rng.seed")) {
-    rng->manual_seed(std::stoull(meta["rng.seed"]));
-    rng->set_offset(std::stoull(meta["rng.offset"]));
+  p.epoch = count_field(meta, "epoch", path);
+  p.step = count_field(meta, "step", path);
+  const bool has_rng = meta.count("rng.seed") || meta.count("rng.offset");
+  uint64_t seed = 0, offset = 0;
+  if (has_rng) {
+    seed = u64_field(meta, "rng.seed", path);
+    offset = u64_field(meta, "rng.offset", path);
   }
   for (auto& [k, v] : meta)
     if (k.compare(0, 6, "extra.") == 0) p.extra[k.substr(6)] = v;
+
+  TensorMap all = file.tensors(Device("cpu", 0));
+  for (auto& [k, v] : all)
+    if (k.compare(0, 6, "model.") != 0 && k.compare(0, 10, "optimizer.") != 0 && k.compare(0, 10, "scheduler.") != 0)
+      throw FormatError("load_training_checkpoint: " + path + " holds tensor '" + k +
+                        "', which is no model., optimizer. or scheduler. entry");
+  nn::detail::PreparedLoad model_state = nn::detail::prepare_load(model, take(all, "model."), true);
+  optim::Optimizer::LoadedState opt_state;
+  if (optimizer) opt_state = optimizer->check_state_dict(take(all, "optimizer."));
+  optim::LRScheduler::LoadedState sched_state;
+  if (scheduler) sched_state = scheduler->check_state_dict(take(all, "scheduler."));
+
+  nn::detail::apply_load(model_state);
+  if (optimizer) optimizer->apply_state_dict(std::move(opt_state));
+  if (scheduler) scheduler->apply_state_dict(sched_state);
+  if (rng && has_rng) {
+    rng->manual_seed(seed);
+    rng->set_offset(offset);
+  }
   return p;
 }
 

@@ -1,20 +1,31 @@
-// safetensors save (atomic: temp file, fsync, rename) and load (validated
-// header, then one host-to-device copy per tensor onto map_location).
+// safetensors save (atomic: temp file, fsync, rename; stale temp files of
+// dead writers removed) and load (the header read and validated first, then
+// only the byte ranges it names, one host-to-device copy per tensor).
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <random>
 
 #include "io/json.hpp"
+#include "io/safetensors_file.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/io/safetensors.h"
 
 namespace vnn::io {
 
 namespace {
+
+// Temporary files of a save: <path>.vnn-tmp-<pid>-<rand>.
+constexpr const char* kTempTag = ".vnn-tmp-";
 
 std::mutex g_hook_mutex;
 std::function<bool(size_t)> g_write_hook;
@@ -89,38 +100,65 @@ void write_all(int fd, const std::vector<Piece>& pieces, const std::string& tmp)
   }
 }
 
-std::vector<uint8_t> read_file(const std::string& path, const char* op, bool header_only) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw FileError(std::string(op) + ": cannot open " + path + ": " + sys_error());
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw FileError(std::string(op) + ": " + path + " is not a regular file");
+// Stale temporary files of `base` in `dir`: <base>.vnn-tmp-<pid>-<rand>
+// whose writer is gone (kill(pid, 0) answers ESRCH). A live pid, even a
+// reused one, keeps its file: removing a save in progress would be worse
+// than leaving a stale one for a later save.
+void remove_stale_temps(const std::string& dir, const std::string& base) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  const std::string prefix = base + kTempTag;
+  while (struct dirent* ent = ::readdir(d)) {
+    const char* name = ent->d_name;
+    if (std::strncmp(name, prefix.c_str(), prefix.size()) != 0) continue;
+    const char* p = name + prefix.size();
+    long long pid = 0;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9' && digits < 10; ++p, ++digits) pid = pid * 10 + (*p - '0');
+    if (digits == 0 || *p != '-' || pid <= 0 || pid > INT32_MAX || pid_t(pid) == ::getpid()) continue;
+    if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;
+    ::unlinkat(::dirfd(d), name, 0);
   }
-  uint64_t size = uint64_t(st.st_size);
-  uint64_t want = size;
-  if (header_only && size >= 8) {
-    uint8_t len[8];
-    if (::pread(fd, len, 8, 0) == 8) {
-      uint64_t n = 0;
-      for (int i = 7; i >= 0; --i) n = (n << 8) | len[i];
-      want = std::min<uint64_t>(size, 8 + std::min<uint64_t>(n, 100ull * 1000 * 1000 + 1));
-    }
+  ::closedir(d);
+}
+
+// Creates <path>.vnn-tmp-<pid>-<rand> exclusively; returns its fd and name.
+int create_temp(const std::string& path, std::string* tmp) {
+  static std::atomic<uint64_t> counter{0};
+  std::random_device rd;
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    uint64_t r = (uint64_t(rd()) << 32) ^ rd() ^ counter.fetch_add(1);
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, "%ld-%08llx", long(::getpid()), (unsigned long long)(r & 0xffffffffull));
+    *tmp = path + kTempTag + suffix;
+    int fd = ::open(tmp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST) return fd;
   }
-  std::vector<uint8_t> buf(static_cast<size_t>(want));
+  errno = EEXIST;
+  return -1;
+}
+
+void pread_all(int fd, void* dst, size_t n, uint64_t offset, const std::string& path, const char* op) {
   size_t got = 0;
-  while (got < buf.size()) {
-    ssize_t r = ::pread(fd, buf.data() + got, buf.size() - got, off_t(got));
+  while (got < n) {
+    ssize_t r = ::pread(fd, static_cast<uint8_t*>(dst) + got, n - got, off_t(offset + got));
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      ::close(fd);
-      throw FileError(std::string(op) + ": reading " + path + " failed at byte " + std::to_string(got) + ": " +
-                      (r < 0 ? sys_error() : std::string("file shrank while reading")));
-    }
+    if (r <= 0)
+      throw FileError(std::string(op) + ": reading " + path + " failed at byte " + std::to_string(offset + got) +
+                      ": " + (r < 0 ? sys_error() : std::string("file shrank while reading")));
     got += size_t(r);
   }
-  ::close(fd);
-  return buf;
+}
+
+// Host memory for a read; the failure names the file, the tensor and the size.
+void reserve_bytes(std::vector<uint8_t>& buf, uint64_t n, const std::string& path, const char* op,
+                   const std::string& what) {
+  try {
+    if (buf.size() < n) buf.resize(size_t(n));
+  } catch (const std::exception&) {  // bad_alloc, length_error
+    throw OutOfMemory(std::string(op) + ": " + path + ": cannot allocate " + std::to_string(n) +
+                      " bytes of host memory for " + what);
+  }
 }
 
 }  // namespace
@@ -172,19 +210,16 @@ void save(const std::string& path, const TensorMap& tensors, const Metadata& met
   synchronize(Device("cpu", 0));
   std::vector<Piece> pieces{{len, 8}, {header.data(), header.size()}};
   for (auto& h : host)
-    if (h.nbytes() > 0) pieces.push_back({detail::host_pointer(*h.impl()), h.nbytes()});
+    if (h.nbytes() > 0) pieces.push_back({vnn::detail::host_pointer(*h.impl()), h.nbytes()});
 
-  std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-  std::string tmp = dir_of(path) + "/." + base + ".tmp.XXXXXX";
-  std::vector<char> tmpl(tmp.begin(), tmp.end());
-  tmpl.push_back('\0');
-  int fd = ::mkstemp(tmpl.data());
+  const std::string dir = dir_of(path);
+  remove_stale_temps(dir, path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1));
+  std::string tmp;
+  int fd = create_temp(path, &tmp);
   if (fd < 0) throw FileError("save: cannot create a temporary file next to " + path + " (" + tmp + "): " + sys_error());
-  tmp = tmpl.data();
   try {
     write_all(fd, pieces, tmp);
     if (::fsync(fd) != 0) throw FileError("save: fsync of " + tmp + " failed: " + sys_error());
-    ::fchmod(fd, 0644);  // mkstemp makes 0600; checkpoints are ordinary files
     if (::close(fd) != 0) { fd = -1; throw FileError("save: closing " + tmp + " failed: " + sys_error()); }
     fd = -1;
     if (::rename(tmp.c_str(), path.c_str()) != 0)
@@ -195,31 +230,73 @@ void save(const std::string& path, const TensorMap& tensors, const Metadata& met
     throw;
   }
   // Make the rename itself durable.
-  int dfd = ::open(dir_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
 }
 
-TensorMap load(const std::string& path, const Device& map_location) {
-  if (!little_endian_host()) throw Unsupported("load: safetensors holds little-endian data; this host is big-endian");
-  std::vector<uint8_t> buf = read_file(path, "load", false);
-  Header h = parse_header(buf.data(), buf.size(), buf.size(), path);
+namespace detail {
+
+SafetensorsFile::SafetensorsFile(const std::string& path, const char* op) : path_(path), op_(op) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw FileError(std::string(op) + ": cannot open " + path + ": " + sys_error());
+  try {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode))
+      throw FileError(std::string(op) + ": " + path + " is not a regular file");
+    const uint64_t size = uint64_t(st.st_size);
+    uint8_t len[8];
+    const size_t head = size_t(std::min<uint64_t>(size, 8));
+    pread_all(fd_, len, head, 0, path, op);
+    // Checks the length against the file size before allocating for it.
+    const uint64_t n = header_length(len, head, size, path);
+    std::vector<uint8_t> buf;
+    reserve_bytes(buf, 8 + n, path, op, "the header");
+    std::memcpy(buf.data(), len, 8);
+    pread_all(fd_, buf.data() + 8, size_t(n), 8, path, op);
+    header_ = parse_header(buf.data(), buf.size(), size, path);
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
+}
+
+SafetensorsFile::~SafetensorsFile() { ::close(fd_); }
+
+TensorMap SafetensorsFile::tensors(const Device& map_location) const {
+  if (!little_endian_host()) throw Unsupported(std::string(op_) + ": safetensors holds little-endian data; this host is big-endian");
   TensorMap out;
-  for (auto& e : h.tensors) {
-    Shape shape(e.shape);
-    const uint8_t* p = buf.data() + h.data_start + e.begin;
-    out[e.name] = from_blob(p, shape, from_st_name(e.dtype), map_location);
+  std::vector<uint8_t> staging;  // reused: each tensor's bytes, read with pread from its own range only
+  for (auto& e : header_.tensors) {
+    const uint64_t n = e.end - e.begin;
+    reserve_bytes(staging, n, path_, op_, "tensor \"" + e.name + "\" (" + e.dtype + " " + std::to_string(n) + " bytes)");
+    pread_all(fd_, staging.data(), size_t(n), header_.data_start + e.begin, path_, op_);
+    const DType dtype = from_st_name(e.dtype);
+    if (dtype == kBool)  // any other byte is not a bool: kernels would read it differently per build
+      for (uint64_t i = 0; i < n; ++i)
+        if (staging[size_t(i)] > 1)
+          throw FormatError(path_ + ": not a valid safetensors file: tensor \"" + e.name + "\": BOOL element " +
+                            std::to_string(i) + " is byte " + std::to_string(staging[size_t(i)]) + ", not 0 or 1");
+    try {
+      out[e.name] = from_blob(staging.data(), Shape(e.shape), dtype, map_location);
+    } catch (const std::bad_alloc&) {
+      throw OutOfMemory(std::string(op_) + ": " + path_ + ": out of host memory creating tensor \"" + e.name +
+                        "\" (" + std::to_string(n) + " bytes)");
+    }
   }
   return out;
 }
 
+}  // namespace detail
+
+TensorMap load(const std::string& path, const Device& map_location) {
+  return detail::SafetensorsFile(path, "load").tensors(map_location);
+}
+
 Metadata load_metadata(const std::string& path) {
-  std::vector<uint8_t> buf = read_file(path, "load_metadata", true);
-  struct stat st {};
-  uint64_t file_size = ::stat(path.c_str(), &st) == 0 ? uint64_t(st.st_size) : buf.size();
-  return parse_header(buf.data(), buf.size(), file_size, path).metadata;
+  return detail::SafetensorsFile(path, "load_metadata").header().metadata;
 }
 
 }  // namespace vnn::io

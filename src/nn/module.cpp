@@ -2,8 +2,11 @@
 
 #include <ostream>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "autograd/autograd.hpp"
+#include "nn/state_load.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 
@@ -57,7 +60,7 @@ StateDict Module::named_parameters(bool recurse) const {
   StateDict out;
   collect("", recurse, true, out);
   // A module shared at two places appears once (its first path).
-  std::set<const detail::TensorImpl*> seen;
+  std::set<const vnn::detail::TensorImpl*> seen;
   StateDict unique;
   for (auto& p : out)
     if (seen.insert(p.second.impl()).second) unique.push_back(p);
@@ -108,9 +111,9 @@ namespace {
 void move_in_place(const Tensor& t, const Device& device, DType dtype, bool non_blocking) {
   autograd::NoGradGuard no_grad;
   if (t.device() == device && t.dtype() == dtype) return;
-  detail::set_data(t, t.to(device, dtype, non_blocking));
+  vnn::detail::set_data(t, t.to(device, dtype, non_blocking));
   Tensor g = t.grad();
-  if (g.defined()) detail::set_data(g, g.to(device, dtype, non_blocking));
+  if (g.defined()) vnn::detail::set_data(g, g.to(device, dtype, non_blocking));
 }
 }  // namespace
 
@@ -146,39 +149,57 @@ StateDict Module::state_dict() const {
   return out;
 }
 
-void Module::load_state_dict(const StateDict& state, bool strict) {
-  StateDict mine = state_dict();
-  std::string missing, unexpected, shapes;
+namespace detail {
+
+PreparedLoad prepare_load(const Module& module, const StateDict& state, bool strict) {
+  const std::string& who = module.type_name();
+  StateDict mine = module.state_dict();
+  std::unordered_map<std::string, const Tensor*> given;  // hashed: linear in the number of keys
+  for (auto& s : state) given[s.first] = &s.second;
+  std::unordered_set<std::string> known;
+  std::string missing, unexpected, shapes, undefined;
   for (auto& [n, t] : mine) {
-    const Tensor* src = nullptr;
-    for (auto& s : state)
-      if (s.first == n) src = &s.second;
-    if (!src) {
+    known.insert(n);
+    auto it = given.find(n);
+    if (it == given.end()) {
       missing += (missing.empty() ? "" : ", ") + n;
       continue;
     }
-    if (src->sizes() != t.sizes())
-      shapes += (shapes.empty() ? "" : "; ") + n + ": checkpoint " + src->sizes().str() + ", model " + t.sizes().str();
+    const Tensor& src = *it->second;
+    if (!src.defined()) undefined += (undefined.empty() ? "" : ", ") + n;
+    else if (src.sizes() != t.sizes())
+      shapes += (shapes.empty() ? "" : "; ") + n + ": checkpoint " + src.sizes().str() + ", model " + t.sizes().str();
   }
-  for (auto& s : state) {
-    bool known = false;
-    for (auto& m : mine) known |= m.first == s.first;
-    if (!known) unexpected += (unexpected.empty() ? "" : ", ") + s.first;
-  }
-  if (!shapes.empty()) throw ShapeError(type_name_ + "::load_state_dict: size mismatch for " + shapes);
+  for (auto& s : state)
+    if (!known.count(s.first)) unexpected += (unexpected.empty() ? "" : ", ") + s.first;
+  if (!undefined.empty()) throw ValueError(who + "::load_state_dict: undefined tensors for " + undefined);
+  if (!shapes.empty()) throw ShapeError(who + "::load_state_dict: size mismatch for " + shapes);
   if (strict && (!missing.empty() || !unexpected.empty()))
-    throw ValueError(type_name_ + "::load_state_dict: " + (missing.empty() ? "" : "missing keys: " + missing + ". ") +
+    throw ValueError(who + "::load_state_dict: " + (missing.empty() ? "" : "missing keys: " + missing + ". ") +
                      (unexpected.empty() ? "" : "unexpected keys: " + unexpected + ". ") +
                      "Pass strict = false to load a partial state");
   autograd::NoGradGuard no_grad;
-  for (auto& [n, t] : mine)
-    for (auto& s : state)
-      if (s.first == n) {
-        Tensor copy = s.second.to(t.device(), t.dtype()).contiguous();
-        if (copy.raw_data() == s.second.raw_data()) copy = copy.clone();  // never alias the caller's tensor
-        detail::set_data(t, copy);
-      }
+  PreparedLoad out;
+  for (auto& [n, t] : mine) {
+    auto it = given.find(n);
+    if (it == given.end()) continue;
+    const Tensor& src = *it->second;
+    Tensor copy = src.to(t.device(), t.dtype()).contiguous();
+    if (copy.raw_data() == src.raw_data()) copy = copy.clone();  // never alias the caller's tensor
+    out.assign.emplace_back(t, copy);
+  }
+  return out;
 }
+
+void apply_load(const PreparedLoad& prepared) {
+  for (auto& [target, data] : prepared.assign) vnn::detail::set_data(target, data);
+}
+
+}  // namespace detail
+
+// Validates and converts everything before the first tensor changes, so a
+// failed load leaves the module as it was.
+void Module::load_state_dict(const StateDict& state, bool strict) { detail::apply_load(detail::prepare_load(*this, state, strict)); }
 
 void Module::str_into(std::string& out, const std::string& name, int indent) const {
   std::string pad(size_t(indent), ' ');

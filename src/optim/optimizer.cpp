@@ -168,7 +168,15 @@ StateDict Optimizer::state_dict() const {
   return out;
 }
 
-void Optimizer::load_state_dict(const StateDict& dict) {
+void Optimizer::load_state_dict(const StateDict& dict) { apply_state_dict(check_state_dict(dict)); }
+
+void Optimizer::apply_state_dict(LoadedState loaded) {
+  for (size_t gi = 0; gi < groups_.size() && gi < loaded.options.size(); ++gi)
+    groups_[gi].options = std::move(loaded.options[gi]);
+  state_ = std::move(loaded.state);
+}
+
+Optimizer::LoadedState Optimizer::check_state_dict(const StateDict& dict) const {
   std::vector<Tensor> flat;
   for (auto& g : groups_)
     for (auto& p : g.params) flat.push_back(p);
@@ -202,7 +210,12 @@ void Optimizer::load_state_dict(const StateDict& dict) {
       const Tensor& p = flat[size_t(idx)];
       ParamState& st = state[p.impl()];
       if (parts[2] == "step") {
-        st.step = int64_t(t.item());
+        if (t.numel() != 1) throw ShapeError(who + "'" + key + "' must hold one value, got shape " + t.shape_str());
+        const double step = t.item();
+        // Integral and exactly representable; int64_t(NaN) would be undefined.
+        if (!(step >= 0 && step <= 9007199254740992.0) || step != std::floor(step))
+          throw ValueError(who + "'" + key + "' = " + std::to_string(step) + " is not a step count (a non-negative integer)");
+        st.step = int64_t(step);
       } else {
         if (t.sizes() != p.sizes())
           throw ShapeError(who + "'" + key + "' has shape " + t.shape_str() + " but parameter " +
@@ -223,8 +236,7 @@ void Optimizer::load_state_dict(const StateDict& dict) {
       if (!options[gi].count(d.first)) throw ValueError(who + "missing key '" + prefix + d.first + "'");
     validate(options[gi]);
   }
-  for (size_t gi = 0; gi < groups_.size(); ++gi) groups_[gi].options = options[gi];
-  state_ = std::move(state);
+  return LoadedState{std::move(options), std::move(state)};
 }
 
 void fused_step(const Tensor& param, const Tensor& grad, const std::vector<Tensor>& state,

@@ -79,15 +79,52 @@ StateDict LRScheduler::state_dict() const {
   return d;
 }
 
-void LRScheduler::load_state_dict(const StateDict& dict) {
-  auto m = to_map(dict, name_);
-  last_epoch_ = int64_t(lookup(m, name_, "last_epoch"));
-  step_count_ = int64_t(lookup(m, name_, "step_count"));
-  for (size_t i = 0; i < base_lrs_.size(); ++i) base_lrs_[i] = lookup(m, name_, "base_lrs." + std::to_string(i));
-  last_lr_.assign(base_lrs_.size(), 0.0);
-  for (size_t i = 0; i < last_lr_.size(); ++i) last_lr_[i] = lookup(m, name_, "last_lr." + std::to_string(i));
-  for (auto& [k, v] : settings()) *v = lookup(m, name_, k);
+namespace {
+// Saved values that later arithmetic depends on: an int64 cast of NaN or
+// 1e300 is undefined, and StepLR computes last_epoch % step_size.
+struct Rule { const char* scheduler; const char* key; double min; bool integral; };
+constexpr Rule kRules[] = {
+    {nullptr, "last_epoch", -1, true},        {nullptr, "step_count", 0, true},
+    {"StepLR", "step_size", 1, true},         {"CosineAnnealingLR", "T_max", 1e-300, false},
+    {"LinearLR", "total_iters", 0, false},    {"OneCycleLR", "total_steps", 1, true},
+};
+void check_value(const std::string& who, const std::string& key, double v) {
+  if (!std::isfinite(v)) throw ValueError(who + ".load_state_dict: '" + key + "' = " + std::to_string(v) + " is not finite");
+  for (const Rule& r : kRules) {
+    if ((r.scheduler && who != r.scheduler) || key != r.key) continue;
+    if (v < r.min || std::fabs(v) > 9007199254740992.0 || (r.integral && v != std::floor(v)))
+      throw ValueError(who + ".load_state_dict: '" + key + "' = " + std::to_string(v) + " must be " +
+                       (r.integral ? "an integer " : "") + ">= " + std::to_string(r.min));
+  }
 }
+}  // namespace
+
+LRScheduler::LoadedState LRScheduler::check_state_dict(const StateDict& dict) const {
+  auto m = to_map(dict, name_);
+  LoadedState out;
+  auto take = [&](const std::string& k) {
+    double v = lookup(m, name_, k);
+    check_value(name_, k, v);
+    out[k] = v;
+  };
+  take("last_epoch");
+  take("step_count");
+  for (size_t i = 0; i < base_lrs_.size(); ++i) take("base_lrs." + std::to_string(i));
+  for (size_t i = 0; i < base_lrs_.size(); ++i) take("last_lr." + std::to_string(i));
+  for (auto& kv : const_cast<LRScheduler*>(this)->settings()) take(kv.first);
+  return out;
+}
+
+void LRScheduler::apply_state_dict(const LoadedState& m) {
+  last_epoch_ = int64_t(m.at("last_epoch"));
+  step_count_ = int64_t(m.at("step_count"));
+  for (size_t i = 0; i < base_lrs_.size(); ++i) base_lrs_[i] = m.at("base_lrs." + std::to_string(i));
+  last_lr_.assign(base_lrs_.size(), 0.0);
+  for (size_t i = 0; i < last_lr_.size(); ++i) last_lr_[i] = m.at("last_lr." + std::to_string(i));
+  for (auto& [k, v] : settings()) *v = m.at(k);
+}
+
+void LRScheduler::load_state_dict(const StateDict& dict) { apply_state_dict(check_state_dict(dict)); }
 
 // ---- StepLR / MultiStepLR / ExponentialLR --------------------------------------
 

@@ -168,11 +168,24 @@ void ReduceLROnPlateau::load_state_dict(const StateDict& dict) {
     if (it == m.end()) throw ValueError("ReduceLROnPlateau.load_state_dict: missing key '" + k + "'");
     return it->second;
   };
-  best_ = get("best");
-  num_bad_epochs_ = int64_t(get("num_bad_epochs"));
-  cooldown_counter_ = int64_t(get("cooldown_counter"));
-  last_epoch_ = int64_t(get("last_epoch"));
-  for (size_t i = 0; i < last_lr_.size(); ++i) last_lr_[i] = get("last_lr." + std::to_string(i));
+  // Every value is read and checked before the first member changes.
+  auto count = [&](const std::string& k, double lo) {
+    double v = get(k);
+    if (!(v >= lo && v <= 9007199254740992.0) || v != std::floor(v))
+      throw ValueError("ReduceLROnPlateau.load_state_dict: '" + k + "' = " + std::to_string(v) +
+                       " must be an integer >= " + std::to_string(int(lo)));
+    return int64_t(v);
+  };
+  const double best = get("best");
+  const int64_t bad = count("num_bad_epochs", 0), cooldown = count("cooldown_counter", 0),
+                epoch = count("last_epoch", -1);
+  std::vector<double> lrs(last_lr_.size());
+  for (size_t i = 0; i < lrs.size(); ++i) lrs[i] = get("last_lr." + std::to_string(i));
+  best_ = best;
+  num_bad_epochs_ = bad;
+  cooldown_counter_ = cooldown;
+  last_epoch_ = epoch;
+  last_lr_ = std::move(lrs);
 }
 
 }  // namespace vnn::optim

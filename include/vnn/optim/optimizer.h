@@ -74,6 +74,18 @@ class Optimizer {
   // ShapeError naming the key.
   void load_state_dict(const StateDict& dict);
 
+  // load_state_dict in two halves, for restores that must be all-or-nothing
+  // (load_training_checkpoint checks every part of a checkpoint before it
+  // changes any): check_state_dict validates dict and builds the new state
+  // (throwing what load_state_dict throws) without touching the optimizer;
+  // apply_state_dict installs it.
+  struct LoadedState {
+    std::vector<std::map<std::string, double>> options;  // per group
+    std::unordered_map<const void*, ParamState> state;
+  };
+  LoadedState check_state_dict(const StateDict& dict) const;
+  void apply_state_dict(LoadedState loaded);
+
  protected:
   Optimizer(const char* name, std::map<std::string, double> defaults);
   // Called by the constructors of subclasses (virtual validate is usable then).

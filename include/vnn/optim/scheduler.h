@@ -5,6 +5,7 @@
 //   vnn::optim::StepLR sched(opt, 30, 0.1);
 //   for (epoch...) { train(); sched.step(); }
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,15 @@ class LRScheduler {
   // "last_epoch", "step_count", "base_lrs.<i>", "last_lr.<i>" and the
   // scheduler's own settings, as 0-dim float64 tensors.
   virtual StateDict state_dict() const;
-  // Restores state_dict(); a missing key throws ValueError naming it.
+  // Restores state_dict(); a missing key or invalid value throws
+  // ValueError naming it, and leaves the scheduler unchanged.
   virtual void load_state_dict(const StateDict& dict);
+  // The halves of load_state_dict (see Optimizer::check_state_dict):
+  // check_state_dict validates every key and value without changing the
+  // scheduler; apply_state_dict installs what it returned.
+  using LoadedState = std::map<std::string, double>;
+  LoadedState check_state_dict(const StateDict& dict) const;
+  void apply_state_dict(const LoadedState& loaded);
 
  protected:
   // The base lrs are the groups' lrs at construction. last_epoch = -1
