@@ -281,6 +281,9 @@ TensorMap SafetensorsFile::tensors(const Device& map_location) const {
                             std::to_string(i) + " is byte " + std::to_string(staging[size_t(i)]) + ", not 0 or 1");
     try {
       out[e.name] = from_blob(staging.data(), Shape(e.shape), dtype, map_location);
+    } catch (const OutOfMemory& oom) {  // the device allocator's message, with the file and tensor added
+      throw OutOfMemory(std::string(op_) + ": " + path_ + ": tensor \"" + e.name + "\" (" + std::to_string(n) +
+                        " bytes) onto " + map_location.str() + ": " + oom.what());
     } catch (const std::bad_alloc&) {
       throw OutOfMemory(std::string(op_) + ": " + path_ + ": out of host memory creating tensor \"" + e.name +
                         "\" (" + std::to_string(n) + " bytes)");
