@@ -93,6 +93,18 @@ Tensor read_idx(const std::string& path) {
   }
   size_t isz = itemsize(dt);
   size_t want = size_t(total) * isz;
+  // The file must be able to hold what it declares before anything is
+  // allocated: a 22-byte file declaring [2, 3e9] float32 would otherwise
+  // ask for 24 GB. A plain file holds its data bytes exactly; a gzip one at
+  // most 1032x its size (deflate's maximum ratio).
+  struct stat st {};
+  const uint64_t file_size = ::stat(path.c_str(), &st) == 0 ? uint64_t(st.st_size) : 0;
+  const uint64_t head = 4 + 4 * uint64_t(magic[3]);
+  const bool plain = gzdirect(gz.f) == 1;
+  if (plain ? uint64_t(want) > file_size - std::min(file_size, head) : uint64_t(want) > 1032 * file_size + 1024)
+    throw FormatError("read_idx: " + path + " is truncated: shape " + shape.str() + " needs " + std::to_string(want) +
+                      " data bytes, more than the " + std::to_string(file_size) + "-byte " +
+                      (plain ? "file holds" : "gzip file can hold (deflate expands at most 1032:1)"));
   Tensor out = detail::host_memory_guard("read_idx: " + path + " (shape " + shape.str() + ", " + std::to_string(want) +
                                              " bytes)",
                                          [&] { return host_empty(shape, dt); });

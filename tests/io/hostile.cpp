@@ -351,6 +351,13 @@ TEST_CASE("hostile: corrupt IDX and CSV files raise only vnn errors") {
     CHECK(!starts(e, "FOREIGN"));
     CHECK(e != "none");
   }
+  // Found by the IDX fuzz target: 22 bytes declaring [2, 3111630118] float32
+  // asked for 24 GB before reading; now the file size bounds the shape.
+  std::string e = escaped([&] {
+    data::read_idx(idx(std::string("\0\0\x0d\x02\0\0\0\x02\xb9\x77\xb5\x26", 12) + std::string(10, 'x')));
+  });
+  CHECK(starts(e, "FormatError"));
+  CHECK(e.find("needs 24893040944 data bytes") != std::string::npos);
   for (const std::string& csv : {std::string("a,b\n1,2\n3\n"), std::string("a,b\n1,x\n"), std::string(""),
                                  std::string("a,label\n1,99999999999999999999\n")}) {
     std::ofstream("vnn_test_hostile.csv") << csv;
