@@ -1,7 +1,9 @@
 // DataLoader: a per-epoch state shared by the loop's iterator, with worker
 // threads that claim batch numbers in order and park results in a map.
-// Workers only touch host memory (see host_util.hpp); pinning and device
-// transfers happen in the loop's thread.
+// Workers only touch host memory (see host_util.hpp); with pin_memory they
+// stack each batch straight into a pinned block (one copy, not two), taken
+// from the thread-safe pinned host cache. Device transfers happen in the
+// loop's thread.
 #include "vnn/data/dataloader.h"
 
 #include <condition_variable>
@@ -12,6 +14,7 @@
 #include <thread>
 
 #include "data/host_util.hpp"
+#include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 #include "vnn/profiler.h"
 
@@ -21,7 +24,9 @@ using detail::host_empty;
 using detail::host_ptr;
 
 namespace {
-Tensor stack(const std::vector<Tensor>& parts, const std::vector<int64_t>& indices, const char* what) {
+// Stacks the samples into a new host tensor: pinned when pinner is set.
+Tensor stack(const std::vector<Tensor>& parts, const std::vector<int64_t>& indices, const char* what,
+             vnn::detail::DeviceContext* pinner) {
   const Tensor& first = parts[0];
   for (size_t i = 0; i < parts.size(); ++i) {
     detail::require_host(parts[i], what);
@@ -37,15 +42,15 @@ Tensor stack(const std::vector<Tensor>& parts, const std::vector<int64_t>& indic
   Shape shape;
   shape.push_back(int64_t(parts.size()));
   for (auto s : first.sizes()) shape.push_back(s);
-  Tensor out = host_empty(shape, first.dtype());
+  Tensor out = pinner ? vnn::detail::pinned_empty(*pinner, shape, first.dtype()) : host_empty(shape, first.dtype());
   char* dst = static_cast<char*>(host_ptr(out));
   size_t bytes = first.nbytes();
   for (size_t i = 0; i < parts.size(); ++i) detail::copy_to_buffer(parts[i], dst + i * bytes);
   return out;
 }
-}  // namespace
 
-Batch collate(const Dataset& dataset, const std::vector<int64_t>& indices, int64_t epoch) {
+Batch collate_into(const Dataset& dataset, const std::vector<int64_t>& indices, int64_t epoch,
+                   vnn::detail::DeviceContext* pinner) {
   if (indices.empty()) throw ValueError("DataLoader: cannot collate an empty batch");
   std::vector<Tensor> data, target;
   data.reserve(indices.size());
@@ -56,14 +61,19 @@ Batch collate(const Dataset& dataset, const std::vector<int64_t>& indices, int64
     target.push_back(std::move(e.target));
   }
   Batch b;
-  b.data = stack(data, indices, "data");
+  b.data = stack(data, indices, "data", pinner);
   bool labelled = target[0].defined();
   for (size_t i = 0; i < target.size(); ++i)
     if (target[i].defined() != labelled)
       throw ValueError("DataLoader: sample " + std::to_string(i) + " (dataset index " + std::to_string(indices[i]) +
                        ") " + (labelled ? "has no target" : "has a target") + " unlike sample 0");
-  if (labelled) b.target = stack(target, indices, "target");
+  if (labelled) b.target = stack(target, indices, "target", pinner);
   return b;
+}
+}  // namespace
+
+Batch collate(const Dataset& dataset, const std::vector<int64_t>& indices, int64_t epoch) {
+  return collate_into(dataset, indices, epoch, nullptr);
 }
 
 struct DataLoader::Epoch {
@@ -72,6 +82,7 @@ struct DataLoader::Epoch {
   int64_t epoch = 0;
   std::vector<int64_t> order;
   int64_t batches = 0;
+  vnn::detail::DeviceContext* pinner = nullptr;  // pin_memory: who pins (resolved on the loop's thread)
 
   std::mutex m;
   std::condition_variable work_cv, ready_cv;
@@ -108,7 +119,7 @@ struct DataLoader::Epoch {
       std::pair<Batch, std::exception_ptr> r;
       try {
         profiler::Range range("data");
-        r.first = collate(*dataset, indices(k), epoch);
+        r.first = collate_into(*dataset, indices(k), epoch, pinner);
       } catch (...) {
         r.second = std::current_exception();
       }
@@ -124,7 +135,7 @@ struct DataLoader::Epoch {
       if (!wait) return {};
       try {
         profiler::Range range("data");
-        return {collate(*dataset, indices(k), epoch), nullptr};
+        return {collate_into(*dataset, indices(k), epoch, pinner), nullptr};
       } catch (...) {
         return {Batch(), std::current_exception()};
       }
@@ -144,7 +155,7 @@ struct DataLoader::Epoch {
   }
 
   Batch to_device(Batch b) const {
-    if (opt.pin_memory) {
+    if (opt.pin_memory) {  // already pinned by collate_into where a device pins
       b.data = b.data.pin_memory();
       if (b.target.defined()) b.target = b.target.pin_memory();
     }
@@ -236,6 +247,7 @@ DataLoader::Iterator DataLoader::begin() {
   e->order = order(e->epoch);
   e->batches = num_batches();
   e->order.resize(size_t(std::min<int64_t>(int64_t(e->order.size()), e->batches * options_.batch_size)));
+  if (options_.pin_memory) e->pinner = vnn::detail::pinning_context();
   running_ = e;
   Iterator it;
   it.epoch_ = e;

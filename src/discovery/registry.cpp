@@ -213,13 +213,6 @@ void DeviceContext::synchronize() {
     for (void* q : stream_queues) check(backend->queue_synchronize(plugin_index, q), "synchronize (stream)");
   }
   check(backend->queue_synchronize(plugin_index, nullptr), "synchronize");
-  std::lock_guard<std::mutex> lock(pending_mutex_);
-  pending_.clear();
-}
-
-void DeviceContext::keep_alive(std::shared_ptr<void> owner) {
-  std::lock_guard<std::mutex> lock(pending_mutex_);
-  pending_.push_back(std::move(owner));
 }
 
 void DeviceContext::throw_status(vnn_status s, const char* what) const {

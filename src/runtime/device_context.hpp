@@ -43,16 +43,11 @@ struct DeviceContext {
   [[noreturn]] void throw_status(vnn_status s, const char* what) const;
 
   void synchronize();
-  // Keeps host buffers of queued non-blocking copies alive until the next
-  // synchronize() of this device.
-  void keep_alive(std::shared_ptr<void> owner);
 
  private:
   void initialize();
   std::atomic<bool> initialized_{false};
   std::mutex init_mutex_;
-  std::mutex pending_mutex_;
-  std::vector<std::shared_ptr<void>> pending_;
 };
 
 // Lookup; throws DeviceNotFound listing every available device.

@@ -22,10 +22,35 @@ HostMemoryStats host_memory_stats() {
     detail::PinnedHostStats s = detail::context(d.device).pinned_cache.stats();
     out.allocations += s.allocations;
     out.backend_allocations += s.backend_allocations;
+    out.backend_frees += s.backend_frees;
+    out.limit_waits += s.limit_waits;
     out.in_use += s.in_use;
+    out.pending += s.pending;
     out.cached += s.cached;
+    out.blocks_in_use += s.blocks_in_use;
+    out.blocks_pending += s.blocks_pending;
+    out.blocks_cached += s.blocks_cached;
+    out.peak_reserved += s.peak_reserved;
+    out.peak_blocks += s.peak_blocks;
   }
+  out.reserved = out.in_use + out.pending + out.cached;
+  out.blocks = out.blocks_in_use + out.blocks_pending + out.blocks_cached;
+  out.limit = pinned_memory_limit();
   return out;
+}
+
+void reset_peak_host_memory_stats() {
+  for (const DeviceInfo& d : devices()) detail::context(d.device).pinned_cache.reset_peak();
+}
+
+uint64_t pinned_memory_limit() { return detail::pinned_limit(); }
+
+void set_pinned_memory_limit(uint64_t bytes) {
+  detail::set_pinned_limit(bytes);
+  for (const DeviceInfo& d : devices()) {
+    auto& c = detail::context(d.device);
+    c.pinned_cache.trim(c, bytes);
+  }
 }
 
 std::string memory_summary(const Device& d) {

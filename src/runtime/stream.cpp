@@ -69,6 +69,25 @@ uint64_t current_stream_id(DeviceContext& ctx) {
   return s ? (*s)->id : 0;
 }
 
+bool event_done(DeviceContext& ctx, void* event, const char* what) {
+  const vnn_backend* b = ctx.backend;
+  if (!VNN_STREAM_HAS(b, event_query)) {
+    event_wait(ctx, event, what);  // no way to ask: wait, after which it has
+    return true;
+  }
+  vnn_status s = b->event_query(ctx.plugin_index, event);
+  if (s == VNN_STATUS_NOT_READY) return false;
+  ctx.check(s, what);
+  return true;
+}
+
+void event_wait(DeviceContext& ctx, void* event, const char* what) {
+  if (!ctx.backend->event_synchronize)
+    throw Unsupported(std::string(what) + ": the " + ctx.backend->name + " backend of " + ctx.info.device.str() +
+                      " has no event_synchronize entry");
+  ctx.check(ctx.backend->event_synchronize(ctx.plugin_index, event), what);
+}
+
 }  // namespace detail
 
 using detail::DeviceContext;
@@ -98,20 +117,6 @@ void wait_on_device(DeviceContext& ctx, void* queue, void* event, const char* wh
     ctx.check(b->queue_wait_event(ctx.plugin_index, queue, event), what);
   else
     ctx.check(need(ctx, b->event_synchronize, what, "event_synchronize")(ctx.plugin_index, event), what);
-}
-
-// Whether a recorded backend event completed; a plugin without event_query
-// is asked to wait for it, after which it has.
-bool event_done(DeviceContext& ctx, void* event, const char* what) {
-  const vnn_backend* b = ctx.backend;
-  if (!VNN_STREAM_HAS(b, event_query)) {
-    ctx.check(need(ctx, b->event_synchronize, what, "event_synchronize")(ctx.plugin_index, event), what);
-    return true;
-  }
-  vnn_status s = b->event_query(ctx.plugin_index, event);
-  if (s == VNN_STATUS_NOT_READY) return false;
-  ctx.check(s, what);
-  return true;
 }
 
 [[noreturn]] void mismatch(const char* op, const Device& event_dev, const Device& stream_dev) {
@@ -266,7 +271,7 @@ void Event::synchronize() const {
 
 bool Event::query() const {
   if (!e_->handle) return true;
-  return event_done(*e_->ctx, e_->handle, "Event.query");
+  return detail::event_done(*e_->ctx, e_->handle, "Event.query");
 }
 
 double Event::elapsed_time(const Event& end) const {

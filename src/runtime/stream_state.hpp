@@ -27,4 +27,10 @@ struct EventState {
 void* current_queue(DeviceContext& ctx);
 uint64_t current_stream_id(DeviceContext& ctx);
 
+// Whether a recorded backend event has completed, without blocking (a
+// plugin without event_query is waited for instead); errors throw, named `what`.
+bool event_done(DeviceContext& ctx, void* event, const char* what);
+// Blocks the host until the recorded backend event has completed.
+void event_wait(DeviceContext& ctx, void* event, const char* what);
+
 }  // namespace vnn::detail

@@ -63,6 +63,12 @@ Tensor finish_creation(Tensor t, const TensorOptions& opt);
 // Makes dst hold src's data (storage, dtype, sizes, strides) while keeping
 // its identity and autograd metadata: every handle to dst sees the change.
 void set_data(const Tensor& dst, const Tensor& src);
+// The device whose backend pins host memory (the first, in ranking order,
+// with memory of its own; initialised), or null when there is none.
+DeviceContext* pinning_context();
+// A new contiguous, uninitialised cpu tensor in a block of pinner's pinned
+// host cache (pinned_host_cache.hpp). Safe on any thread.
+Tensor pinned_empty(DeviceContext& pinner, const Shape& sizes, DType dtype);
 // A host pointer to element 0 of a host-accessible tensor (after a sync).
 void* host_pointer(const TensorImpl& t);
 int normalize_dim(int dim, int ndim, const char* op);

@@ -4,17 +4,59 @@
 #include "autograd/autograd.hpp"
 #include "runtime/stream_state.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/checked_size.h"
 #include "vnn/error.h"
 
 namespace vnn {
 
 using detail::DeviceContext;
 
+namespace detail {
+
+// Pinned memory comes from the best device with memory of its own (the one
+// transfers will go to).
+DeviceContext* pinning_context() {
+  for (auto& d : devices()) {
+    auto& c = context(d.device);
+    if (!c.host_accessible && c.backend->host_alloc) {
+      c.ensure_initialized();
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+Tensor pinned_empty(DeviceContext& pinner, const Shape& sizes, DType dtype) {
+  for (auto n : sizes)
+    if (n < 0) throw ShapeError("pin_memory: negative size in shape " + sizes.str());
+  int64_t n = 0, bytes = 0;
+  if (!checked::numel(sizes.data(), sizes.size(), &n) || !checked::bytes(n, int64_t(itemsize(dtype)), &bytes))
+    throw ValueError("pin_memory: shape " + sizes.str() + " of " + name(dtype) +
+                     " has more bytes than an int64 can count");
+  auto s = std::make_shared<Storage>();
+  s->ctx = &context(Device("cpu", 0));
+  s->pinned_by = &pinner;
+  s->kind = Storage::Kind::pinned_host;
+  s->bytes = std::max<size_t>(size_t(bytes), 1);
+  s->handle = pinner.pinned_cache.acquire(pinner, s->bytes);
+  return make_tensor(std::move(s), dtype, sizes, contiguous_strides(sizes), 0);
+}
+
+}  // namespace detail
+
 namespace {
 
 // Same-device copy (any strides, any dtypes) through the backend's COPY op.
 void device_copy(const Tensor& dst, const Tensor& src) {
   detail::enqueue(VNN_OP_COPY, "copy_", {&src}, dst);
+}
+
+// A queued copy on `copier`'s `queue` reads or writes this pinned tensor's
+// block: the block may be handed out again only once an event recorded
+// behind the copy has completed, however soon the tensor itself goes.
+void record_pinned_use(const Tensor& pinned, DeviceContext& copier, void* queue) {
+  detail::Storage& s = *pinned.impl()->storage;
+  s.pinned_by->pinned_cache.record_use(copier, queue, s.handle);
 }
 
 // Moves the bytes of a contiguous tensor to a contiguous tensor of the same
@@ -34,20 +76,21 @@ void transfer_bytes(const Tensor& dst, const Tensor& src, bool non_blocking) {
     from.synchronize();  // the host reads src: its producers must be done
     const void* host = static_cast<const char*>(src.raw_data()) + src_off;
     bool async = non_blocking && src.is_pinned();
-    to.check(to.backend->copy_to_device(to.plugin_index, dst.raw_data(), dst_off, host, bytes,
-                                        detail::current_queue(to), async ? 0 : 1),
+    void* queue = detail::current_queue(to);
+    to.check(to.backend->copy_to_device(to.plugin_index, dst.raw_data(), dst_off, host, bytes, queue, async ? 0 : 1),
              "to (host to device copy)");
-    if (async) to.keep_alive(src.impl()->storage);
+    if (async) record_pinned_use(src, to, queue);
     return;
   }
   if (to.host_accessible) {
     to.synchronize();  // earlier host-side users of dst must be done
     void* host = static_cast<char*>(dst.raw_data()) + dst_off;
     bool async = non_blocking && dst.is_pinned();
-    from.check(from.backend->copy_to_host(from.plugin_index, host, src.raw_data(), src_off, bytes,
-                                          detail::current_queue(from), async ? 0 : 1),
+    void* queue = detail::current_queue(from);
+    from.check(from.backend->copy_to_host(from.plugin_index, host, src.raw_data(), src_off, bytes, queue,
+                                          async ? 0 : 1),
                "to (device to host copy)");
-    if (async) from.keep_alive(dst.impl()->storage);
+    if (async) record_pinned_use(dst, from, queue);
     return;
   }
   // Two devices with memories of their own: stage through pinned host memory.
@@ -125,25 +168,9 @@ Tensor Tensor::pin_memory() const {
   if (!device().is_cpu())
     throw ValueError("pin_memory: only cpu tensors can be pinned; this one is on " + device().str());
   if (is_pinned()) return *this;
-  // Pinned memory comes from the best device with memory of its own (the one
-  // transfers will go to); with none, ordinary host memory is already optimal.
-  DeviceContext* pinner = nullptr;
-  for (auto& d : devices()) {
-    auto& c = detail::context(d.device);
-    if (!c.host_accessible && c.backend->host_alloc) {
-      pinner = &c;
-      break;
-    }
-  }
-  if (!pinner) return contiguous();
-  pinner->ensure_initialized();
-  auto s = std::make_shared<detail::Storage>();
-  s->ctx = &impl()->ctx();
-  s->pinned_by = pinner;
-  s->kind = detail::Storage::Kind::pinned_host;
-  s->bytes = std::max<size_t>(nbytes(), 1);
-  s->handle = pinner->pinned_cache.acquire(*pinner, s->bytes);
-  Tensor out = detail::make_tensor(std::move(s), dtype(), sizes(), detail::contiguous_strides(sizes()), 0);
+  DeviceContext* pinner = detail::pinning_context();
+  if (!pinner) return contiguous();  // no device with memory of its own: host memory is already optimal
+  Tensor out = detail::pinned_empty(*pinner, sizes(), dtype());
   out.copy_(*this);
   return out;
 }
