@@ -2,7 +2,7 @@
 // workers in {0, 1, 2} x pin_memory x non_blocking, delivering onto the
 // best device (or --device; VNN_DEVICE also picks it), with the pinned host
 // blocks each pass took from the backend and the peak pinned bytes.
-// usage: dataloader_tuning [--samples N] [--batch-size B] [--root DIR] [--device D]
+// usage: dataloader_tuning [--samples N] [--batch-size B] [--root DIR] [--device D] [--workers W]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,12 +13,14 @@
 
 int main(int argc, char** argv) {
   int64_t samples = 20000, batch = 64;
+  int only_workers = -1;  // -1: 0, 1 and 2
   std::string root, device;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--samples")) samples = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--batch-size")) batch = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--root")) root = argv[i + 1];
     else if (!std::strcmp(argv[i], "--device")) device = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--workers")) only_workers = std::atoi(argv[i + 1]);
     else { std::fprintf(stderr, "unknown option %s\n", argv[i]); return 2; }
   }
   try {
@@ -32,6 +34,7 @@ int main(int argc, char** argv) {
     for (int workers : {0, 1, 2})
       for (bool pin : {false, true})
         for (bool nb : {false, true}) {
+          if (only_workers >= 0 && workers != only_workers) continue;
           vnn::data::DataLoaderOptions o;
           o.batch_size = batch;
           o.shuffle = true;

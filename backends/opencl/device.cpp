@@ -344,8 +344,16 @@ vnn_status init_device(int32_t device) {
     return fail_cl(err, "%s (%s): clCreateCommandQueue failed", d->label.c_str(),
                    d->name.c_str());
   }
+  cl_command_queue hq = clCreateCommandQueue(ctx, d->id, 0, &err);
+  if (err != CL_SUCCESS) {
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    return fail_cl(err, "%s (%s): clCreateCommandQueue (pinned host queue) failed", d->label.c_str(),
+                   d->name.c_str());
+  }
   d->context = ctx;
   d->queue = q;
+  d->host_queue = hq;
   d->ready.store(true, std::memory_order_release);
   return VNN_STATUS_OK;
 }

@@ -34,6 +34,9 @@ struct Device {
   std::atomic<bool> ready{false};
   cl_context context = nullptr;
   cl_command_queue queue = nullptr;  // default in-order queue, profiling on
+  // Maps and unmaps pinned host blocks (host_alloc / host_free): on the
+  // default queue a blocking map would first wait for all queued work.
+  cl_command_queue host_queue = nullptr;
 
   // The path the latest MATMUL took: 0 none yet, 1 CLBlast, 2 tiled kernel.
   std::atomic<int> last_gemm{0};

@@ -83,7 +83,7 @@ vnn_status host_alloc(int32_t device, size_t bytes, void** host_ptr) {
     if (status_from_cl(err) == VNN_STATUS_OUT_OF_MEMORY) return oom(*d, "host_alloc", bytes, cl_error_name(err));
     return fail_cl(err, "%s: host_alloc of %zu bytes: clCreateBuffer failed", d->label.c_str(), bytes);
   }
-  void* p = clEnqueueMapBuffer(d->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, n, 0,
+  void* p = clEnqueueMapBuffer(d->host_queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, n, 0,
                                nullptr, nullptr, &err);
   if (err != CL_SUCCESS) {
     clReleaseMemObject(m);
@@ -111,7 +111,7 @@ vnn_status host_free(int32_t device, void* host_ptr) {
     m = it->second;
     pm.blocks.erase(it);
   }
-  cl_int err = clEnqueueUnmapMemObject(d->queue, m, host_ptr, 0, nullptr, nullptr);
+  cl_int err = clEnqueueUnmapMemObject(d->host_queue, m, host_ptr, 0, nullptr, nullptr);
   cl_int rel = clReleaseMemObject(m);
   if (err != CL_SUCCESS) return fail_cl(err, "%s: host_free: clEnqueueUnmapMemObject failed", d->label.c_str());
   if (rel != CL_SUCCESS) return fail_cl(rel, "%s: host_free: clReleaseMemObject failed", d->label.c_str());
