@@ -65,7 +65,8 @@ long parse_int(const std::string& flag, const std::string& v, long lo, long hi) 
   errno = 0;
   long x = std::strtol(v.c_str(), &end, 10);
   if (v.empty() || *end != '\0' || errno != 0 || x < lo || x > hi)
-    usage_error(flag + " wants an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" + v + "'");
+    usage_error(flag + " wants an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" + v +
+                "'");
   return x;
 }
 

@@ -243,8 +243,9 @@ TEST_CASE("vnn-run: a failing rank ends the others; its code and message come ba
   CHECK(r.exit_code() == 3);
   CHECK(r.err.find("[rank2]: error: rank 2 failed on purpose") != std::string::npos);
   CHECK(r.err.find("vnn-run: rank 2 (local rank 2, pid ") != std::string::npos);
-  CHECK(r.err.find("vnn-run: failed: rank 2 exited with code 3; its last error line: error: rank 2 failed on purpose") !=
-        std::string::npos);
+  CHECK(
+      r.err.find("vnn-run: failed: rank 2 exited with code 3; its last error line: error: rank 2 failed on purpose") !=
+      std::string::npos);
   CHECK(r.seconds < 10);
   auto pids = recorded(dir, "pid", 4, 3), children = recorded(dir, "child", 4, 3);
   CHECK(pids.size() == 3);
