@@ -54,8 +54,8 @@ struct InitOptions {
   int local_world_size = -1;
   std::string master_addr;
   int master_port = -1;
-  // Rendezvous: "env://" (a TCP store served by rank 0 on MASTER_ADDR:MASTER_PORT,
-  // the default) or "file:///shared/path" (Gloo's FileStore: every rank sees the folder).
+  // Rendezvous: "env://", a TCP store served by rank 0 on
+  // MASTER_ADDR:MASTER_PORT (the only method so far; mpi needs none).
   std::string init_method = "env://";
   // After this long a collective (and the rendezvous) throws
   // DistributedError. VNN_DIST_TIMEOUT (seconds) overrides the default.

@@ -80,7 +80,7 @@ class DistributedDataParallel : public Module {
  private:
   std::shared_ptr<Module> module_;
   DDPOptions options_;
-  std::unique_ptr<Reducer> reducer_;
+  std::shared_ptr<Reducer> reducer_;  // hooks hold it weakly: a dead wrapper's hooks do nothing
 };
 
 }  // namespace vnn::nn
