@@ -163,6 +163,7 @@ void init_process_group(const InitOptions& o) {
   }
   std::string report = make_report(eng->name(), how);
   auto impl = std::make_unique<ProcessGroup::Impl>(std::move(store), std::move(eng), report, timeout);
+  if (const char* c = env("VNN_DIST_CHECK_SIZES")) impl->check_sizes = std::string(c) != "0";
   g.group = std::make_unique<ProcessGroup>(std::move(impl));
   g.local_rank = local_rank;
   g.local_world_size = local_ws;

@@ -78,16 +78,25 @@ std::string failure_text(int rank, const std::string& what, const char* engine, 
 
 }  // namespace
 
+namespace detail {
+// Ranks called different collectives or sizes: every rank finds out in the
+// check itself, so the group stays usable.
+struct Disagreement : DistributedError {
+  using DistributedError::DistributedError;
+};
+}  // namespace detail
+
 ProcessGroup::Impl::Impl(std::unique_ptr<detail::Store> s, std::unique_ptr<detail::Engine> e, std::string rep,
                          Millis timeout)
     : store(std::move(s)), engine(std::move(e)), report(std::move(rep)), timeout_ms(timeout.count()) {
   std::string eng = engine->name();
   collectives_.thread = std::thread([this, eng] { serve(collectives_, "collectives (" + eng + ")"); });
-  p2p_.thread = std::thread([this, eng] { serve(p2p_, "send/recv (" + eng + ")"); });
+  sends_.thread = std::thread([this, eng] { serve(sends_, "sends (" + eng + ")"); });
+  recvs_.thread = std::thread([this, eng] { serve(recvs_, "recvs (" + eng + ")"); });
 }
 
 ProcessGroup::Impl::~Impl() {
-  for (Queue* q : {&collectives_, &p2p_}) {
+  for (Queue* q : {&collectives_, &sends_, &recvs_}) {
     {
       std::lock_guard<std::mutex> lock(q->m);
       q->stop = true;
@@ -131,6 +140,8 @@ void ProcessGroup::Impl::serve(Queue& q, const std::string& track) {
         task.second(timeout());
       } catch (const DTypeError&) {
         error = std::current_exception();
+      } catch (const detail::Disagreement&) {
+        error = std::current_exception();
       } catch (const std::exception& e) {
         std::string text = failure_text(rank(), st.what, engine->name(), e.what(), timeout());
         {
@@ -157,12 +168,12 @@ void ProcessGroup::Impl::serve(Queue& q, const std::string& track) {
 }
 
 Work ProcessGroup::Impl::enqueue(std::string what, std::function<void(Millis)> body, std::function<void()> finish,
-                                 std::vector<Tensor> keep, bool p2p) {
+                                 std::vector<Tensor> keep, Lane lane) {
   auto st = std::make_shared<Work::State>();
   st->what = std::move(what);
   st->finish = std::move(finish);
   st->keep = std::move(keep);
-  Queue& q = p2p ? p2p_ : collectives_;
+  Queue& q = lane == Lane::sends ? sends_ : lane == Lane::recvs ? recvs_ : collectives_;
   {
     std::lock_guard<std::mutex> lock(q.m);
     q.tasks.emplace_back(st, std::move(body));
@@ -172,7 +183,7 @@ Work ProcessGroup::Impl::enqueue(std::string what, std::function<void(Millis)> b
 }
 
 void ProcessGroup::Impl::drain() {
-  for (Queue* q : {&collectives_, &p2p_}) {
+  for (Queue* q : {&collectives_, &sends_, &recvs_}) {
     std::unique_lock<std::mutex> lock(q->m);
     q->cv.wait(lock, [&] { return q->tasks.empty() && q->running == 0; });
   }
@@ -239,6 +250,26 @@ std::vector<Tensor> keep_of(const std::vector<Buf>& bufs) {
   return out;
 }
 
+// Gloo aborts the whole process when ranks disagree on a size (inside its
+// I/O thread, beyond any catch), so every collective first max-reduces
+// (code, bytes, -code, -bytes): 32 bytes that show any disagreement.
+enum Kind : int64_t { kAllreduce = 1, kBroadcast = 2, kAllgather = 3, kReduceScatter = 4 };
+int64_t code_of(Kind k, int64_t sub) { return int64_t(k) * 1000000 + sub; }
+
+void agree(detail::Engine& eng, bool enabled, int64_t code, int64_t bytes, const std::string& what,
+           detail::Millis t) {
+  if (!enabled || eng.size() == 1) return;
+  int64_t sig[4] = {code, bytes, -code, -bytes};
+  eng.allreduce(sig, 4, kInt64, ReduceOp::max, t);
+  if (sig[0] == code && sig[1] == bytes && -sig[2] == code && -sig[3] == bytes) return;
+  std::string how = -sig[2] != sig[0] ? "different collectives (or dtypes, ops, roots)" : "different sizes";
+  throw detail::Disagreement(
+      "rank " + std::to_string(eng.rank()) + ": " + what + " of " + std::to_string(bytes) +
+      " bytes here, but the ranks called " + how + ": sizes range over " + std::to_string(-sig[3]) + ".." +
+      std::to_string(sig[1]) + " bytes; every rank must call the same collective, in the same order, with tensors "
+      "of the same size and dtype");
+}
+
 void divide(void* p, size_t n, DType dtype, int by) {
   if (dtype == kFloat32) {
     float* f = static_cast<float*>(p);
@@ -300,7 +331,10 @@ Work ProcessGroup::allreduce(const Tensor& tensor, ReduceOp op) {
   void* p = b.ptr;
   int ws = size();
   std::vector<Buf> bufs{b};
-  return impl_->enqueue(what, [eng, p, n, dt, op, ws](detail::Millis t) {
+  bool chk = impl_->check_sizes;
+  int64_t code = code_of(kAllreduce, int64_t(op) * 100 + int64_t(dt));
+  return impl_->enqueue(what, [eng, p, n, dt, op, ws, chk, code, what](detail::Millis t) {
+    agree(*eng, chk, code, int64_t(n * itemsize(dt)), what, t);
     if (n == 0) return;
     eng->allreduce(p, n, dt, op == ReduceOp::avg ? ReduceOp::sum : op, t);
     if (op == ReduceOp::avg) divide(p, n, dt, ws);
@@ -318,7 +352,10 @@ Work ProcessGroup::broadcast(const Tensor& tensor, int root) {
   void* p = b.ptr;
   size_t bytes = b.bytes();
   std::vector<Buf> bufs{b};
-  return impl_->enqueue(what, [eng, p, bytes, root](detail::Millis t) {
+  bool chk = impl_->check_sizes;
+  int64_t code = code_of(kBroadcast, root);
+  return impl_->enqueue(what, [eng, p, bytes, root, chk, code, what](detail::Millis t) {
+    agree(*eng, chk, code, int64_t(bytes), what, t);
     if (bytes) eng->broadcast(p, bytes, root, t);
   }, rank() == root ? nullptr : copy_back(bufs), keep_of(bufs));
 }
@@ -341,7 +378,9 @@ Work ProcessGroup::allgather_into_tensor(const Tensor& output, const Tensor& inp
   void* po = out.ptr;
   size_t bytes = in.bytes();
   std::vector<Buf> bufs{in, out};
-  return impl_->enqueue(what, [eng, pi, po, bytes](detail::Millis t) {
+  bool chk = impl_->check_sizes;
+  return impl_->enqueue(what, [eng, pi, po, bytes, chk, what](detail::Millis t) {
+    agree(*eng, chk, code_of(kAllgather, 0), int64_t(bytes), what, t);
     if (bytes) eng->allgather(pi, po, bytes, t);
   }, copy_back({out}), keep_of(bufs));
 }
@@ -366,7 +405,9 @@ Work ProcessGroup::allgather(const std::vector<Tensor>& outputs, const Tensor& i
   const void* pi = in.ptr;
   std::vector<Buf> all = outs;
   all.push_back(in);
-  return impl_->enqueue(what, [eng, pi, dst, bytes](detail::Millis t) {
+  bool chk = impl_->check_sizes;
+  return impl_->enqueue(what, [eng, pi, dst, bytes, chk, what](detail::Millis t) {
+    agree(*eng, chk, code_of(kAllgather, 0), int64_t(bytes), what, t);
     if (!bytes) return;
     std::vector<char> gathered(bytes * dst.size());
     eng->allgather(pi, gathered.data(), bytes, t);
@@ -394,7 +435,10 @@ Work ProcessGroup::reduce_scatter_tensor(const Tensor& output, const Tensor& inp
   DType dt = output.dtype();
   int ws = size();
   std::vector<Buf> bufs{in, out};
-  return impl_->enqueue(what, [eng, pi, po, n, dt, op, ws](detail::Millis t) {
+  bool chk = impl_->check_sizes;
+  int64_t code = code_of(kReduceScatter, int64_t(op) * 100 + int64_t(dt));
+  return impl_->enqueue(what, [eng, pi, po, n, dt, op, ws, chk, code, what](detail::Millis t) {
+    agree(*eng, chk, code, int64_t(n * itemsize(dt)), what, t);
     if (!n) return;
     eng->reduce_scatter(pi, po, n, dt, op == ReduceOp::avg ? ReduceOp::sum : op, t);
     if (op == ReduceOp::avg) divide(po, n, dt, ws);
@@ -424,7 +468,10 @@ Work ProcessGroup::reduce_scatter(const Tensor& output, const std::vector<Tensor
   int ws = size();
   std::vector<Buf> all = ins;
   all.push_back(out);
-  return impl_->enqueue(what, [eng, src, po, n, bytes, dt, op, ws](detail::Millis t) {
+  bool chk = impl_->check_sizes;
+  int64_t code = code_of(kReduceScatter, int64_t(op) * 100 + int64_t(dt));
+  return impl_->enqueue(what, [eng, src, po, n, bytes, dt, op, ws, chk, code, what](detail::Millis t) {
+    agree(*eng, chk, code, int64_t(bytes), what, t);
     if (!n) return;
     std::vector<char> packed(bytes * src.size());
     for (size_t r = 0; r < src.size(); ++r) std::memcpy(packed.data() + r * bytes, src[r], bytes);
@@ -438,28 +485,59 @@ Work ProcessGroup::barrier() {
   return impl_->enqueue("barrier", [eng](detail::Millis t) { eng->barrier(t); }, nullptr, {});
 }
 
+// Point to point: a 16-byte header (size) goes ahead of the payload on a
+// slot of its own, so a receiver whose tensor has another size throws
+// instead of Gloo aborting the process on the oversized message.
+namespace {
+struct P2PHeader {
+  uint64_t magic = 0x766e6e7032703031ull;  // "vnnp2p01"
+  uint64_t bytes = 0;
+};
+void check_peer(const ProcessGroup& pg, int peer, int tag, const char* what, const char* role) {
+  if (peer < 0 || peer >= pg.size() || peer == pg.rank())
+    throw ValueError(std::string(what) + ": " + role + " " + std::to_string(peer) +
+                     " must be another rank of this group of " + std::to_string(pg.size()) + " (this is rank " +
+                     std::to_string(pg.rank()) + ")");
+  if (tag < 0 || tag >= (1 << 29))
+    throw ValueError(std::string(what) + ": tag must be in 0..2^29-1, got " + std::to_string(tag));
+}
+}  // namespace
+
 Work ProcessGroup::send(const Tensor& tensor, int dst, int tag) {
   check_defined(tensor, "send", "tensor");
-  if (dst < 0 || dst >= size() || dst == rank())
-    throw ValueError("send: destination " + std::to_string(dst) + " must be another rank of this group of " +
-                     std::to_string(size()) + " (this is rank " + std::to_string(rank()) + ")");
-  if (tag < 0) throw ValueError("send: tag must be >= 0, got " + std::to_string(tag));
+  check_peer(*this, dst, tag, "send", "destination");
   Buf b = stage(tensor, true);
-  auto pending = std::shared_ptr<detail::PendingP2P>(impl_->engine->send(b.ptr, b.bytes(), dst, tag));
-  return impl_->enqueue("send", [pending](detail::Millis t) { pending->wait(t); }, nullptr, keep_of({b}), true);
+  auto header = std::make_shared<P2PHeader>();
+  header->bytes = b.bytes();
+  auto* eng = impl_->engine.get();
+  std::shared_ptr<detail::PendingP2P> h(eng->send(header.get(), sizeof(P2PHeader), dst, 2 * tag));
+  std::shared_ptr<detail::PendingP2P> d(b.bytes() ? eng->send(b.ptr, b.bytes(), dst, 2 * tag + 1) : nullptr);
+  return impl_->enqueue("send", [h, d, header](detail::Millis t) {
+    h->wait(t);
+    if (d) d->wait(t);
+  }, nullptr, keep_of({b}), Impl::Lane::sends);
 }
 
 Work ProcessGroup::recv(const Tensor& tensor, int src, int tag) {
   check_defined(tensor, "recv", "tensor");
-  if (src < 0 || src >= size() || src == rank())
-    throw ValueError("recv: source " + std::to_string(src) + " must be another rank of this group of " +
-                     std::to_string(size()) + " (this is rank " + std::to_string(rank()) + ")");
-  if (tag < 0) throw ValueError("recv: tag must be >= 0, got " + std::to_string(tag));
+  check_peer(*this, src, tag, "recv", "source");
   Buf b = stage(tensor, false);
-  auto pending = std::shared_ptr<detail::PendingP2P>(impl_->engine->recv(b.ptr, b.bytes(), src, tag));
+  auto header = std::make_shared<P2PHeader>();
+  auto* eng = impl_->engine.get();
+  std::shared_ptr<detail::PendingP2P> h(eng->recv(header.get(), sizeof(P2PHeader), src, 2 * tag));
+  void* p = b.ptr;
+  size_t bytes = b.bytes();
+  int me = rank();
   std::vector<Buf> bufs{b};
-  return impl_->enqueue("recv", [pending](detail::Millis t) { pending->wait(t); }, copy_back(bufs), keep_of(bufs),
-                        true);
+  return impl_->enqueue("recv", [eng, h, header, p, bytes, src, tag, me](detail::Millis t) {
+    h->wait(t);
+    if (header->magic != P2PHeader().magic || header->bytes != bytes)
+      throw detail::Disagreement("rank " + std::to_string(me) + ": recv from rank " + std::to_string(src) +
+                                 " (tag " + std::to_string(tag) + ") into a tensor of " + std::to_string(bytes) +
+                                 " bytes, but rank " + std::to_string(src) + " sent " +
+                                 std::to_string(header->bytes) + " bytes; the tensors must have the same size");
+    if (bytes) eng->recv(p, bytes, src, 2 * tag + 1)->wait(t);
+  }, copy_back(bufs), keep_of(bufs), Impl::Lane::recvs);
 }
 
 }  // namespace vnn::distributed

@@ -32,6 +32,10 @@ struct ProcessGroup::Impl {
   std::unique_ptr<detail::Engine> engine;
   std::string report;
   std::atomic<int64_t> timeout_ms{30000};
+  // Check before each collective that every rank runs the same one on the
+  // same size (VNN_DIST_CHECK_SIZES=0 turns it off).
+  bool check_sizes = true;
+  enum class Lane { collectives, sends, recvs };
 
   Impl(std::unique_ptr<detail::Store> s, std::unique_ptr<detail::Engine> e, std::string report, Millis timeout);
   ~Impl();
@@ -40,10 +44,11 @@ struct ProcessGroup::Impl {
   int size() const { return engine->size(); }
   Millis timeout() const { return Millis(timeout_ms.load()); }
 
-  // Runs body(timeout) on the collective thread (p2p: on the completion
-  // thread) after every earlier task; errors become DistributedError.
+  // Runs body(timeout) on the lane's thread after the lane's earlier tasks
+  // (sends and receives complete on lanes of their own, so that ranks that
+  // both send first do not wait on each other); errors become DistributedError.
   Work enqueue(std::string what, std::function<void(Millis)> body, std::function<void()> finish,
-               std::vector<Tensor> keep, bool p2p = false);
+               std::vector<Tensor> keep, Lane lane = Lane::collectives);
   // Waits for everything queued so far (errors stay with their Work).
   void drain();
   bool broken() const;
@@ -58,7 +63,7 @@ struct ProcessGroup::Impl {
     int running = 0;
   };
   void serve(Queue& q, const std::string& track);
-  Queue collectives_, p2p_;
+  Queue collectives_, sends_, recvs_;
   mutable std::mutex broken_m_;
   std::string broken_;  // the first failure: later collectives fail fast with it
 };

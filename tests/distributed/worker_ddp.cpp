@@ -121,7 +121,7 @@ int ddp_overlap(vnn::Device dev) {
   auto inner = make_net(vnn::kFloat32, dev, 512);
   vnn::nn::DDPOptions o;
   o.first_bucket_mb = 0.01;  // fc3 alone
-  o.bucket_cap_mb = 1.1;     // fc2 (1 MiB), then fc1
+  o.bucket_cap_mb = 1.1;     // then fc2 and fc1 (1.02 MiB)
   auto ddp = std::make_shared<vnn::nn::DistributedDataParallel>(inner, o);
   auto [x, y] = batch(256, vnn::kFloat32, dev);
   vnn::nn::mse_loss(ddp->forward(x), y).backward();  // warm-up
@@ -130,7 +130,7 @@ int ddp_overlap(vnn::Device dev) {
   vnn::nn::mse_loss(ddp->forward(x), y).backward();
   prof.stop();
   auto st = ddp->sync_stats();
-  DIST_CHECK(st.hooks_pending_at_launch.size() >= 3, "buckets " << st.hooks_pending_at_launch.size());
+  DIST_CHECK(st.hooks_pending_at_launch.size() >= 2, "buckets " << st.hooks_pending_at_launch.size());
   DIST_CHECK(st.hooks_pending_at_launch[0] > 0, "bucket 0 launched only after every gradient was ready");
   DIST_CHECK(st.hooks_pending_at_launch.back() == 0, "the last bucket launches last");
   double bw_end = -1, first_ar = -1;
