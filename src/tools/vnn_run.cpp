@@ -10,7 +10,8 @@
 //   N ranks with all cores each oversubscribe the machine).
 // - Every line a rank writes to stdout / stderr comes out on vnn-run's
 //   stdout / stderr as "[rankK]: line" (read through pipes, one write per
-//   line, so lines of different ranks never interleave).
+//   line, so lines of different ranks never interleave); a "\r" redraw (a
+//   progress bar) is prefixed likewise.
 // - SIGINT / SIGTERM / SIGHUP sent to vnn-run go to every rank.
 // - When a rank exits non-zero (or is killed), the others get SIGTERM, then
 //   SIGKILL after the grace period; vnn-run exits with that rank's code and
@@ -174,15 +175,31 @@ struct Stream {
   // Longer lines are passed on in pieces so memory stays bounded.
   static constexpr size_t kMaxLine = 64 * 1024;
 
-  void emit(const std::string& prefix, const std::string& line) {
-    write_all(out_fd, prefix + line + "\n");
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last_line = line;
+  // `end` is "\n", or "\r" for a progress bar redrawn in place: each
+  // redraw is prefixed too, so the bar still works on a terminal.
+  void emit(const std::string& prefix, const std::string& line, const char* end = "\n") {
+    write_all(out_fd, prefix + line + end);
+    if (line.find_first_not_of(" \t") != std::string::npos) last_line = line;
   }
   void feed(const std::string& prefix, const char* data, size_t n) {
     partial.append(data, n);
     size_t start = 0;
-    for (size_t nl; (nl = partial.find('\n', start)) != std::string::npos; start = nl + 1)
-      emit(prefix, partial.substr(start, nl - start));
+    for (size_t i = 0; i < partial.size(); ++i) {
+      char c = partial[i];
+      if (c == '\n') {
+        emit(prefix, partial.substr(start, i - start));
+        start = i + 1;
+      } else if (c == '\r') {
+        if (i + 1 == partial.size()) break;  // "\r\n" or "\r": the next read tells
+        if (partial[i + 1] == '\n') {
+          emit(prefix, partial.substr(start, i - start));
+          ++i;
+        } else {
+          emit(prefix, partial.substr(start, i - start), "\r");
+        }
+        start = i + 1;
+      }
+    }
     partial.erase(0, start);
     while (partial.size() >= kMaxLine) {
       emit(prefix, partial.substr(0, kMaxLine));

@@ -227,11 +227,19 @@ TEST_CASE("vnn-run: each line is prefixed with its rank, pieces joined", "[launc
     CHECK(contains(out, p + "three " + std::to_string(k)));
     CHECK(contains(out, p + "no newline " + std::to_string(k)));
     CHECK(contains(err, p + "to stderr " + std::to_string(k)));
+    CHECK(contains(out, p + "windows line " + std::to_string(k)));  // "\r\n" ends a line
   }
-  CHECK(out.size() == 8);  // nothing else, nothing split
+  CHECK(out.size() == 10);  // nothing else, nothing split
   // Order within a rank is kept.
   auto pos = [&](const std::string& l) { return std::find(out.begin(), out.end(), l) - out.begin(); };
   CHECK(pos("[rank1]: two 1") < pos("[rank1]: three 1"));
+}
+
+TEST_CASE("vnn-run: a progress bar's \\r redraws are prefixed too", "[launcher]") {
+  Result r = run_launcher({"--nproc-per-node", "1", RANK_PROBE, "bar"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code() == 0);
+  CHECK(r.out == "[rank0]: bar 1\r[rank0]: bar 2\r[rank0]: bar 3\n");
 }
 
 TEST_CASE("vnn-run: a failing rank ends the others; its code and message come back", "[launcher]") {

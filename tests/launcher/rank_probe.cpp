@@ -1,6 +1,7 @@
 // A rank program for the launcher tests. Modes:
 //   env                   prints the contract variables it sees
 //   lines                 writes lines in pieces, on stdout and stderr
+//   bar                   redraws a line with \r, then ends it
 //   fail R CODE DIR       rank R fails with CODE; the others record their
 //                         pid (and a child's) in DIR and wait; rank 0 ignores
 //                         SIGTERM, so only SIGKILL ends it
@@ -56,7 +57,15 @@ int main(int argc, char** argv) {
     std::printf("piece %d\n", rank());
     std::printf("two %d\nthree %d\n", rank(), rank());
     std::fprintf(stderr, "to stderr %d\n", rank());
+    std::printf("windows line %d\r\n", rank());
     std::printf("no newline %d", rank());
+    return 0;
+  }
+  if (mode == "bar") {  // a progress bar redrawn in place
+    std::setvbuf(stdout, nullptr, _IONBF, 0);
+    std::printf("bar 1\rbar 2\r");
+    usleep(20000);
+    std::printf("bar 3\n");
     return 0;
   }
   if (mode == "fail" && argc == 5) {
