@@ -30,7 +30,7 @@ for model in mlp cnn; do
     t=$(median < /tmp/ddp-torch-$model-$n.txt)
     res[$model-$n-vnn]=$v
     res[$model-$n-torch]=$t
-    awk -v m=$model -v n=$n -v v=$v -v t=$t 'BEGIN { printf "| %s | %d | %.0f | %.0f | %.2fx |\n", m, n, v, t, t > 0 ? v / t : 0 }'
+    awk -v m=$model -v n=$n -v v=$v -v t=$t 'BEGIN { printf "| %s | %d | %.0f | %.0f | %.2fx |\n", m, n, v, t, (t > 0 ? v / t : 0) }'
   done
 done
 echo
