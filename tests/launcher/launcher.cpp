@@ -262,6 +262,19 @@ TEST_CASE("vnn-run: a failing rank ends the others; its code and message come ba
   CHECK(all_gone(children));
 }
 
+TEST_CASE("vnn-run: a rank killed by SIGKILL ends the others too", "[launcher]") {
+  std::string dir = temp_dir();
+  Result r = run_launcher({"--nproc-per-node", "3", "--grace-period", "1", RANK_PROBE, "fail", "1", "-9", dir});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code() == 128 + SIGKILL);
+  CHECK(r.err.find("vnn-run: failed: rank 1 was killed by signal 9") != std::string::npos);
+  CHECK(r.err.find("its last error line: error: rank 1 failed on purpose") != std::string::npos);
+  auto pids = recorded(dir, "pid", 3, 2), children = recorded(dir, "child", 3, 2);
+  CHECK(pids.size() == 2);
+  CHECK(all_gone(pids));
+  CHECK(all_gone(children));
+}
+
 TEST_CASE("vnn-run: SIGTERM and SIGINT reach every rank", "[launcher]") {
   for (int sig : {SIGTERM, SIGINT}) {
     std::string dir = temp_dir();

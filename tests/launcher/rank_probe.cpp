@@ -2,7 +2,8 @@
 //   env                   prints the contract variables it sees
 //   lines                 writes lines in pieces, on stdout and stderr
 //   bar                   redraws a line with \r, then ends it
-//   fail R CODE DIR       rank R fails with CODE; the others record their
+//   fail R CODE DIR       rank R fails with CODE (a negative CODE: killed by
+//                         signal -CODE); the others record their
 //                         pid (and a child's) in DIR and wait; rank 0 ignores
 //                         SIGTERM, so only SIGKILL ends it
 //   wait DIR              records its pid in DIR, then waits for a signal and
@@ -72,9 +73,19 @@ int main(int argc, char** argv) {
     int bad = std::atoi(argv[2]), code = std::atoi(argv[3]);
     std::string dir = argv[4];
     if (rank() == bad) {
-      usleep(300000);
+      // Fail once every other rank has recorded itself (and its child), so
+      // the test knows whom to look for, however loaded the machine is.
+      int world = std::atoi(env("WORLD_SIZE").c_str());
+      for (int tries = 0; tries < 1000; ++tries) {
+        int ready = 0;
+        for (int r = 0; r < world; ++r)
+          ready += r != bad && access((dir + "/pid." + std::to_string(r)).c_str(), F_OK) == 0;
+        if (ready == world - 1) break;
+        usleep(10000);
+      }
       std::fprintf(stderr, "some earlier message\n");
       std::fprintf(stderr, "error: rank %d failed on purpose\n", rank());
+      if (code < 0) kill(getpid(), -code);  // killed by a signal instead (SIGKILL: -9)
       return code;
     }
     if (rank() == 0) signal(SIGTERM, SIG_IGN);
