@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """torch.distributed (gloo) allreduce bus bandwidth, the peer of allreduce_bench.
 
     python3 bench/allreduce_bench_torch.py --nproc 2 [--max-mib 256]

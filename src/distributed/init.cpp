@@ -93,8 +93,11 @@ std::string make_report(const std::string& engine, const std::string& how) {
   std::string r = "process group: engine " + engine + " (" + how + ")\n";
   r += "  cpu tensors: " + engine + " on their own memory\n";
   r += "  opencl tensors: " + engine + ", staged through pinned host memory (OpenCL has no collectives library)\n";
-  r += "  cuda tensors: " + engine +
-       ", staged through pinned host memory (the CUDA plugin offers no NCCL collectives in this build)\n";
+  bool nccl = detail::device_has_collectives(Device("cuda", 0));
+  r += nccl ? std::string("  cuda tensors: the CUDA plugin's NCCL collectives on the device queue\n")
+            : "  cuda tensors: " + engine + ", staged through pinned host memory (" +
+                  (is_available(Device("cuda", 0)) ? "the CUDA plugin was built without NCCL" : "no cuda device here") +
+                  ")\n";
   r += "  hip tensors: " + engine +
        ", staged through pinned host memory (Debian 12 has no RCCL; the HIP plugin has no collectives)\n";
   return r;
@@ -155,10 +158,15 @@ void init_process_group(const InitOptions& o) {
     if (port < 1 || port > 65535)
       throw ValueError("init_process_group: MASTER_PORT=" + std::to_string(port) + " is not a TCP port (1..65535)");
     store = detail::make_tcp_store(cfg.master_addr, port, rank == 0, rank, timeout);
-    check_agreement(*store, rank, ws);
-    auto gloo_store = detail::make_prefix_store("gloo", *store);
-    eng = detail::make_gloo_engine(cfg, *gloo_store);
-    store_barrier(*store, "init", ws);  // nobody tears the store down while a peer still reads it
+    try {
+      check_agreement(*store, rank, ws);
+      auto gloo_store = detail::make_prefix_store("gloo", *store);
+      eng = detail::make_gloo_engine(cfg, *gloo_store);
+      store_barrier(*store, "init", ws);  // nobody tears the store down while a peer still reads it
+    } catch (const Error&) {
+      store->linger(std::chrono::seconds(5));  // rank 0: let the others read why before the store goes
+      throw;
+    }
     how = "TCP, rendezvous at " + cfg.master_addr + ":" + std::to_string(port);
   }
   std::string report = make_report(eng->name(), how);

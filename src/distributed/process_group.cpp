@@ -40,6 +40,12 @@ void Work::wait() {
   std::unique_lock<std::mutex> lock(state_->m);
   state_->cv.wait(lock, [&] { return state_->done; });
   if (state_->error) std::rethrow_exception(state_->error);
+  if (state_->device_wait) {
+    auto w = state_->device_wait;
+    lock.unlock();
+    w();
+    lock.lock();
+  }
   if (state_->finish) {
     auto finish = std::move(state_->finish);
     state_->finish = nullptr;
@@ -51,7 +57,7 @@ void Work::wait() {
 bool Work::is_completed() const {
   if (!state_) return true;
   std::lock_guard<std::mutex> lock(state_->m);
-  return state_->done;
+  return state_->done && (!state_->device_done || state_->device_done());
 }
 
 bool Work::is_success() const {
@@ -180,6 +186,35 @@ Work ProcessGroup::Impl::enqueue(std::string what, std::function<void(Millis)> b
   }
   q.cv.notify_all();
   return Work(st);
+}
+
+Work ProcessGroup::Impl::device_work(std::string what, const detail::DeviceOp& d, std::vector<Tensor> keep) {
+  auto st = std::make_shared<Work::State>();
+  st->what = std::move(what);
+  st->keep = std::move(keep);
+  st->device_done = detail::record_done(d, &st->device_wait);
+  st->done = true;
+  return Work(st);
+}
+
+void* ProcessGroup::Impl::device_comm(const Tensor& t) {
+  return device_comms.get(t.impl()->ctx(), rank(), size(), [this](const std::string& key, const detail::Bytes& mine) {
+    if (store) {
+      if (rank() == 0) store->set(key, mine);
+      return store->get(key);
+    }
+    // No store (mpi): a broadcast on the collective lane, in order.
+    uint64_t n = mine.size();
+    detail::Bytes out(detail::Bytes(mine).size() ? mine : detail::Bytes(VNN_COMM_ID_BYTES));
+    auto* eng = engine.get();
+    enqueue("broadcast (communicator id)", [eng, &n](Millis t) { eng->broadcast(&n, sizeof n, 0, t); }, nullptr, {})
+        .wait();
+    out.resize(size_t(n));
+    enqueue("broadcast (communicator id)", [eng, &out](Millis t) { eng->broadcast(out.data(), out.size(), 0, t); },
+            nullptr, {})
+        .wait();
+    return out;
+  });
 }
 
 void ProcessGroup::Impl::drain() {
@@ -324,6 +359,11 @@ Work ProcessGroup::allreduce(const Tensor& tensor, ReduceOp op) {
   std::string what = std::string("allreduce(") + name(op) + ")";
   check_defined(tensor, what, "tensor");
   check_reducible(tensor, op, what);
+  if (detail::device_collectives(tensor)) {  // NCCL & co. on the device's queue
+    auto d = detail::device_op(tensor);
+    detail::device_allreduce(impl_->device_comm(tensor), d, tensor, op);
+    return impl_->device_work(what, d, {tensor});
+  }
   Buf b = stage(tensor, true);
   auto* eng = impl_->engine.get();
   size_t n = size_t(tensor.numel());
@@ -347,6 +387,11 @@ Work ProcessGroup::broadcast(const Tensor& tensor, int root) {
   if (root < 0 || root >= size())
     throw ValueError("broadcast: root " + std::to_string(root) + " is not a rank of this group of " +
                      std::to_string(size()));
+  if (detail::device_collectives(tensor)) {  // NCCL & co. on the device's queue
+    auto d = detail::device_op(tensor);
+    detail::device_broadcast(impl_->device_comm(tensor), d, tensor, root);
+    return impl_->device_work(what, d, {tensor});
+  }
   Buf b = stage(tensor, rank() == root);
   auto* eng = impl_->engine.get();
   void* p = b.ptr;
@@ -372,6 +417,11 @@ Work ProcessGroup::allgather_into_tensor(const Tensor& output, const Tensor& inp
     throw ShapeError("allgather: output has " + std::to_string(output.numel()) + " elements (shape " +
                      output.sizes().str() + ") but must hold " + std::to_string(size()) + " x " +
                      std::to_string(input.numel()) + " (world size x input shape " + input.sizes().str() + ")");
+  if (detail::device_collectives(input) && detail::device_collectives(output) && input.device() == output.device()) {
+    auto d = detail::device_op(input);
+    detail::device_allgather(impl_->device_comm(input), d, output, input);
+    return impl_->device_work(what, d, {input, output});
+  }
   Buf in = stage(input, true), out = stage(output, false);
   auto* eng = impl_->engine.get();
   const void* pi = in.ptr;
@@ -427,6 +477,11 @@ Work ProcessGroup::reduce_scatter_tensor(const Tensor& output, const Tensor& inp
     throw ShapeError(what + ": input has " + std::to_string(input.numel()) + " elements (shape " +
                      input.sizes().str() + ") but must hold " + std::to_string(size()) + " x " +
                      std::to_string(output.numel()) + " (world size x output shape " + output.sizes().str() + ")");
+  if (detail::device_collectives(input) && detail::device_collectives(output) && input.device() == output.device()) {
+    auto d = detail::device_op(input);
+    detail::device_reduce_scatter(impl_->device_comm(input), d, output, input, op);
+    return impl_->device_work(what, d, {input, output});
+  }
   Buf in = stage(input, true), out = stage(output, false);
   auto* eng = impl_->engine.get();
   const void* pi = in.ptr;

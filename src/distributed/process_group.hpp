@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "distributed/device_comm.hpp"
 #include "distributed/engine.hpp"
 #include "vnn/distributed.h"
 
@@ -24,6 +25,9 @@ struct Work::State {
   std::exception_ptr error;
   std::function<void()> finish;  // on the waiting thread, once: staged results back into the tensors
   std::vector<Tensor> keep;      // tensors the engine reads or writes
+  // Collectives a device runs itself: done once its event completed.
+  std::function<bool()> device_done;
+  std::function<void()> device_wait;
 };
 
 struct ProcessGroup::Impl {
@@ -31,6 +35,7 @@ struct ProcessGroup::Impl {
   std::unique_ptr<detail::Store> store;  // null for mpi
   std::unique_ptr<detail::Engine> engine;
   std::string report;
+  detail::DeviceComms device_comms;  // NCCL & co., per device, made on first use
   std::atomic<int64_t> timeout_ms{30000};
   // Check before each collective that every rank runs the same one on the
   // same size (VNN_DIST_CHECK_SIZES=0 turns it off).
@@ -49,6 +54,10 @@ struct ProcessGroup::Impl {
   // both send first do not wait on each other); errors become DistributedError.
   Work enqueue(std::string what, std::function<void(Millis)> body, std::function<void()> finish,
                std::vector<Tensor> keep, Lane lane = Lane::collectives);
+  // A Work for a collective queued on a device (device_comm.hpp).
+  Work device_work(std::string what, const detail::DeviceOp& d, std::vector<Tensor> keep);
+  // The device communicator for t's device.
+  void* device_comm(const Tensor& t);
   // Waits for everything queued so far (errors stay with their Work).
   void drain();
   bool broken() const;

@@ -6,6 +6,7 @@ target_sources(vnn PRIVATE
   distributed/init.cpp
   distributed/gloo_engine.cpp
   distributed/mpi_engine.cpp
+  distributed/device_comm.cpp
   distributed/ddp.cpp)
 find_package(Gloo CONFIG QUIET)
 if(TARGET gloo)

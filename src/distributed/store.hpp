@@ -29,6 +29,9 @@ class Store {
   // The server takes no new connections (so that a rank re-initialising
   // after destroy cannot reach a store about to go away). No-op elsewhere.
   virtual void stop_accepting() {}
+  // On the server: waits (at most `limit`) until the other ranks hung up, so
+  // that a rank 0 failing in rendezvous lets the others read their answers.
+  virtual void linger(Millis limit) { (void)limit; }
 };
 
 // Rank 0 (is_server) binds port on every interface and serves; every rank,

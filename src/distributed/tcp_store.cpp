@@ -107,6 +107,7 @@ class Server {
     (void)timeout;
     thread_ = std::thread([this] { loop(); });
   }
+  int clients() const { return clients_count_.load(); }
   ~Server() {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
@@ -135,6 +136,7 @@ class Server {
           int one = 1;
           ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
           clients_.push_back({fd});
+          clients_count_ = int(clients_.size());
         }
       }
       std::vector<int> dead;
@@ -149,6 +151,7 @@ class Server {
     ::close(fd);
     for (size_t i = 0; i < clients_.size(); ++i)
       if (clients_[i].fd == fd) clients_.erase(clients_.begin() + long(i));
+    clients_count_ = int(clients_.size());
     for (size_t i = parked_.size(); i-- > 0;)
       if (parked_[i].fd == fd) parked_.erase(parked_.begin() + long(i));
   }
@@ -202,6 +205,7 @@ class Server {
 
   int listen_fd_ = -1;
   std::atomic<bool> stop_{false};
+  std::atomic<int> clients_count_{0};
   std::thread thread_;
   std::vector<Client> clients_;
   std::vector<Parked> parked_;
@@ -247,6 +251,12 @@ class TcpStore final : public Store {
   }
   void set_timeout(Millis t) override { timeout_ = t; }
   Millis timeout() const override { return timeout_; }
+  void linger(Millis limit) override {
+    if (!server_) return;
+    auto until = std::chrono::steady_clock::now() + limit;
+    while (server_->clients() > 1 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   void stop_accepting() override {
     if (!server_) return;
     std::lock_guard<std::mutex> lock(mutex_);
