@@ -17,10 +17,11 @@ hip=(hipcc libamdhip64-dev rocm-device-libs)
 data=(dataset-fashion-mnist)
 fuzz=(clang libclang-rt-14-dev)  # the safetensors parser fuzz test (label slow)
 bench=(libtorch-dev python3-torch)
+distributed=(libgloo-dev libopenmpi-dev openmpi-bin)  # vnn::distributed's Gloo and MPI engines
 
 want=("${core[@]}")
 if [ "${VNN_DEPS_MINIMAL:-0}" != 1 ]; then
-  want+=("${opencl[@]}" "${hip[@]}" "${data[@]}" "${fuzz[@]}")
+  want+=("${opencl[@]}" "${hip[@]}" "${data[@]}" "${fuzz[@]}" "${distributed[@]}")
 fi
 if [ "${VNN_DEPS_BENCH:-0}" = 1 ]; then want+=("${bench[@]}"); fi
 

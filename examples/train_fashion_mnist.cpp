@@ -5,10 +5,22 @@
 //   train_fashion_mnist [--device cuda:0] [--epochs 5] [--batch-size 64]
 //                       [--workers 2] [--lr 0.001] [--model cnn|mlp]
 //                       [--data DIR] [--out DIR] [--limit N] [--resume]
+//                       [--distributed]
 //
 // Writes <out>/checkpoint.safetensors (model, optimizer, scheduler, RNG,
 // progress; --resume continues from it), <out>/metrics.csv and
 // <out>/curves.svg (loss and accuracy per epoch).
+//
+// --distributed: data parallel over the ranks vnn-run (or mpirun) started,
+//   vnn-run --nproc-per-node 2 build/bin/train_fashion_mnist --distributed
+// Each rank trains a DistributedDataParallel copy on its shard
+// (DistributedSampler) with batch-size / world-size examples per step, so
+// one step sees batch-size examples in all, as without --distributed; the
+// test set is split too and the counts summed. Only rank 0 writes the
+// checkpoint, the metrics and the plot; it holds the unwrapped model's
+// state, so it resumes on any number of ranks, or without --distributed.
+#include <vnn/distributed.h>
+#include <vnn/nn/distributed.h>
 #include <vnn/vnn.h>
 
 #include <chrono>
@@ -28,7 +40,7 @@ struct Config {
   int epochs = 5, workers = 2;
   int64_t batch = 64, limit = 0;
   double lr = 1e-3;
-  bool resume = false;
+  bool resume = false, distributed = false;
 };
 
 Config parse(int argc, char** argv) {
@@ -49,9 +61,11 @@ Config parse(int argc, char** argv) {
     else if (a == "--out") c.out = value();
     else if (a == "--limit") c.limit = std::stoll(value());
     else if (a == "--resume") c.resume = true;
+    else if (a == "--distributed") c.distributed = true;
     else {
       std::cout << "usage: train_fashion_mnist [--device D] [--epochs N] [--batch-size B] [--workers W] [--lr LR]\n"
-                   "                           [--model cnn|mlp] [--data DIR] [--out DIR] [--limit N] [--resume]\n";
+                   "                           [--model cnn|mlp] [--data DIR] [--out DIR] [--limit N] [--resume]\n"
+                   "                           [--distributed]\n";
       std::exit(a == "--help" ? 0 : 2);
     }
   }
@@ -84,7 +98,9 @@ void progress_bar(int epoch, int epochs, int64_t done, int64_t total, double sec
   std::fflush(stdout);
 }
 
-double evaluate(vnn::nn::Module& model, vnn::data::DataLoader& loader) {
+// Test accuracy; with `distributed` each rank counts its part of the test
+// set and the counts are summed over the ranks.
+double evaluate(vnn::nn::Module& model, vnn::data::DataLoader& loader, bool distributed) {
   vnn::autograd::NoGradGuard no_grad;
   model.eval();
   double correct = 0, count = 0;
@@ -94,7 +110,22 @@ double evaluate(vnn::nn::Module& model, vnn::data::DataLoader& loader) {
     count += double(batch.target.numel());
   }
   model.train();
+  if (distributed) {
+    vnn::Tensor counts = vnn::tensor({correct, count}, vnn::TensorOptions(vnn::kFloat64));
+    vnn::distributed::all_reduce(counts);
+    auto v = counts.to_vector<double>();
+    correct = v[0];
+    count = v[1];
+  }
   return count > 0 ? correct / count : 0;
+}
+
+// This rank's part of the test set: examples rank, rank + world, ... (no
+// padding, unlike DistributedSampler, so every example counts once).
+vnn::data::DatasetPtr test_shard(const vnn::data::DatasetPtr& test_set, int rank, int world) {
+  std::vector<int64_t> idx;
+  for (int64_t i = rank; i < test_set->size(); i += world) idx.push_back(i);
+  return std::make_shared<vnn::data::Subset>(test_set, std::move(idx));
 }
 
 }  // namespace
@@ -102,13 +133,30 @@ double evaluate(vnn::nn::Module& model, vnn::data::DataLoader& loader) {
 int main(int argc, char** argv) {
   try {
     Config cfg = parse(argc, argv);
-    // "cuda if available, else cpu", for every vendor.
-    vnn::Device device = cfg.device.empty() ? vnn::best_device() : vnn::Device(cfg.device);
+    int rank = 0, world = 1;
+    if (cfg.distributed) {
+      vnn::distributed::init_process_group();  // RANK, WORLD_SIZE, MASTER_ADDR, ... from vnn-run or mpirun
+      rank = vnn::distributed::rank();
+      world = vnn::distributed::world_size();
+      if (cfg.batch % world != 0)
+        throw vnn::ValueError("--batch-size " + std::to_string(cfg.batch) + " is the batch of one step over all " +
+                              std::to_string(world) + " ranks: it must be a multiple of the world size");
+      if (rank != 0) std::cout.setstate(std::ios::failbit);  // rank 0 speaks for all
+    }
+    const bool writer = rank == 0;  // the one rank that writes files
+    // "cuda if available, else cpu", for every vendor; under --distributed
+    // cuda:LOCAL_RANK where there are GPUs.
+    vnn::Device device = !cfg.device.empty() ? vnn::Device(cfg.device)
+                         : cfg.distributed   ? vnn::distributed::local_device()
+                                             : vnn::best_device();
     std::cout << "Devices found:\n";
     for (const auto& d : vnn::devices())
       std::cout << "  " << d.device << "  " << d.name << " [" << vnn::name(d.type) << ", " << d.plugin << "]\n";
     const auto& info = vnn::device_info(device);  // throws, listing what exists, for a bad --device
     std::cout << "Using device: " << device << " (" << info.name << ")\n";
+    if (cfg.distributed)
+      std::cout << "Distributed: " << world << " ranks, " << vnn::distributed::group().engine() << ", "
+                << cfg.batch / world << " examples per rank per step\n";
 
     vnn::manual_seed(0);
     auto train_set = std::make_shared<vnn::data::FashionMNIST>(cfg.data, true, cfg.limit);
@@ -116,8 +164,14 @@ int main(int argc, char** argv) {
     std::cout << "Fashion-MNIST: " << train_set->size() << " training and " << test_set->size() << " test images\n";
 
     vnn::data::DataLoaderOptions lo;
-    lo.batch_size = cfg.batch;
-    lo.shuffle = true;
+    lo.batch_size = cfg.batch / world;
+    lo.shuffle = !cfg.distributed;
+    std::shared_ptr<vnn::data::DistributedSampler> sampler;
+    if (cfg.distributed) {
+      sampler = std::make_shared<vnn::data::DistributedSampler>(
+          train_set->size(), vnn::data::DistributedSamplerOptions{}.replicas(world, rank).with_seed(0));
+      lo.sampler = sampler;
+    }
     lo.num_workers = cfg.workers;
     lo.device = device;
     bool separate_memory = !info.host_accessible;
@@ -125,7 +179,9 @@ int main(int argc, char** argv) {
     lo.non_blocking = separate_memory;
     vnn::data::DataLoader train_loader(train_set, lo);
     lo.shuffle = false;
-    vnn::data::DataLoader test_loader(test_set, lo);
+    lo.sampler = nullptr;
+    lo.batch_size = cfg.batch;
+    vnn::data::DataLoader test_loader(cfg.distributed ? test_shard(test_set, rank, world) : test_set, lo);
 
     auto model = make_model(cfg.model);
     model->to(device);  // move the model once
@@ -137,52 +193,67 @@ int main(int argc, char** argv) {
     std::string ckpt = cfg.out + "/checkpoint.safetensors", csv = cfg.out + "/metrics.csv";
     vnn::io::TrainingProgress progress;
     std::vector<EpochPoint> history;
-    if (cfg.resume) {
+    if (cfg.resume) {  // every rank reads the same file (same host or a shared folder)
       progress = vnn::io::load_training_checkpoint(ckpt, *model, &opt, &sched);
       std::cout << "Resumed from " << ckpt << " after epoch " << progress.epoch << " (step " << progress.step << ")\n";
-      history = read_metrics(csv);
+      if (writer) history = read_metrics(csv);
     }
+    // The wrapper shares the model's parameters, so the optimizer built on
+    // them and the checkpoint of the inner model work unchanged.
+    std::shared_ptr<vnn::nn::Module> net = model;
+    if (cfg.distributed) net = std::make_shared<vnn::nn::DistributedDataParallel>(model);
 
     for (int epoch = int(progress.epoch) + 1; epoch <= cfg.epochs; ++epoch) {
       train_loader.set_epoch(epoch);
+      if (sampler) sampler->set_epoch(epoch);  // a new shuffle each epoch, the same on every rank
       auto t0 = std::chrono::steady_clock::now();
       double loss_sum = 0;
       int64_t seen = 0, batches = 0, sampled = 0;
       for (auto& batch : train_loader) {
         opt.zero_grad();
-        vnn::Tensor loss = vnn::nn::cross_entropy(model->forward(batch.data), batch.target);
+        vnn::Tensor loss = vnn::nn::cross_entropy(net->forward(batch.data), batch.target);
         loss.backward();
         opt.step();
         ++progress.step;
-        seen += batch.target.numel();
-        if (++batches % 20 == 0 || seen == train_set->size()) {
+        seen += batch.target.numel() * world;  // all ranks step together
+        if (++batches % 20 == 0 || batches == train_loader.num_batches()) {
           double l = loss.item();  // one host round trip every 20 batches
           loss_sum += l;
           ++sampled;
           double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          progress_bar(epoch, cfg.epochs, seen, train_set->size(), secs, l);
+          if (writer) progress_bar(epoch, cfg.epochs, std::min(seen, train_set->size()), train_set->size(), secs, l);
         }
       }
       sched.step();
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       double train_loss = loss_sum / double(std::max<int64_t>(sampled, 1));
-      double acc = evaluate(*model, test_loader);
+      if (cfg.distributed) {  // the mean of the ranks' sampled losses
+        vnn::Tensor l = vnn::tensor({train_loss}, vnn::TensorOptions(vnn::kFloat64));
+        vnn::distributed::all_reduce(l, vnn::distributed::ReduceOp::avg);
+        train_loss = l.item();
+      }
+      double acc = evaluate(*model, test_loader, cfg.distributed);
+      progress.epoch = epoch;
+      if (!writer) continue;
       std::printf("\nepoch %d: train loss %.4f, test accuracy %.4f, %.1f s (%.0f samples/s)\n", epoch, train_loss, acc,
                   secs, double(seen) / secs);
       history.push_back({epoch, train_loss, acc, secs});
-      progress.epoch = epoch;
       progress.extra["test_accuracy"] = std::to_string(acc);
       vnn::io::save_training_checkpoint(ckpt, *model, &opt, &sched, progress);
       write_metrics(csv, history);
       write_svg(cfg.out + "/curves.svg", history);
     }
-    double final_acc = history.empty() ? 0 : history.back().accuracy;
-    std::printf("Final test accuracy: %.4f on %s. Wrote %s, %s and %s/curves.svg\n", final_acc, device.str().c_str(),
-                ckpt.c_str(), csv.c_str(), cfg.out.c_str());
-    std::cout << vnn::memory_summary(device);
+    if (writer) {
+      double final_acc = history.empty() ? 0 : history.back().accuracy;
+      std::printf("Final test accuracy: %.4f on %s%s. Wrote %s, %s and %s/curves.svg\n", final_acc,
+                  device.str().c_str(), cfg.distributed ? (" x " + std::to_string(world) + " ranks").c_str() : "",
+                  ckpt.c_str(), csv.c_str(), cfg.out.c_str());
+      std::cout << vnn::memory_summary(device);
+    }
+    if (cfg.distributed) vnn::distributed::destroy_process_group();
     return 0;
   } catch (const vnn::Error& e) {
-    std::cerr << "\nerror: " << e.what() << "\n";
+    std::cerr << "\nerror: " << e.what() << "\n";  // under vnn-run: the line it reports
     return 1;
   }
 }

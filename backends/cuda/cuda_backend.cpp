@@ -14,6 +14,9 @@
 #include <string>
 
 #include "cuda/probe_cuda.hpp"
+#ifdef VNN_CUDA_HAVE_NCCL
+#include "cuda/nccl_comm.hpp"
+#endif
 #include "kokkos/plugin.hpp"
 
 namespace vnn::cuda_backend {
@@ -105,6 +108,9 @@ struct CudaTraits {
   static constexpr bool host_accessible = false;    // device memory is not host memory
   static constexpr bool inline_small_work = false;  // every kernel runs on the device
   using DeviceBlas = CublasGemm;
+#ifdef VNN_CUDA_HAVE_NCCL
+  using Comm = NcclComm;  // the ABI's comm_* entries
+#endif
 
   static std::string description() {
     int major = 0, minor = 0;

@@ -20,6 +20,9 @@
 //             MATMUL on host-accessible memory (see kernels/matmul.hpp)
 //   optional: struct DeviceBlas { supports(dtype); gemm(...); } for MATMUL
 //             on the device queue (cuBLAS; see matmul_device_blas)
+//   optional: struct Comm { unique_id, create, destroy, allreduce, broadcast,
+//             allgather, reduce_scatter } for the ABI's comm_* entries
+//             (NCCL; backends/cuda/nccl_comm.hpp)
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <chrono>
@@ -111,6 +114,10 @@ template <class Traits, class = void> struct has_tool_ranges : std::false_type {
 template <class Traits>
 struct has_tool_ranges<Traits, std::void_t<decltype(&Traits::range_push), decltype(&Traits::range_pop)>>
     : std::true_type {};
+
+// Traits::Comm: collectives of the vendor's communication library.
+template <class Traits, class = void> struct has_comm : std::false_type {};
+template <class Traits> struct has_comm<Traits, std::void_t<typename Traits::Comm>> : std::true_type {};
 
 // The implementation the latest run() on this thread chose (the profiler
 // names ops "matmul[openblas]" / "matmul[kokkos]" from it).
@@ -315,6 +322,59 @@ class Backend {
     });
   }
 
+  // Collectives (Traits::Comm), on the queue's stream; offsets in bytes.
+  static char* at(const void* p, size_t off) { return static_cast<char*>(const_cast<void*>(p)) + off; }
+  static vnn_status comm_unique_id(int32_t, void* id, size_t* size) {
+    return guarded("comm_unique_id", [&] {
+      if constexpr (has_comm<Traits>::value) Traits::Comm::unique_id(id, size);
+      return VNN_STATUS_OK;
+    });
+  }
+  static vnn_status comm_create(int32_t device, const void* id, size_t size, int32_t rank, int32_t ws, void** comm) {
+    return guarded("comm_create", [&] {
+      if constexpr (has_comm<Traits>::value) *comm = Traits::Comm::create(device, id, size, rank, ws);
+      return VNN_STATUS_OK;
+    });
+  }
+  static vnn_status comm_destroy(int32_t, void* comm) {
+    return guarded("comm_destroy", [&] {
+      if constexpr (has_comm<Traits>::value) Traits::Comm::destroy(comm);
+      return VNN_STATUS_OK;
+    });
+  }
+  static vnn_status comm_allreduce(int32_t, void* comm, void* data, size_t off, size_t count, int32_t dtype,
+                                   int32_t reduce, void* queue) {
+    return guarded("comm_allreduce", [&] {
+      if constexpr (has_comm<Traits>::value)
+        Traits::Comm::allreduce(comm, at(data, off), count, dtype, reduce, queue_of(queue));
+      return VNN_STATUS_OK;
+    });
+  }
+  static vnn_status comm_broadcast(int32_t, void* comm, void* data, size_t off, size_t count, int32_t dtype,
+                                   int32_t root, void* queue) {
+    return guarded("comm_broadcast", [&] {
+      if constexpr (has_comm<Traits>::value)
+        Traits::Comm::broadcast(comm, at(data, off), count, dtype, root, queue_of(queue));
+      return VNN_STATUS_OK;
+    });
+  }
+  static vnn_status comm_allgather(int32_t, void* comm, const void* in, size_t in_off, void* out, size_t out_off,
+                                   size_t count, int32_t dtype, void* queue) {
+    return guarded("comm_allgather", [&] {
+      if constexpr (has_comm<Traits>::value)
+        Traits::Comm::allgather(comm, at(in, in_off), at(out, out_off), count, dtype, queue_of(queue));
+      return VNN_STATUS_OK;
+    });
+  }
+  static vnn_status comm_reduce_scatter(int32_t, void* comm, const void* in, size_t in_off, void* out,
+                                        size_t out_off, size_t count, int32_t dtype, int32_t reduce, void* queue) {
+    return guarded("comm_reduce_scatter", [&] {
+      if constexpr (has_comm<Traits>::value)
+        Traits::Comm::reduce_scatter(comm, at(in, in_off), at(out, out_off), count, dtype, reduce, queue_of(queue));
+      return VNN_STATUS_OK;
+    });
+  }
+
   static vnn_status run(int32_t device, const vnn_op* op) {
     return guarded(op_name(op->kind), [&] {
       if (!state().initialized)
@@ -500,6 +560,13 @@ const vnn_backend* make_table(uint32_t host_abi_version) {
       .range_pop = tool_range_pop<Traits>(),
       .event_query = &B::event_query,
       .queue_wait_event = &B::queue_wait_event,
+      .comm_unique_id = has_comm<Traits>::value ? &B::comm_unique_id : nullptr,
+      .comm_create = has_comm<Traits>::value ? &B::comm_create : nullptr,
+      .comm_destroy = has_comm<Traits>::value ? &B::comm_destroy : nullptr,
+      .comm_allreduce = has_comm<Traits>::value ? &B::comm_allreduce : nullptr,
+      .comm_broadcast = has_comm<Traits>::value ? &B::comm_broadcast : nullptr,
+      .comm_allgather = has_comm<Traits>::value ? &B::comm_allgather : nullptr,
+      .comm_reduce_scatter = has_comm<Traits>::value ? &B::comm_reduce_scatter : nullptr,
   };
   // An older or newer core gets the table anyway: it reads abi_version and
   // reports the mismatch itself.

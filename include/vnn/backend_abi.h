@@ -297,7 +297,35 @@ typedef struct vnn_backend {
   /* Work enqueued on queue (NULL = default) after this call starts only
    * once the event's recorded work completed; the host does not wait. */
   vnn_status (*queue_wait_event)(int32_t device, void* queue, void* event);
+
+  /* Optional, appended: collectives of a backend with a communication
+   * library of its own (NCCL in the CUDA plugin; docs/distributed.md). A
+   * core finding them NULL (or struct_size too small: older plugins) stages
+   * that device's tensors through host memory for its own engine. Buffers
+   * are contiguous device allocations at a byte offset; `count` counts
+   * elements of `dtype`; work is queued on `queue` (NULL = default) and the
+   * core waits on it like on any op. `reduce` is a vnn_reduce_fn: SUM,
+   * PROD, MAX, MIN or MEAN (the average over ranks). */
+  /* One rank makes the id (at most VNN_COMM_ID_BYTES, *size set); the core
+   * hands it to every rank through the process group's store. */
+  vnn_status (*comm_unique_id)(int32_t device, void* id, size_t* size);
+  /* Collective over all ranks (each calls it with the same id). */
+  vnn_status (*comm_create)(int32_t device, const void* id, size_t size, int32_t rank, int32_t world_size,
+                            void** comm);
+  vnn_status (*comm_destroy)(int32_t device, void* comm);
+  vnn_status (*comm_allreduce)(int32_t device, void* comm, void* data, size_t offset, size_t count,
+                               int32_t dtype, int32_t reduce, void* queue);
+  vnn_status (*comm_broadcast)(int32_t device, void* comm, void* data, size_t offset, size_t count,
+                               int32_t dtype, int32_t root, void* queue);
+  /* out (offset out_offset) receives world_size * count elements, rank r's at r * count. */
+  vnn_status (*comm_allgather)(int32_t device, void* comm, const void* in, size_t in_offset, void* out,
+                               size_t out_offset, size_t count, int32_t dtype, void* queue);
+  /* in holds world_size * count elements; out gets the reduction of piece `rank`. */
+  vnn_status (*comm_reduce_scatter)(int32_t device, void* comm, const void* in, size_t in_offset, void* out,
+                                    size_t out_offset, size_t count, int32_t dtype, int32_t reduce, void* queue);
 } vnn_backend;
+
+#define VNN_COMM_ID_BYTES 128
 
 /* The entry point. Returns NULL if the plugin cannot serve host_abi_version
  * (it may then still return a table whose abi_version tells the core what it

@@ -34,5 +34,8 @@ class BackendError : public Error { using Error::Error; };
 class PluginError : public Error { using Error::Error; };
 // A file whose contents are not what its format requires (truncated, corrupt, hostile).
 class FormatError : public Error { using Error::Error; };
+// A collective or rendezvous failed: a peer gone, a timeout, ranks that
+// disagree (vnn/distributed.h). The text names the rank and the collective.
+class DistributedError : public Error { using Error::Error; };
 
 }  // namespace vnn

@@ -28,6 +28,9 @@ struct Node {
   // Saved storages and the versions they had when saved.
   std::vector<std::pair<std::shared_ptr<Storage>, uint64_t>> saved;
   std::vector<TensorHook> pre_hooks;  // run on the incoming gradient
+  // Accumulators only: run after the gradient was added into .grad()
+  // (DistributedDataParallel starts bucket allreduces from here).
+  std::vector<std::function<void()>> post_accumulate_hooks;
   bool released = false;
   // Gradient accumulators of leaves point back at their tensor.
   std::weak_ptr<TensorImpl> leaf;
@@ -48,6 +51,10 @@ bool requires_grad(const Tensor& t);
 // The node a gradient for `t` flows into: its grad_fn, or for a leaf that
 // requires grad its accumulator (shared by every use). Null otherwise.
 std::shared_ptr<Node> gradient_edge(const Tensor& t);
+
+// Runs `hook` each time backward has accumulated a gradient into the
+// leaf's .grad() (torch's register_post_accumulate_grad_hook).
+void register_post_accumulate_hook(const Tensor& leaf, std::function<void()> hook);
 
 // True when grad mode is on and any input requires grad.
 bool needs_grad(std::initializer_list<const Tensor*> inputs);

@@ -104,6 +104,7 @@ void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& r
       AutogradMeta& m = autograd_meta(*leaf);
       if (!m.grad.defined()) m.grad = g.clone();  // never alias another gradient
       else m.grad.add_(g);
+      for (auto& hook : node->post_accumulate_hooks) hook();
       continue;
     }
     check_versions(*node);

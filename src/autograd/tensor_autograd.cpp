@@ -73,6 +73,17 @@ void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) {
   m.hooked_accumulator = acc;
 }
 
+namespace detail {
+void register_post_accumulate_hook(const Tensor& leaf, std::function<void()> hook) {
+  if (!leaf.requires_grad() || !leaf.is_leaf())
+    throw ValueError("register_post_accumulate_hook: the tensor must be a leaf that requires grad");
+  auto& m = autograd_meta(*leaf.impl());
+  std::shared_ptr<Node> acc = gradient_edge(leaf);
+  acc->post_accumulate_hooks.push_back(std::move(hook));
+  m.hooked_accumulator = acc;
+}
+}  // namespace detail
+
 uint64_t Tensor::version() const { return impl()->storage->version.load(); }
 
 }  // namespace vnn

@@ -210,18 +210,32 @@ DataLoader::DataLoader(DatasetPtr dataset, DataLoaderOptions options)
     throw ValueError("DataLoader: num_workers must be in [0, 256], got " + std::to_string(options_.num_workers));
   if (options_.prefetch_factor < 1)
     throw ValueError("DataLoader: prefetch_factor must be >= 1, got " + std::to_string(options_.prefetch_factor));
+  if (options_.sampler && options_.shuffle)
+    throw ValueError("DataLoader: sampler and shuffle = true exclude each other; the sampler decides the order "
+                     "(DistributedSampler shuffles itself)");
   if (options_.device) (void)device_info(*options_.device);  // DeviceNotFound now, not mid-epoch
 }
 
 DataLoader::~DataLoader() = default;  // running epochs are owned (and joined) by their iterators
 
 int64_t DataLoader::num_batches() const {
-  int64_t n = dataset_->size(), b = options_.batch_size;
+  int64_t n = options_.sampler ? options_.sampler->size() : dataset_->size(), b = options_.batch_size;
   return options_.drop_last ? n / b : (n + b - 1) / b;
 }
 
 std::vector<int64_t> DataLoader::order(int64_t epoch) const {
   int64_t n = dataset_->size();
+  if (options_.sampler) {
+    std::vector<int64_t> o = options_.sampler->indices(epoch);
+    if (int64_t(o.size()) != options_.sampler->size())
+      throw ValueError("DataLoader: the sampler returned " + std::to_string(o.size()) + " indices for epoch " +
+                       std::to_string(epoch) + " but its size() is " + std::to_string(options_.sampler->size()));
+    for (int64_t i : o)
+      if (i < 0 || i >= n)
+        throw IndexError("DataLoader: the sampler gave index " + std::to_string(i) + " for a dataset of " +
+                         std::to_string(n) + " examples; was it made for another dataset?");
+    return o;
+  }
   if (!options_.shuffle) {
     std::vector<int64_t> o(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) o[size_t(i)] = i;

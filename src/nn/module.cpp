@@ -50,6 +50,14 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> module) 
   children_.emplace_back(name, std::move(module));
 }
 
+void Module::share_registrations(const Module& other) {
+  if (!params_.empty() || !buffers_.empty() || !children_.empty())
+    throw ValueError(type_name_ + ": share_registrations needs a module with nothing registered yet");
+  params_ = other.params_;
+  buffers_ = other.buffers_;
+  children_ = other.children_;
+}
+
 void Module::collect(const std::string& prefix, bool recurse, bool params, StateDict& out) const {
   for (auto& [n, t] : params ? params_ : buffers_) out.emplace_back(prefix + n, t);
   if (!recurse) return;

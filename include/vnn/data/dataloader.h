@@ -7,7 +7,8 @@
 //   for (int epoch = 0; epoch < 3; ++epoch)
 //     for (auto& batch : loader) step(batch.data, batch.target);
 //
-// - Order depends only on (seed, epoch): the same for any num_workers.
+// - Order depends only on (seed, epoch): the same for any num_workers; with
+//   a sampler, on what the sampler returns for the epoch.
 //   Each pass (begin()) uses the next epoch unless set_epoch() chose one.
 // - Workers assemble batches ahead, at most num_workers * prefetch_factor
 //   beyond the one the loop holds; batches come out in order.
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "vnn/data/dataset.h"
+#include "vnn/data/sampler.h"
 
 namespace vnn::data {
 
@@ -37,6 +39,9 @@ struct DataLoaderOptions {
   bool pin_memory = false;   // host batches in page-locked memory
   std::optional<Device> device;  // where batches are delivered (default: host)
   bool non_blocking = false;
+  // Where the order comes from instead of shuffle (e.g. DistributedSampler);
+  // it is asked once per epoch with the loader's epoch. Not with shuffle.
+  SamplerPtr sampler;
 };
 
 // Stacked examples: data [B, ...], target [B, ...] (undefined when the

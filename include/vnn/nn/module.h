@@ -75,6 +75,10 @@ class Module : public std::enable_shared_from_this<Module> {
     return module;
   }
   void add_child(const std::string& name, std::shared_ptr<Module> module);
+  // Registers other's parameters, buffers and submodules here under the same
+  // names, sharing the tensors (no copy, no detach): a wrapper whose
+  // state_dict() and parameters() are the wrapped module's (DistributedDataParallel).
+  void share_registrations(const Module& other);
 
  private:
   void collect(const std::string& prefix, bool recurse, bool params, StateDict& out) const;

@@ -1,0 +1,87 @@
+// NCCL collectives for the CUDA plugin (Traits::Comm of backends/kokkos/
+// plugin.hpp): a communicator per process group and device, made from an id
+// rank 0 creates and the core passes on; collectives on the queue's stream.
+#pragma once
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "vnn/backend_abi.h"
+
+namespace vnn::cuda_backend {
+
+struct NcclComm {
+  static void check(ncclResult_t rc, const char* what) {
+    if (rc != ncclSuccess) throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(rc));
+  }
+  static ncclDataType_t type(int32_t dtype) {
+    switch (dtype) {
+      case VNN_FLOAT32: return ncclFloat32;
+      case VNN_FLOAT64: return ncclFloat64;
+      case VNN_INT32: return ncclInt32;
+      case VNN_INT64: return ncclInt64;
+      case VNN_UINT8: case VNN_BOOL: return ncclUint8;
+      case VNN_FLOAT16: return ncclFloat16;
+#if NCCL_MAJOR > 2 || (NCCL_MAJOR == 2 && NCCL_MINOR >= 10)
+      case VNN_BFLOAT16: return ncclBfloat16;
+#endif
+      default: throw std::runtime_error("nccl: dtype " + std::to_string(dtype) + " is not supported");
+    }
+  }
+  static ncclRedOp_t op(int32_t reduce) {
+    switch (reduce) {
+      case VNN_REDUCE_SUM: return ncclSum;
+      case VNN_REDUCE_PROD: return ncclProd;
+      case VNN_REDUCE_MAX: return ncclMax;
+      case VNN_REDUCE_MIN: return ncclMin;
+#if NCCL_MAJOR > 2 || (NCCL_MAJOR == 2 && NCCL_MINOR >= 10)
+      case VNN_REDUCE_MEAN: return ncclAvg;
+#endif
+      default: throw std::runtime_error("nccl: reduction " + std::to_string(reduce) + " is not supported");
+    }
+  }
+
+  static void unique_id(void* id, size_t* size) {
+    static_assert(sizeof(ncclUniqueId) <= VNN_COMM_ID_BYTES, "VNN_COMM_ID_BYTES holds an ncclUniqueId");
+    ncclUniqueId u;
+    check(ncclGetUniqueId(&u), "ncclGetUniqueId");
+    std::memcpy(id, &u, sizeof u);
+    *size = sizeof u;
+  }
+  static void* create(int32_t device, const void* id, size_t size, int32_t rank, int32_t ws) {
+    if (size != sizeof(ncclUniqueId)) throw std::runtime_error("ncclCommInitRank: the id has the wrong size");
+    ncclUniqueId u;
+    std::memcpy(&u, id, sizeof u);
+    if (cudaSetDevice(device) != cudaSuccess) throw std::runtime_error("cudaSetDevice failed before ncclCommInitRank");
+    ncclComm_t c = nullptr;
+    check(ncclCommInitRank(&c, ws, u, rank), "ncclCommInitRank");
+    return c;
+  }
+  static void destroy(void* comm) { check(ncclCommDestroy(static_cast<ncclComm_t>(comm)), "ncclCommDestroy"); }
+
+  template <class Queue>
+  static void allreduce(void* comm, void* data, size_t count, int32_t dtype, int32_t reduce, const Queue& q) {
+    check(ncclAllReduce(data, data, count, type(dtype), op(reduce), static_cast<ncclComm_t>(comm), q.cuda_stream()),
+          "ncclAllReduce");
+  }
+  template <class Queue>
+  static void broadcast(void* comm, void* data, size_t count, int32_t dtype, int32_t root, const Queue& q) {
+    check(ncclBroadcast(data, data, count, type(dtype), root, static_cast<ncclComm_t>(comm), q.cuda_stream()),
+          "ncclBroadcast");
+  }
+  template <class Queue>
+  static void allgather(void* comm, const void* in, void* out, size_t count, int32_t dtype, const Queue& q) {
+    check(ncclAllGather(in, out, count, type(dtype), static_cast<ncclComm_t>(comm), q.cuda_stream()), "ncclAllGather");
+  }
+  template <class Queue>
+  static void reduce_scatter(void* comm, const void* in, void* out, size_t count, int32_t dtype, int32_t reduce,
+                             const Queue& q) {
+    check(ncclReduceScatter(in, out, count, type(dtype), op(reduce), static_cast<ncclComm_t>(comm), q.cuda_stream()),
+          "ncclReduceScatter");
+  }
+};
+
+}  // namespace vnn::cuda_backend

@@ -1,0 +1,86 @@
+// vnn::nn::DistributedDataParallel: data parallelism over a process group
+// (torch.nn.parallel.DistributedDataParallel's shape).
+//
+//   vnn::distributed::init_process_group();
+//   auto net = std::make_shared<Net>();
+//   net->to(vnn::distributed::local_device());
+//   auto ddp = std::make_shared<vnn::nn::DistributedDataParallel>(net);
+//   vnn::optim::SGD opt(ddp->parameters(), 0.1);
+//   loss(ddp->forward(x), y).backward();   // gradients averaged over ranks
+//   opt.step();
+//
+// At construction rank 0's parameters and buffers are broadcast to every
+// rank, after checking that all ranks hold the same names and shapes.
+// Gradients are packed into buckets (the first up to first_bucket_mb, then
+// up to bucket_cap_mb each) in reverse registration order, which is roughly
+// the order backward produces them; a bucket's allreduce starts from the
+// autograd hooks the moment its last gradient is ready, so communication
+// overlaps the rest of backward. The wrapper shares the inner module's
+// parameters, buffers and submodules: state_dict() keys are the inner
+// module's, and optimizers and checkpoints work unchanged.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vnn/distributed.h"
+#include "vnn/nn/module.h"
+
+namespace vnn::nn {
+
+struct DDPOptions {
+  double bucket_cap_mb = 25;
+  double first_bucket_mb = 1;
+  // Parameters that got no gradient in a backward are treated as zero
+  // gradients (instead of the bucket waiting forever).
+  bool find_unused_parameters = false;
+  bool broadcast_buffers = true;  // rank 0's buffers at every forward
+  distributed::ProcessGroup* group = nullptr;  // nullptr: the default group
+};
+
+class DistributedDataParallel : public Module {
+ public:
+  explicit DistributedDataParallel(std::shared_ptr<Module> module, DDPOptions options = {});
+  ~DistributedDataParallel() override;
+
+  Tensor forward(const Tensor& input) override;
+  std::shared_ptr<Module> module() const { return module_; }
+  void train(bool on = true) override;
+  std::string describe() const override;
+
+  // Within the scope gradients accumulate locally; the first backward after
+  // it synchronises the accumulated gradients.
+  class NoSync {
+   public:
+    explicit NoSync(DistributedDataParallel& ddp);
+    ~NoSync();
+    NoSync(const NoSync&) = delete;
+    NoSync& operator=(const NoSync&) = delete;
+
+   private:
+    DistributedDataParallel& ddp_;
+    bool previous_;
+  };
+  NoSync no_sync() { return NoSync(*this); }
+
+  // Bucket layout: parameter indices (registration order) of each bucket, in
+  // the order the buckets are reduced.
+  std::vector<std::vector<size_t>> bucket_indices() const;
+  // Number of completed synchronisations, and for the latest one the number
+  // of gradient hooks that had still to run when each bucket's allreduce was
+  // launched (0 for the last bucket; > 0 shows overlap with backward).
+  struct SyncStats {
+    int64_t syncs = 0;
+    std::vector<int64_t> hooks_pending_at_launch;
+  };
+  SyncStats sync_stats() const;
+
+  struct Reducer;
+
+ private:
+  std::shared_ptr<Module> module_;
+  DDPOptions options_;
+  std::shared_ptr<Reducer> reducer_;  // hooks hold it weakly: a dead wrapper's hooks do nothing
+};
+
+}  // namespace vnn::nn

@@ -1,0 +1,241 @@
+// The process-wide default group: torchrun's / Open MPI's environment
+// contract, rendezvous, agreement checks, and the shorthands.
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+#include "distributed/process_group.hpp"
+#include "vnn/error.h"
+
+namespace vnn::distributed {
+
+namespace {
+
+struct Global {
+  std::mutex m;
+  std::unique_ptr<ProcessGroup> group;
+  int local_rank = 0, local_world_size = 1;
+};
+Global& global() {
+  static Global* g = new Global;  // never destroyed: ranks may exit with a group alive
+  return *g;
+}
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+int parse_int(const char* var, const char* text) {
+  char* end = nullptr;
+  long v = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || v < 0 || v > (1L << 30))
+    throw ValueError(std::string("init_process_group: ") + var + "='" + text + "' is not a non-negative integer");
+  return int(v);
+}
+
+// An explicit option, else the first set variable, else fallback (-1: required).
+int pick(int given, std::initializer_list<const char*> vars, int fallback, const char* what) {
+  if (given >= 0) return given;
+  for (const char* v : vars)
+    if (const char* s = env(v)) return parse_int(v, s);
+  if (fallback >= 0) return fallback;
+  std::string names;
+  for (const char* v : vars) names += (names.empty() ? "" : " / ") + std::string(v);
+  throw ValueError(std::string("init_process_group: ") + what + " is not known: " + names +
+                   " is not set; start the program with vnn-run (or torchrun, or mpirun), or pass InitOptions::" +
+                   what);
+}
+
+detail::Millis timeout_of(const InitOptions& o) {
+  if (const char* s = env("VNN_DIST_TIMEOUT")) {
+    char* end = nullptr;
+    double sec = std::strtod(s, &end);
+    if (end == s || *end != '\0' || !(sec > 0))
+      throw ValueError(std::string("init_process_group: VNN_DIST_TIMEOUT='") + s + "' is not a positive number of seconds");
+    return detail::Millis(int64_t(sec * 1000));
+  }
+  if (o.timeout.count() <= 0) throw ValueError("init_process_group: InitOptions::timeout must be positive");
+  return o.timeout;
+}
+
+// Every rank reaches `key` before any leaves (through the store).
+void store_barrier(detail::Store& s, const std::string& key, int n) {
+  if (s.add(key, 1) == n) s.set(key + "/done", {'1'});
+  s.get(key + "/done");
+}
+
+// Ranks must agree on the world size, and each rank number is taken once.
+void check_agreement(detail::Store& s, int rank, int ws) {
+  if (s.add("claim/" + std::to_string(rank), 1) != 1)
+    throw DistributedError("init_process_group: two processes claim RANK=" + std::to_string(rank) +
+                           "; every process needs its own rank in 0..WORLD_SIZE-1");
+  s.set("world_size/" + std::to_string(rank), detail::to_bytes(std::to_string(ws)));
+  auto mismatch = [&](int other, const std::string& theirs) {
+    return DistributedError("init_process_group: ranks disagree on the world size: rank " + std::to_string(rank) +
+                            " has WORLD_SIZE=" + std::to_string(ws) + " but rank " + std::to_string(other) +
+                            " has WORLD_SIZE=" + theirs + "; start every rank with the same WORLD_SIZE");
+  };
+  for (int r = 0; r < ws; ++r) {
+    if (r == rank) continue;
+    std::string theirs;
+    try {
+      theirs = detail::to_string(s.get("world_size/" + std::to_string(r)));
+    } catch (const DistributedError& e) {
+      throw DistributedError("init_process_group: rank " + std::to_string(r) + " of " + std::to_string(ws) +
+                             " did not join (this is rank " + std::to_string(rank) + "): " + e.what());
+    }
+    if (theirs != std::to_string(ws)) throw mismatch(r, theirs);
+  }
+}
+
+std::string make_report(const std::string& engine, const std::string& how) {
+  std::string r = "process group: engine " + engine + " (" + how + ")\n";
+  r += "  cpu tensors: " + engine + " on their own memory\n";
+  r += "  opencl tensors: " + engine + ", staged through pinned host memory (OpenCL has no collectives library)\n";
+  bool nccl = detail::device_has_collectives(Device("cuda", 0));
+  r += nccl ? std::string("  cuda tensors: the CUDA plugin's NCCL collectives on the device queue\n")
+            : "  cuda tensors: " + engine + ", staged through pinned host memory (" +
+                  (is_available(Device("cuda", 0)) ? "the CUDA plugin was built without NCCL" : "no cuda device here") +
+                  ")\n";
+  r += "  hip tensors: " + engine +
+       ", staged through pinned host memory (Debian 12 has no RCCL; the HIP plugin has no collectives)\n";
+  return r;
+}
+
+}  // namespace
+
+bool launched_by_mpirun() { return env("OMPI_COMM_WORLD_SIZE") != nullptr; }
+
+void init_process_group(const InitOptions& o) {
+  Global& g = global();
+  std::lock_guard<std::mutex> lock(g.m);
+  if (g.group)
+    throw ValueError("init_process_group: the default process group is already initialised (rank " +
+                     std::to_string(g.group->rank()) + " of " + std::to_string(g.group->size()) +
+                     "); call destroy_process_group() first");
+  if (o.init_method != "env://" && !o.init_method.empty())
+    throw ValueError("init_process_group: init_method '" + o.init_method + "' is not supported; use \"env://\"");
+  bool mpirun = launched_by_mpirun();
+  Engine engine = o.engine;
+  if (engine == Engine::automatic) engine = mpirun && detail::mpi_available() ? Engine::mpi : Engine::gloo;
+  int rank = pick(o.rank, {"RANK", "OMPI_COMM_WORLD_RANK"}, -1, "rank");
+  int ws = pick(o.world_size, {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE"}, -1, "world_size");
+  if (ws < 1) throw ValueError("init_process_group: WORLD_SIZE must be at least 1, got " + std::to_string(ws));
+  if (rank >= ws)
+    throw ValueError("init_process_group: RANK=" + std::to_string(rank) + " is outside 0..WORLD_SIZE-1 (WORLD_SIZE=" +
+                     std::to_string(ws) + ")");
+  int local_rank = pick(o.local_rank, {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"}, rank, "local_rank");
+  int local_ws = pick(o.local_world_size, {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}, ws, "local_world_size");
+  detail::Millis timeout = timeout_of(o);
+
+  detail::EngineConfig cfg;
+  cfg.rank = rank;
+  cfg.world_size = ws;
+  cfg.timeout = timeout;
+  std::unique_ptr<detail::Store> store;
+  std::unique_ptr<detail::Engine> eng;
+  std::string how;
+  if (engine == Engine::mpi) {
+    eng = detail::make_mpi_engine(cfg);
+    if (eng->rank() != rank || eng->size() != ws)
+      throw DistributedError("init_process_group: MPI says rank " + std::to_string(eng->rank()) + " of " +
+                             std::to_string(eng->size()) + " but the environment says RANK=" + std::to_string(rank) +
+                             " WORLD_SIZE=" + std::to_string(ws) + "; start the program with mpirun -np " +
+                             std::to_string(ws) + " only");
+    how = "MPI_COMM_WORLD";
+  } else {
+    cfg.master_addr = o.master_addr.empty() ? (env("MASTER_ADDR") ? env("MASTER_ADDR") : "") : o.master_addr;
+    if (cfg.master_addr.empty())
+      throw ValueError("init_process_group: MASTER_ADDR is not set: the gloo engine needs the address of rank 0's "
+                       "host (export MASTER_ADDR=127.0.0.1 on one machine, vnn-run sets it, or pass "
+                       "InitOptions::master_addr)");
+    int port = o.master_port >= 0 ? o.master_port
+                                  : (env("MASTER_PORT") ? parse_int("MASTER_PORT", env("MASTER_PORT")) : -1);
+    if (port < 0)
+      throw ValueError("init_process_group: MASTER_PORT is not set: the gloo engine needs a free TCP port on rank "
+                       "0's host (export MASTER_PORT=29500, vnn-run sets it, or pass InitOptions::master_port)");
+    if (port < 1 || port > 65535)
+      throw ValueError("init_process_group: MASTER_PORT=" + std::to_string(port) + " is not a TCP port (1..65535)");
+    store = detail::make_tcp_store(cfg.master_addr, port, rank == 0, rank, timeout);
+    try {
+      check_agreement(*store, rank, ws);
+      auto gloo_store = detail::make_prefix_store("gloo", *store);
+      eng = detail::make_gloo_engine(cfg, *gloo_store);
+      store_barrier(*store, "init", ws);  // nobody tears the store down while a peer still reads it
+    } catch (const Error&) {
+      store->linger(std::chrono::seconds(5));  // rank 0: let the others read why before the store goes
+      throw;
+    }
+    how = "TCP, rendezvous at " + cfg.master_addr + ":" + std::to_string(port);
+  }
+  std::string report = make_report(eng->name(), how);
+  auto impl = std::make_unique<ProcessGroup::Impl>(std::move(store), std::move(eng), report, timeout);
+  if (const char* c = env("VNN_DIST_CHECK_SIZES")) impl->check_sizes = std::string(c) != "0";
+  g.group = std::make_unique<ProcessGroup>(std::move(impl));
+  g.local_rank = local_rank;
+  g.local_world_size = local_ws;
+}
+
+void destroy_process_group() {
+  Global& g = global();
+  std::lock_guard<std::mutex> lock(g.m);
+  if (!g.group) return;
+  auto& impl = g.group->impl();
+  impl.drain();
+  if (!impl.broken() && impl.store) {
+    try {
+      impl.store->stop_accepting();
+      store_barrier(*impl.store, "destroy", impl.size());  // rank 0 serves the store until all are done
+    } catch (const Error&) {
+      // A peer already gone: nothing left to coordinate.
+    }
+  }
+  g.group.reset();
+}
+
+bool is_initialized() {
+  std::lock_guard<std::mutex> lock(global().m);
+  return global().group != nullptr;
+}
+
+ProcessGroup& group() {
+  Global& g = global();
+  std::lock_guard<std::mutex> lock(g.m);
+  if (!g.group)
+    throw ValueError("vnn::distributed: the default process group is not initialised; call "
+                     "vnn::distributed::init_process_group() first");
+  return *g.group;
+}
+
+int rank() { return group().rank(); }
+int world_size() { return group().size(); }
+int local_rank() {
+  group();
+  return global().local_rank;
+}
+int local_world_size() {
+  group();
+  return global().local_world_size;
+}
+
+Device local_device() {
+  int lr = is_initialized() ? local_rank() : (env("LOCAL_RANK") ? parse_int("LOCAL_RANK", env("LOCAL_RANK")) : 0);
+  for (const char* kind : {"cuda", "hip"}) {
+    Device d(kind, lr);
+    if (is_available(d)) return d;
+  }
+  return best_device();
+}
+
+void all_reduce(const Tensor& t, ReduceOp op) { group().allreduce(t, op).wait(); }
+void broadcast(const Tensor& t, int root) { group().broadcast(t, root).wait(); }
+void all_gather(const std::vector<Tensor>& outputs, const Tensor& input) { group().allgather(outputs, input).wait(); }
+void reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
+  group().reduce_scatter(output, inputs, op).wait();
+}
+void barrier() { group().barrier().wait(); }
+void send(const Tensor& t, int dst, int tag) { group().send(t, dst, tag).wait(); }
+void recv(const Tensor& t, int src, int tag) { group().recv(t, src, tag).wait(); }
+
+}  // namespace vnn::distributed

@@ -1,0 +1,598 @@
+// ProcessGroup: argument checks, staging through pinned host memory for
+// devices the engine cannot read, async Work on an in-order worker thread,
+// and errors that name the rank, the collective and what happened.
+#include "distributed/process_group.hpp"
+
+#include <cstring>
+
+#include "tensor/tensor_impl.hpp"
+#include "vnn/autograd.h"
+#include "vnn/checked_size.h"
+#include "vnn/error.h"
+#include "vnn/profiler.h"
+
+namespace vnn::distributed {
+
+const char* name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return "sum";
+    case ReduceOp::avg: return "avg";
+    case ReduceOp::min: return "min";
+    case ReduceOp::max: return "max";
+    case ReduceOp::product: return "product";
+  }
+  return "?";
+}
+
+const char* name(Engine e) {
+  switch (e) {
+    case Engine::automatic: return "automatic";
+    case Engine::gloo: return "gloo";
+    case Engine::mpi: return "mpi";
+  }
+  return "?";
+}
+
+// ---- Work ------------------------------------------------------------------
+
+void Work::wait() {
+  if (!state_) return;
+  std::unique_lock<std::mutex> lock(state_->m);
+  state_->cv.wait(lock, [&] { return state_->done; });
+  if (state_->error) std::rethrow_exception(state_->error);
+  if (state_->device_wait) {
+    auto w = state_->device_wait;
+    lock.unlock();
+    w();
+    lock.lock();
+  }
+  if (state_->finish) {
+    auto finish = std::move(state_->finish);
+    state_->finish = nullptr;
+    lock.unlock();
+    finish();
+  }
+}
+
+bool Work::is_completed() const {
+  if (!state_) return true;
+  std::lock_guard<std::mutex> lock(state_->m);
+  return state_->done && (!state_->device_done || state_->device_done());
+}
+
+bool Work::is_success() const {
+  if (!state_) return true;
+  std::lock_guard<std::mutex> lock(state_->m);
+  return !state_->error;
+}
+
+// ---- the worker queues -----------------------------------------------------
+
+namespace {
+
+std::string failure_text(int rank, const std::string& what, const char* engine, const std::string& cause,
+                         detail::Millis timeout) {
+  std::string hint;
+  if (cause.find("imed out") != std::string::npos || cause.find("imeout") != std::string::npos)
+    hint = " (no answer within the timeout of " + std::to_string(timeout.count()) +
+           " ms: a peer exited, hangs, or called a different collective or a different size)";
+  else if (cause.find("losed") != std::string::npos || cause.find("reset") != std::string::npos ||
+           cause.find("EOF") != std::string::npos || cause.find("Broken pipe") != std::string::npos)
+    hint = " (a peer closed its connection: it exited or was killed)";
+  return "rank " + std::to_string(rank) + ": " + what + " on the " + engine + " engine failed: " + cause + hint;
+}
+
+}  // namespace
+
+namespace detail {
+// Ranks called different collectives or sizes: every rank finds out in the
+// check itself, so the group stays usable.
+struct Disagreement : DistributedError {
+  using DistributedError::DistributedError;
+};
+}  // namespace detail
+
+ProcessGroup::Impl::Impl(std::unique_ptr<detail::Store> s, std::unique_ptr<detail::Engine> e, std::string rep,
+                         Millis timeout)
+    : store(std::move(s)), engine(std::move(e)), report(std::move(rep)), timeout_ms(timeout.count()) {
+  std::string eng = engine->name();
+  collectives_.thread = std::thread([this, eng] { serve(collectives_, "collectives (" + eng + ")"); });
+  sends_.thread = std::thread([this, eng] { serve(sends_, "sends (" + eng + ")"); });
+  recvs_.thread = std::thread([this, eng] { serve(recvs_, "recvs (" + eng + ")"); });
+}
+
+ProcessGroup::Impl::~Impl() {
+  for (Queue* q : {&collectives_, &sends_, &recvs_}) {
+    {
+      std::lock_guard<std::mutex> lock(q->m);
+      q->stop = true;
+    }
+    q->cv.notify_all();
+    if (q->thread.joinable()) q->thread.join();
+  }
+}
+
+bool ProcessGroup::Impl::broken() const {
+  std::lock_guard<std::mutex> lock(broken_m_);
+  return !broken_.empty();
+}
+
+void ProcessGroup::Impl::serve(Queue& q, const std::string& track) {
+  profiler::set_thread_name(track);  // collectives get a track of their own in traces
+  while (true) {
+    std::pair<std::shared_ptr<Work::State>, std::function<void(Millis)>> task;
+    {
+      std::unique_lock<std::mutex> lock(q.m);
+      q.cv.wait(lock, [&] { return q.stop || !q.tasks.empty(); });
+      if (q.tasks.empty()) return;  // stop, and nothing left
+      task = std::move(q.tasks.front());
+      q.tasks.pop_front();
+      ++q.running;
+    }
+    auto& st = *task.first;
+    std::exception_ptr error;
+    std::string earlier;
+    {
+      std::lock_guard<std::mutex> lock(broken_m_);
+      earlier = broken_;
+    }
+    if (!earlier.empty() && &q == &collectives_) {
+      error = std::make_exception_ptr(DistributedError(
+          "rank " + std::to_string(rank()) + ": " + st.what + " cannot run: an earlier collective failed (" +
+          earlier + "); the group is unusable, destroy it and exit"));
+    } else {
+      try {
+        profiler::Range range(st.what + "[" + engine->name() + "]");
+        task.second(timeout());
+      } catch (const DTypeError&) {
+        error = std::current_exception();
+      } catch (const detail::Disagreement&) {
+        error = std::current_exception();
+      } catch (const std::exception& e) {
+        std::string text = failure_text(rank(), st.what, engine->name(), e.what(), timeout());
+        {
+          std::lock_guard<std::mutex> lock(broken_m_);
+          if (broken_.empty()) broken_ = text;
+        }
+        error = std::make_exception_ptr(DistributedError(text));
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(st.m);
+      st.done = true;
+      st.error = error;
+      if (error) st.finish = nullptr;
+      if (error || !st.finish) st.keep.clear();
+    }
+    st.cv.notify_all();
+    {
+      std::lock_guard<std::mutex> lock(q.m);
+      --q.running;
+    }
+    q.cv.notify_all();
+  }
+}
+
+Work ProcessGroup::Impl::enqueue(std::string what, std::function<void(Millis)> body, std::function<void()> finish,
+                                 std::vector<Tensor> keep, Lane lane) {
+  auto st = std::make_shared<Work::State>();
+  st->what = std::move(what);
+  st->finish = std::move(finish);
+  st->keep = std::move(keep);
+  Queue& q = lane == Lane::sends ? sends_ : lane == Lane::recvs ? recvs_ : collectives_;
+  {
+    std::lock_guard<std::mutex> lock(q.m);
+    q.tasks.emplace_back(st, std::move(body));
+  }
+  q.cv.notify_all();
+  return Work(st);
+}
+
+Work ProcessGroup::Impl::device_work(std::string what, const detail::DeviceOp& d, std::vector<Tensor> keep) {
+  auto st = std::make_shared<Work::State>();
+  st->what = std::move(what);
+  st->keep = std::move(keep);
+  st->device_done = detail::record_done(d, &st->device_wait);
+  st->done = true;
+  return Work(st);
+}
+
+void* ProcessGroup::Impl::device_comm(const Tensor& t) {
+  return device_comms.get(t.impl()->ctx(), rank(), size(), [this](const std::string& key, const detail::Bytes& mine) {
+    if (store) {
+      if (rank() == 0) store->set(key, mine);
+      return store->get(key);
+    }
+    // No store (mpi): a broadcast on the collective lane, in order.
+    uint64_t n = mine.size();
+    detail::Bytes out(detail::Bytes(mine).size() ? mine : detail::Bytes(VNN_COMM_ID_BYTES));
+    auto* eng = engine.get();
+    enqueue("broadcast (communicator id)", [eng, &n](Millis t) { eng->broadcast(&n, sizeof n, 0, t); }, nullptr, {})
+        .wait();
+    out.resize(size_t(n));
+    enqueue("broadcast (communicator id)", [eng, &out](Millis t) { eng->broadcast(out.data(), out.size(), 0, t); },
+            nullptr, {})
+        .wait();
+    return out;
+  });
+}
+
+void ProcessGroup::Impl::drain() {
+  for (Queue* q : {&collectives_, &sends_, &recvs_}) {
+    std::unique_lock<std::mutex> lock(q->m);
+    q->cv.wait(lock, [&] { return q->tasks.empty() && q->running == 0; });
+  }
+}
+
+// ---- staging ---------------------------------------------------------------
+
+namespace {
+
+// Host memory the engine works on: the tensor's own when it is a contiguous
+// host-accessible tensor, else a (pinned, for devices) host copy that the
+// Work copies back on wait().
+struct Buf {
+  Tensor user, host;
+  void* ptr = nullptr;
+  bool staged = false;
+  size_t bytes() const { return user.nbytes(); }
+};
+
+void check_defined(const Tensor& t, const std::string& what, const char* arg) {
+  if (!t.defined()) throw ValueError(what + ": argument " + arg + " is an undefined tensor");
+}
+
+Buf stage(const Tensor& t, bool read) {
+  auto& ctx = t.impl()->ctx();
+  Buf b;
+  b.user = t;
+  if (ctx.host_accessible && t.is_contiguous()) {
+    ctx.synchronize();  // the engine reads and writes it from another thread
+    b.host = t;
+    b.ptr = t.numel() ? vnn::detail::host_pointer(*t.impl()) : nullptr;
+    return b;
+  }
+  autograd::NoGradGuard no_grad;
+  TensorOptions o = TensorOptions(Device("cpu", 0)).with(t.dtype());
+  o.pinned = !t.device().is_cpu();  // the copy from a device goes over DMA
+  b.host = empty(t.sizes(), o);
+  if (read) b.host.copy_(t);
+  ctx.synchronize();
+  b.host.impl()->ctx().synchronize();
+  b.ptr = t.numel() ? vnn::detail::host_pointer(*b.host.impl()) : nullptr;
+  b.staged = true;
+  return b;
+}
+
+// Copies staged results back into the user's tensors (on the waiting thread).
+std::function<void()> copy_back(std::vector<Buf> bufs) {
+  bool any = false;
+  for (auto& b : bufs) any = any || b.staged;
+  if (!any) return nullptr;
+  return [bufs = std::move(bufs)]() mutable {
+    autograd::NoGradGuard no_grad;
+    for (auto& b : bufs)
+      if (b.staged) b.user.copy_(b.host);
+  };
+}
+
+std::vector<Tensor> keep_of(const std::vector<Buf>& bufs) {
+  std::vector<Tensor> out;
+  for (auto& b : bufs) {
+    out.push_back(b.user);
+    out.push_back(b.host);
+  }
+  return out;
+}
+
+// Gloo aborts the whole process when ranks disagree on a size (inside its
+// I/O thread, beyond any catch), so every collective first max-reduces
+// (code, bytes, -code, -bytes): 32 bytes that show any disagreement.
+enum Kind : int64_t { kAllreduce = 1, kBroadcast = 2, kAllgather = 3, kReduceScatter = 4 };
+int64_t code_of(Kind k, int64_t sub) { return int64_t(k) * 1000000 + sub; }
+
+void agree(detail::Engine& eng, bool enabled, int64_t code, int64_t bytes, const std::string& what,
+           detail::Millis t) {
+  if (!enabled || eng.size() == 1) return;
+  int64_t sig[4] = {code, bytes, -code, -bytes};
+  eng.allreduce(sig, 4, kInt64, ReduceOp::max, t);
+  if (sig[0] == code && sig[1] == bytes && -sig[2] == code && -sig[3] == bytes) return;
+  std::string how = -sig[2] != sig[0] ? "different collectives (or dtypes, ops, roots)" : "different sizes";
+  throw detail::Disagreement(
+      "rank " + std::to_string(eng.rank()) + ": " + what + " of " + std::to_string(bytes) +
+      " bytes here, but the ranks called " + how + ": sizes range over " + std::to_string(-sig[3]) + ".." +
+      std::to_string(sig[1]) + " bytes; every rank must call the same collective, in the same order, with tensors "
+      "of the same size and dtype");
+}
+
+void divide(void* p, size_t n, DType dtype, int by) {
+  if (dtype == kFloat32) {
+    float* f = static_cast<float*>(p);
+    for (size_t i = 0; i < n; ++i) f[i] /= float(by);
+  } else {
+    double* d = static_cast<double*>(p);
+    for (size_t i = 0; i < n; ++i) d[i] /= double(by);
+  }
+}
+
+void check_reducible(const Tensor& t, ReduceOp op, const std::string& what) {
+  detail::reducible_itemsize(t.dtype(), what.c_str());
+  if (op == ReduceOp::avg && t.dtype() != kFloat32 && t.dtype() != kFloat64)
+    throw DTypeError(what + ": ReduceOp::avg needs a floating tensor (float32 or float64), got " +
+                     vnn::name(t.dtype()) + "; use ReduceOp::sum and divide");
+}
+
+int64_t times_world(int64_t numel, int ws, const std::string& what) {
+  int64_t out = 0;
+  if (!checked::mul(numel, int64_t(ws), &out))
+    throw ShapeError(what + ": " + std::to_string(numel) + " elements x world size " + std::to_string(ws) +
+                     " overflows int64");
+  return out;
+}
+
+void check_like(const Tensor& t, const Tensor& ref, const std::string& what, const std::string& arg) {
+  if (t.dtype() != ref.dtype())
+    throw DTypeError(what + ": " + arg + " is " + vnn::name(t.dtype()) + " but must be " + vnn::name(ref.dtype()));
+  if (t.sizes() != ref.sizes())
+    throw ShapeError(what + ": " + arg + " has shape " + t.sizes().str() + " but must have shape " +
+                     ref.sizes().str());
+}
+
+}  // namespace
+
+// ---- ProcessGroup ----------------------------------------------------------
+
+ProcessGroup::ProcessGroup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ProcessGroup::~ProcessGroup() = default;
+
+int ProcessGroup::rank() const { return impl_->rank(); }
+int ProcessGroup::size() const { return impl_->size(); }
+std::string ProcessGroup::engine() const { return impl_->engine->name(); }
+void ProcessGroup::set_timeout(std::chrono::milliseconds t) {
+  if (t.count() <= 0) throw ValueError("ProcessGroup::set_timeout: the timeout must be positive");
+  impl_->timeout_ms = t.count();
+}
+std::chrono::milliseconds ProcessGroup::timeout() const { return impl_->timeout(); }
+std::string ProcessGroup::report() const { return impl_->report; }
+
+Work ProcessGroup::allreduce(const Tensor& tensor, ReduceOp op) {
+  std::string what = std::string("allreduce(") + name(op) + ")";
+  check_defined(tensor, what, "tensor");
+  check_reducible(tensor, op, what);
+  if (detail::device_collectives(tensor)) {  // NCCL & co. on the device's queue
+    auto d = detail::device_op(tensor);
+    detail::device_allreduce(impl_->device_comm(tensor), d, tensor, op);
+    return impl_->device_work(what, d, {tensor});
+  }
+  Buf b = stage(tensor, true);
+  auto* eng = impl_->engine.get();
+  size_t n = size_t(tensor.numel());
+  DType dt = tensor.dtype();
+  void* p = b.ptr;
+  int ws = size();
+  std::vector<Buf> bufs{b};
+  bool chk = impl_->check_sizes;
+  int64_t code = code_of(kAllreduce, int64_t(op) * 100 + int64_t(dt));
+  return impl_->enqueue(what, [eng, p, n, dt, op, ws, chk, code, what](detail::Millis t) {
+    agree(*eng, chk, code, int64_t(n * itemsize(dt)), what, t);
+    if (n == 0) return;
+    eng->allreduce(p, n, dt, op == ReduceOp::avg ? ReduceOp::sum : op, t);
+    if (op == ReduceOp::avg) divide(p, n, dt, ws);
+  }, copy_back(bufs), keep_of(bufs));
+}
+
+Work ProcessGroup::broadcast(const Tensor& tensor, int root) {
+  std::string what = "broadcast";
+  check_defined(tensor, what, "tensor");
+  if (root < 0 || root >= size())
+    throw ValueError("broadcast: root " + std::to_string(root) + " is not a rank of this group of " +
+                     std::to_string(size()));
+  if (detail::device_collectives(tensor)) {  // NCCL & co. on the device's queue
+    auto d = detail::device_op(tensor);
+    detail::device_broadcast(impl_->device_comm(tensor), d, tensor, root);
+    return impl_->device_work(what, d, {tensor});
+  }
+  Buf b = stage(tensor, rank() == root);
+  auto* eng = impl_->engine.get();
+  void* p = b.ptr;
+  size_t bytes = b.bytes();
+  std::vector<Buf> bufs{b};
+  bool chk = impl_->check_sizes;
+  int64_t code = code_of(kBroadcast, root);
+  return impl_->enqueue(what, [eng, p, bytes, root, chk, code, what](detail::Millis t) {
+    agree(*eng, chk, code, int64_t(bytes), what, t);
+    if (bytes) eng->broadcast(p, bytes, root, t);
+  }, rank() == root ? nullptr : copy_back(bufs), keep_of(bufs));
+}
+
+Work ProcessGroup::allgather_into_tensor(const Tensor& output, const Tensor& input) {
+  std::string what = "allgather";
+  check_defined(output, what, "output");
+  check_defined(input, what, "input");
+  if (output.dtype() != input.dtype())
+    throw DTypeError("allgather: output is " + std::string(vnn::name(output.dtype())) + " but input is " +
+                     vnn::name(input.dtype()));
+  int64_t want = times_world(input.numel(), size(), what);
+  if (output.numel() != want)
+    throw ShapeError("allgather: output has " + std::to_string(output.numel()) + " elements (shape " +
+                     output.sizes().str() + ") but must hold " + std::to_string(size()) + " x " +
+                     std::to_string(input.numel()) + " (world size x input shape " + input.sizes().str() + ")");
+  if (detail::device_collectives(input) && detail::device_collectives(output) && input.device() == output.device()) {
+    auto d = detail::device_op(input);
+    detail::device_allgather(impl_->device_comm(input), d, output, input);
+    return impl_->device_work(what, d, {input, output});
+  }
+  Buf in = stage(input, true), out = stage(output, false);
+  auto* eng = impl_->engine.get();
+  const void* pi = in.ptr;
+  void* po = out.ptr;
+  size_t bytes = in.bytes();
+  std::vector<Buf> bufs{in, out};
+  bool chk = impl_->check_sizes;
+  return impl_->enqueue(what, [eng, pi, po, bytes, chk, what](detail::Millis t) {
+    agree(*eng, chk, code_of(kAllgather, 0), int64_t(bytes), what, t);
+    if (bytes) eng->allgather(pi, po, bytes, t);
+  }, copy_back({out}), keep_of(bufs));
+}
+
+Work ProcessGroup::allgather(const std::vector<Tensor>& outputs, const Tensor& input) {
+  std::string what = "allgather";
+  check_defined(input, what, "input");
+  if (int(outputs.size()) != size())
+    throw ValueError("allgather: got " + std::to_string(outputs.size()) + " output tensors, need one per rank (" +
+                     std::to_string(size()) + ")");
+  for (size_t r = 0; r < outputs.size(); ++r) {
+    check_defined(outputs[r], what, "outputs[r]");
+    check_like(outputs[r], input, what, "outputs[" + std::to_string(r) + "]");
+  }
+  Buf in = stage(input, true);
+  std::vector<Buf> outs;
+  for (auto& o : outputs) outs.push_back(stage(o, false));
+  auto* eng = impl_->engine.get();
+  size_t bytes = in.bytes();
+  std::vector<void*> dst;
+  for (auto& o : outs) dst.push_back(o.ptr);
+  const void* pi = in.ptr;
+  std::vector<Buf> all = outs;
+  all.push_back(in);
+  bool chk = impl_->check_sizes;
+  return impl_->enqueue(what, [eng, pi, dst, bytes, chk, what](detail::Millis t) {
+    agree(*eng, chk, code_of(kAllgather, 0), int64_t(bytes), what, t);
+    if (!bytes) return;
+    std::vector<char> gathered(bytes * dst.size());
+    eng->allgather(pi, gathered.data(), bytes, t);
+    for (size_t r = 0; r < dst.size(); ++r) std::memcpy(dst[r], gathered.data() + r * bytes, bytes);
+  }, copy_back(outs), keep_of(all));
+}
+
+Work ProcessGroup::reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op) {
+  std::string what = std::string("reduce_scatter(") + name(op) + ")";
+  check_defined(output, what, "output");
+  check_defined(input, what, "input");
+  check_reducible(input, op, what);
+  if (output.dtype() != input.dtype())
+    throw DTypeError(what + ": output is " + vnn::name(output.dtype()) + " but input is " + vnn::name(input.dtype()));
+  int64_t want = times_world(output.numel(), size(), what);
+  if (input.numel() != want)
+    throw ShapeError(what + ": input has " + std::to_string(input.numel()) + " elements (shape " +
+                     input.sizes().str() + ") but must hold " + std::to_string(size()) + " x " +
+                     std::to_string(output.numel()) + " (world size x output shape " + output.sizes().str() + ")");
+  if (detail::device_collectives(input) && detail::device_collectives(output) && input.device() == output.device()) {
+    auto d = detail::device_op(input);
+    detail::device_reduce_scatter(impl_->device_comm(input), d, output, input, op);
+    return impl_->device_work(what, d, {input, output});
+  }
+  Buf in = stage(input, true), out = stage(output, false);
+  auto* eng = impl_->engine.get();
+  const void* pi = in.ptr;
+  void* po = out.ptr;
+  size_t n = size_t(output.numel());
+  DType dt = output.dtype();
+  int ws = size();
+  std::vector<Buf> bufs{in, out};
+  bool chk = impl_->check_sizes;
+  int64_t code = code_of(kReduceScatter, int64_t(op) * 100 + int64_t(dt));
+  return impl_->enqueue(what, [eng, pi, po, n, dt, op, ws, chk, code, what](detail::Millis t) {
+    agree(*eng, chk, code, int64_t(n * itemsize(dt)), what, t);
+    if (!n) return;
+    eng->reduce_scatter(pi, po, n, dt, op == ReduceOp::avg ? ReduceOp::sum : op, t);
+    if (op == ReduceOp::avg) divide(po, n, dt, ws);
+  }, copy_back({out}), keep_of(bufs));
+}
+
+Work ProcessGroup::reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
+  std::string what = std::string("reduce_scatter(") + name(op) + ")";
+  check_defined(output, what, "output");
+  if (int(inputs.size()) != size())
+    throw ValueError(what + ": got " + std::to_string(inputs.size()) + " input tensors, need one per rank (" +
+                     std::to_string(size()) + ")");
+  for (size_t r = 0; r < inputs.size(); ++r) {
+    check_defined(inputs[r], what, "inputs[r]");
+    check_like(inputs[r], output, what, "inputs[" + std::to_string(r) + "]");
+  }
+  check_reducible(output, op, what);
+  std::vector<Buf> ins;
+  for (auto& i : inputs) ins.push_back(stage(i, true));
+  Buf out = stage(output, false);
+  auto* eng = impl_->engine.get();
+  std::vector<const void*> src;
+  for (auto& i : ins) src.push_back(i.ptr);
+  void* po = out.ptr;
+  size_t n = size_t(output.numel()), bytes = output.nbytes();
+  DType dt = output.dtype();
+  int ws = size();
+  std::vector<Buf> all = ins;
+  all.push_back(out);
+  bool chk = impl_->check_sizes;
+  int64_t code = code_of(kReduceScatter, int64_t(op) * 100 + int64_t(dt));
+  return impl_->enqueue(what, [eng, src, po, n, bytes, dt, op, ws, chk, code, what](detail::Millis t) {
+    agree(*eng, chk, code, int64_t(bytes), what, t);
+    if (!n) return;
+    std::vector<char> packed(bytes * src.size());
+    for (size_t r = 0; r < src.size(); ++r) std::memcpy(packed.data() + r * bytes, src[r], bytes);
+    eng->reduce_scatter(packed.data(), po, n, dt, op == ReduceOp::avg ? ReduceOp::sum : op, t);
+    if (op == ReduceOp::avg) divide(po, n, dt, ws);
+  }, copy_back({out}), keep_of(all));
+}
+
+Work ProcessGroup::barrier() {
+  auto* eng = impl_->engine.get();
+  return impl_->enqueue("barrier", [eng](detail::Millis t) { eng->barrier(t); }, nullptr, {});
+}
+
+// Point to point: a 16-byte header (size) goes ahead of the payload on a
+// slot of its own, so a receiver whose tensor has another size throws
+// instead of Gloo aborting the process on the oversized message.
+namespace {
+struct P2PHeader {
+  uint64_t magic = 0x766e6e7032703031ull;  // "vnnp2p01"
+  uint64_t bytes = 0;
+};
+void check_peer(const ProcessGroup& pg, int peer, int tag, const char* what, const char* role) {
+  if (peer < 0 || peer >= pg.size() || peer == pg.rank())
+    throw ValueError(std::string(what) + ": " + role + " " + std::to_string(peer) +
+                     " must be another rank of this group of " + std::to_string(pg.size()) + " (this is rank " +
+                     std::to_string(pg.rank()) + ")");
+  if (tag < 0 || tag >= (1 << 29))
+    throw ValueError(std::string(what) + ": tag must be in 0..2^29-1, got " + std::to_string(tag));
+}
+}  // namespace
+
+Work ProcessGroup::send(const Tensor& tensor, int dst, int tag) {
+  check_defined(tensor, "send", "tensor");
+  check_peer(*this, dst, tag, "send", "destination");
+  Buf b = stage(tensor, true);
+  auto header = std::make_shared<P2PHeader>();
+  header->bytes = b.bytes();
+  auto* eng = impl_->engine.get();
+  std::shared_ptr<detail::PendingP2P> h(eng->send(header.get(), sizeof(P2PHeader), dst, 2 * tag));
+  std::shared_ptr<detail::PendingP2P> d(b.bytes() ? eng->send(b.ptr, b.bytes(), dst, 2 * tag + 1) : nullptr);
+  return impl_->enqueue("send", [h, d, header](detail::Millis t) {
+    h->wait(t);
+    if (d) d->wait(t);
+  }, nullptr, keep_of({b}), Impl::Lane::sends);
+}
+
+Work ProcessGroup::recv(const Tensor& tensor, int src, int tag) {
+  check_defined(tensor, "recv", "tensor");
+  check_peer(*this, src, tag, "recv", "source");
+  Buf b = stage(tensor, false);
+  auto header = std::make_shared<P2PHeader>();
+  auto* eng = impl_->engine.get();
+  std::shared_ptr<detail::PendingP2P> h(eng->recv(header.get(), sizeof(P2PHeader), src, 2 * tag));
+  void* p = b.ptr;
+  size_t bytes = b.bytes();
+  int me = rank();
+  std::vector<Buf> bufs{b};
+  return impl_->enqueue("recv", [eng, h, header, p, bytes, src, tag, me](detail::Millis t) {
+    h->wait(t);
+    if (header->magic != P2PHeader().magic || header->bytes != bytes)
+      throw detail::Disagreement("rank " + std::to_string(me) + ": recv from rank " + std::to_string(src) +
+                                 " (tag " + std::to_string(tag) + ") into a tensor of " + std::to_string(bytes) +
+                                 " bytes, but rank " + std::to_string(src) + " sent " +
+                                 std::to_string(header->bytes) + " bytes; the tensors must have the same size");
+    if (bytes) eng->recv(p, bytes, src, 2 * tag + 1)->wait(t);
+  }, copy_back(bufs), keep_of(bufs), Impl::Lane::recvs);
+}
+
+}  // namespace vnn::distributed
