@@ -20,7 +20,7 @@ for n in 2 4; do
   echo "|---|---|---|---|---|---|"
   paste -d' ' <(grep -v '^#' "$out/vnn-$n.txt") <(grep -v '^#' "$out/vnn-nocheck-$n.txt") \
     <(grep -v '^#' "$out/torch-$n.txt") |
-    awk '{ a = ($9 > 0) ? $3 / $9 : 0; b = ($9 > 0) ? $6 / $9 : 0;
+    awk '{ a = ($2 > 0) ? $8 / $2 : 0; b = ($5 > 0) ? $8 / $5 : 0;  # speed ratios from the times
            printf "| %d | %.3f (%.0f) | %.3f (%.0f) | %.3f (%.0f) | %.2fx | %.2fx |\n", $1, $3, $2, $6, $5, $9, $8, a, b }'
 done
 rm -rf "$out"

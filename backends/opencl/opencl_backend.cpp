@@ -65,6 +65,14 @@ const vnn_backend kTable = {
     .range_pop = nullptr,
     .event_query = vnn_opencl::event_query,
     .queue_wait_event = vnn_opencl::queue_wait_event,
+    // No collectives library for OpenCL: the core stages through host memory.
+    .comm_unique_id = nullptr,
+    .comm_create = nullptr,
+    .comm_destroy = nullptr,
+    .comm_allreduce = nullptr,
+    .comm_broadcast = nullptr,
+    .comm_allgather = nullptr,
+    .comm_reduce_scatter = nullptr,
 };
 
 }  // namespace

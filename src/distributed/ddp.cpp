@@ -185,7 +185,7 @@ struct DistributedDataParallel::Reducer {
         Tensor avg = b.flat.narrow(0, b.offsets[j], p.numel()).view(p.sizes());
         Tensor g = p.grad();
         if (g.defined()) g.copy_(avg);
-        else const_cast<Tensor&>(p).set_grad(avg.clone());
+        else Tensor(p).set_grad(avg.clone());  // a handle on the same parameter
       }
     }
     armed = false;

@@ -137,6 +137,14 @@ const vnn_backend table = {
     .range_pop = nullptr,
     .event_query = poisoned_query,
     .queue_wait_event = poisoned_wait,
+    // Beyond the struct_size this plugin reports: never read.
+    .comm_unique_id = nullptr,
+    .comm_create = nullptr,
+    .comm_destroy = nullptr,
+    .comm_allreduce = nullptr,
+    .comm_broadcast = nullptr,
+    .comm_allgather = nullptr,
+    .comm_reduce_scatter = nullptr,
 };
 
 }  // namespace

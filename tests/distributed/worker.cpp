@@ -61,6 +61,7 @@ void expect_values(const Tensor& t, const std::function<double(int64_t)>& ref, c
 int collectives() {
   auto& pg = dist::group();
   int r = pg.rank(), ws = pg.size();
+  DIST_CHECK(pg.engine() == (dist::launched_by_mpirun() ? "mpi" : "gloo"), "engine " << pg.engine());
   const int64_t n = 37;  // not a multiple of the world size or a segment size
   for (vnn::DType dt : {vnn::kFloat32, vnn::kFloat64, vnn::kInt32, vnn::kInt64, vnn::kUInt8}) {
     std::string d = vnn::name(dt);

@@ -111,6 +111,17 @@ int ddp_train(vnn::DType dt, vnn::Device dev) {
   d = max_param_diff(*inner, *ref);
   DIST_CHECK(d <= tol, "no_sync accumulation differs by " << d);
   DIST_CHECK(ddp->sync_stats().syncs == 21, "no_sync backward synchronised");
+
+  // Checkpoint code works unchanged: the wrapped model's checkpoint loads
+  // into an unwrapped model and optimizer.
+  std::string path = "/tmp/vnn-ddp-ckpt-" + std::to_string(::getpid()) + ".safetensors";
+  vnn::io::save_training_checkpoint(path, *ddp, &opt, nullptr, {1, 21, {}});
+  auto plain = make_net(dt, dev, 16, false, 77);
+  vnn::optim::SGD opt_plain(plain->parameters(), vnn::optim::SGDOptions(0.05));
+  auto progress = vnn::io::load_training_checkpoint(path, *plain, &opt_plain);
+  ::unlink(path.c_str());
+  DIST_CHECK(progress.step == 21, "checkpoint step " << progress.step);
+  DIST_CHECK(max_param_diff(*plain, *inner) == 0, "the DDP checkpoint did not restore into the plain model");
   std::cout << "rank " << r << " ddp " << vnn::name(dt) << " max diff " << d << std::endl;
   return 0;
 }
