@@ -165,14 +165,14 @@ torch::nn::Sequential torch_cnn() {
       torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(2)), torch::nn::Flatten(), torch::nn::Linear(8 * 2 * 2, 10));
 }
 
-std::shared_ptr<vnn::nn::Sequential> vnn_cnn() {
+vnn::nn::Sequential vnn_cnn() {
   using namespace vnn::nn;
   Conv2dOptions pad1;
   pad1.padding = 1;
-  return std::make_shared<Sequential>(std::initializer_list<ModulePtr>{
-      std::make_shared<Conv2d>(1, 4, 3, pad1), std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2),
-      std::make_shared<Conv2d>(4, 8, 3, pad1), std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2),
-      std::make_shared<Flatten>(), std::make_shared<Linear>(8 * 2 * 2, 10)});
+  return Sequential(std::initializer_list<ModulePtr>{
+      Conv2d(1, 4, 3, pad1), ReLU(), MaxPool2d(2),
+      Conv2d(4, 8, 3, pad1), ReLU(), MaxPool2d(2),
+      Flatten(), Linear(8 * 2 * 2, 10)});
 }
 
 }  // namespace
