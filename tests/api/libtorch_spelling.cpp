@@ -291,7 +291,8 @@ TEST_CASE("indexing views: t[i], t[i][j], index({Slice, ...}), t(), mT()") {
   CHECK_THROWS_AS(x.slice(0, 0, 2, 0), ValueError);
   CHECK_THROWS_AS(x.index({"..x"}), ValueError);
   CHECK_THROWS_AS(full({}, 1.0)[0], IndexError);
-  CHECK_THROWS_AS(zeros({-1}), Error);  // a negative size
+  CHECK_THROWS_AS(zeros({3, -2}, dev), ValueError);  // a negative size
+  CHECK(message([&] { zeros({3, -2}, dev); }).find("size -2 of dimension 1") != std::string::npos);
 }
 
 TEST_CASE("gradients of indexing views (gradcheck, float64)") {
