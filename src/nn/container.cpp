@@ -22,6 +22,13 @@ std::shared_ptr<C> clone_container(const std::vector<ModulePtr>& modules, const 
 }
 }  // namespace
 
+std::vector<ModulePtr> module_list(std::initializer_list<ModuleListElement> modules) {
+  std::vector<ModulePtr> out;
+  out.reserve(modules.size());
+  for (auto& m : modules) out.push_back(m.module);
+  return out;
+}
+
 SequentialImpl::SequentialImpl(std::initializer_list<ModulePtr> modules) : Module("Sequential") {
   for (auto& m : modules) push_back(m);
 }

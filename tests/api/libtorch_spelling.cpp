@@ -95,6 +95,10 @@ TEST_CASE("Sequential: variadic, push_back, operator[], iteration, as<>") {
   // Braces: the initializer_list form (elements built left to right).
   nn::Sequential braced{nn::Linear(3, 4), nn::Tanh(), nn::Linear(4, 2)};
   CHECK(braced->named_parameters()[2].first == "2.weight");
+  nn::Sequential unset{nullptr};  // an empty holder, not a list of one null module
+  CHECK(unset.is_empty());
+  nn::ModuleList unset_list{nullptr};
+  CHECK(unset_list.is_empty());
   nn::ModuleList list(nn::Linear(2, 2), nn::GELU());
   CHECK(list->size() == 2);
   nn::ModuleDict dict;
@@ -145,6 +149,21 @@ TEST_CASE("options: required arguments in the constructor, the rest chained") {
   CHECK(nn::MSELoss(nn::MSELossOptions().reduction(nn::kSum))(logits, zeros_like(logits)).item<double>() ==
         Approx(sum(mul(logits, logits)).item<double>()));
   CHECK(nn::SmoothL1Loss(nn::SmoothL1LossOptions().beta(0.5))(logits, logits).item<double>() == 0);
+  CHECK(nn::L1Loss(nn::L1LossOptions(nn::kSum))(logits, zeros_like(logits)).item<double>() ==
+        Approx(sum(abs(logits)).item<double>()));
+  Tensor logp = log_softmax(logits, 1);
+  nn::NLLLoss nll(nn::NLLLossOptions().ignore_index(1).reduction(nn::kNone));
+  CHECK(nll(logp, target).sizes() == Shape{4});
+  CHECK(max_abs_diff(nn::Softmax(nn::SoftmaxOptions(1))(logits), softmax(logits, 1)) == 0);
+  Tensor prob = sigmoid(logits), half = full({4, 3}, 0.5, dev);
+  CHECK(nn::BCELoss(nn::BCELossOptions().weight(ones({3}, dev)).reduction(nn::kMean))(prob, half).item<double>() ==
+        Approx(nn::binary_cross_entropy(prob, half).item<double>()));
+  CHECK(nn::BCEWithLogitsLoss(nn::BCEWithLogitsLossOptions().pos_weight(full({3}, 2.0, dev)))(logits, half)
+            .item<double>() ==
+        Approx(nn::binary_cross_entropy_with_logits(logits, half, Tensor(), full({3}, 2.0, dev)).item<double>()));
+  auto ce_copy = std::dynamic_pointer_cast<nn::CrossEntropyLossImpl>(ce->clone());
+  REQUIRE(ce_copy);
+  CHECK(ce_copy->options.label_smoothing() == 0.1);
 
   CHECK_THROWS_AS(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).groups(2)), ValueError);
   CHECK_THROWS_AS(nn::Linear(0, 3), ValueError);

@@ -43,10 +43,23 @@ class SequentialImpl : public Module {
   std::vector<ModulePtr> modules_;
 };
 
+// One element of a braced module list: a holder or a shared_ptr to a
+// module, never nullptr, so that `Sequential features{nullptr};` is an empty
+// holder (as LibTorch's) rather than a list holding one null module.
+struct ModuleListElement {
+  template <class M, std::enable_if_t<std::is_convertible_v<M&&, ModulePtr> &&
+                                          !std::is_same_v<std::decay_t<M>, std::nullptr_t>,
+                                      int> = 0>
+  ModuleListElement(M&& m) : module(std::forward<M>(m)) {}  // NOLINT: implicit by design
+  ModulePtr module;
+};
+std::vector<ModulePtr> module_list(std::initializer_list<ModuleListElement> modules);
+
 class Sequential : public ModuleHolder<SequentialImpl> {
  public:
   using ModuleHolder<SequentialImpl>::ModuleHolder;
-  Sequential(std::initializer_list<ModulePtr> modules) : ModuleHolder(std::make_shared<SequentialImpl>(modules)) {}
+  Sequential(std::initializer_list<ModuleListElement> modules)
+      : ModuleHolder(std::make_shared<SequentialImpl>(module_list(modules))) {}
 };
 
 // Holds submodules (registered, so their parameters are found) without
@@ -74,7 +87,9 @@ class ModuleListImpl : public Module {
 class ModuleList : public ModuleHolder<ModuleListImpl> {
  public:
   using ModuleHolder<ModuleListImpl>::ModuleHolder;
-  ModuleList(std::initializer_list<ModulePtr> modules) : ModuleHolder(std::make_shared<ModuleListImpl>(modules)) {}
+  ModuleList(std::initializer_list<ModuleListElement> modules) : ModuleHolder(std::make_shared<ModuleListImpl>()) {
+    for (auto& m : module_list(modules)) get()->push_back(m);
+  }
 };
 
 class ModuleDictImpl : public Module {
