@@ -14,19 +14,29 @@ StateDict::StateDict(const container& items) {
   for (auto& i : items) push_back(i);
 }
 
-StateDict::StateDict(const std::map<std::string, Tensor>& items) : items_(items.begin(), items.end()) {}
+StateDict::StateDict(const std::map<std::string, Tensor>& items) {
+  items_.reserve(items.size());
+  for (auto& i : items) push_back(i);
+}
 
 StateDict::operator std::map<std::string, Tensor>() const { return {items_.begin(), items_.end()}; }
 
 void StateDict::push_back(value_type item) {
   if (contains(item.first))
     throw ValueError("StateDict: the name '" + item.first + "' is already present (names are unique)");
+  index_.emplace(item.first, items_.size());
   items_.push_back(std::move(item));
+}
+
+void StateDict::pop_back() {
+  index_.erase(items_.back().first);
+  items_.pop_back();
 }
 
 Tensor& StateDict::operator[](const std::string& name) {
   auto it = find(name);
   if (it != end()) return it->second;
+  index_.emplace(name, items_.size());
   items_.emplace_back(name, Tensor());
   return items_.back().second;
 }
@@ -40,21 +50,22 @@ const Tensor& StateDict::at(const std::string& name) const {
 }
 
 StateDict::iterator StateDict::find(const std::string& name) {
-  for (auto it = items_.begin(); it != items_.end(); ++it)
-    if (it->first == name) return it;
-  return items_.end();
+  auto it = index_.find(name);
+  return it == index_.end() ? items_.end() : items_.begin() + std::ptrdiff_t(it->second);
 }
 
 StateDict::const_iterator StateDict::find(const std::string& name) const {
-  for (auto it = items_.begin(); it != items_.end(); ++it)
-    if (it->first == name) return it;
-  return items_.end();
+  auto it = index_.find(name);
+  return it == index_.end() ? items_.end() : items_.begin() + std::ptrdiff_t(it->second);
 }
 
 size_t StateDict::erase(const std::string& name) {
-  auto it = find(name);
-  if (it == end()) return 0;
-  items_.erase(it);
+  auto it = index_.find(name);
+  if (it == index_.end()) return 0;
+  size_t pos = it->second;
+  index_.erase(it);
+  items_.erase(items_.begin() + std::ptrdiff_t(pos));
+  for (size_t i = pos; i < items_.size(); ++i) index_[items_[i].first] = i;  // later entries moved up by one
   return 1;
 }
 
