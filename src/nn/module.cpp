@@ -167,7 +167,7 @@ Tensor copy_of(const Tensor& src, const std::optional<Device>& device) {
 }
 
 void copy_tensor(const Tensor& dst, const Tensor& src, const std::optional<Device>& device) {
-  detail::set_data(dst, copy_of(src, device));
+  vnn::detail::set_data(dst, copy_of(src, device));
   if (dst.requires_grad() != src.requires_grad()) const_cast<Tensor&>(dst).requires_grad_(src.requires_grad());
   Tensor g = src.grad();
   if (g.defined()) const_cast<Tensor&>(dst).set_grad(copy_of(g, device));
