@@ -16,18 +16,14 @@
 
 namespace {
 
-std::shared_ptr<vnn::nn::Sequential> make_model(const std::string& kind) {
+// The models of train_bench and train_fashion_mnist.
+vnn::nn::Sequential make_model(const std::string& kind) {
   using namespace vnn::nn;
   if (kind == "mlp")
-    return std::make_shared<Sequential>(std::initializer_list<ModulePtr>{
-        std::make_shared<Flatten>(), std::make_shared<Linear>(784, 256), std::make_shared<ReLU>(),
-        std::make_shared<Linear>(256, 128), std::make_shared<ReLU>(), std::make_shared<Linear>(128, 10)});
-  Conv2dOptions same{1, 1, 1, 1, true};
-  return std::make_shared<Sequential>(std::initializer_list<ModulePtr>{
-      std::make_shared<Conv2d>(1, 32, 3, same), std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2),
-      std::make_shared<Conv2d>(32, 64, 3, same), std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2),
-      std::make_shared<Flatten>(), std::make_shared<Linear>(64 * 7 * 7, 128), std::make_shared<ReLU>(),
-      std::make_shared<Linear>(128, 10)});
+    return Sequential{Flatten(), Linear(784, 256), ReLU(), Linear(256, 128), ReLU(), Linear(128, 10)};
+  return Sequential{Conv2d(Conv2dOptions(1, 32, 3).padding(1)), ReLU(), MaxPool2d(2),
+                    Conv2d(Conv2dOptions(32, 64, 3).padding(1)), ReLU(), MaxPool2d(2),
+                    Flatten(), Linear(64 * 7 * 7, 128), ReLU(), Linear(128, 10)};
 }
 
 }  // namespace

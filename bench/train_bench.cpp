@@ -144,11 +144,11 @@ void tiny_step(bool torch_on) {
 
 // ---------------------------------------------------------- (c) models
 struct VMlp : vnn::nn::Module {
-  std::shared_ptr<vnn::nn::Linear> l1, l2, l3;
+  vnn::nn::Linear l1{nullptr}, l2{nullptr}, l3{nullptr};
   VMlp() {
-    l1 = register_module("l1", std::make_shared<vnn::nn::Linear>(784, 256));
-    l2 = register_module("l2", std::make_shared<vnn::nn::Linear>(256, 128));
-    l3 = register_module("l3", std::make_shared<vnn::nn::Linear>(128, 10));
+    l1 = register_module("l1", vnn::nn::Linear(784, 256));
+    l2 = register_module("l2", vnn::nn::Linear(256, 128));
+    l3 = register_module("l3", vnn::nn::Linear(128, 10));
   }
   vnn::Tensor forward(const vnn::Tensor& x) override {
     vnn::Tensor h = x.reshape({x.sizes()[0], 784});
@@ -157,13 +157,13 @@ struct VMlp : vnn::nn::Module {
 };
 
 struct VCnn : vnn::nn::Module {
-  std::shared_ptr<vnn::nn::Conv2d> c1, c2;
-  std::shared_ptr<vnn::nn::Linear> f1, f2;
+  vnn::nn::Conv2d c1{nullptr}, c2{nullptr};
+  vnn::nn::Linear f1{nullptr}, f2{nullptr};
   VCnn() {
-    c1 = register_module("c1", std::make_shared<vnn::nn::Conv2d>(1, 32, 3));
-    c2 = register_module("c2", std::make_shared<vnn::nn::Conv2d>(32, 64, 3));
-    f1 = register_module("f1", std::make_shared<vnn::nn::Linear>(64 * 5 * 5, 128));
-    f2 = register_module("f2", std::make_shared<vnn::nn::Linear>(128, 10));
+    c1 = register_module("c1", vnn::nn::Conv2d(1, 32, 3));
+    c2 = register_module("c2", vnn::nn::Conv2d(32, 64, 3));
+    f1 = register_module("f1", vnn::nn::Linear(64 * 5 * 5, 128));
+    f2 = register_module("f2", vnn::nn::Linear(128, 10));
   }
   vnn::Tensor forward(const vnn::Tensor& x) override {
     vnn::Tensor h = vnn::max_pool2d(vnn::relu(c1->forward(x)), 2);

@@ -11,19 +11,16 @@ int main() {
       if (d.device != from) to = d.device;  // any other device, cpu:0 when it is the only one
     std::cout << "training on " << from << ", loading onto " << to << "\n";
 
-    auto make = [] {
-      return std::make_shared<vnn::nn::Sequential>(std::initializer_list<vnn::nn::ModulePtr>{
-          std::make_shared<vnn::nn::Linear>(4, 16), std::make_shared<vnn::nn::ReLU>(),
-          std::make_shared<vnn::nn::Linear>(16, 2)});
-    };
-    auto model = make();
+    namespace nn = vnn::nn;
+    auto make = [] { return nn::Sequential(nn::Linear(4, 16), nn::ReLU(), nn::Linear(16, 2)); };
+    nn::Sequential model = make();
     model->to(from);
     vnn::optim::SGD opt(model->parameters(), vnn::optim::SGDOptions(0.1));
     vnn::Tensor x = vnn::randn({64, 4}, from);
     vnn::Tensor y = vnn::gt(vnn::sum(x, 1), 0.0).to(vnn::kInt64);  // is the sum positive?
     for (int i = 0; i < 50; ++i) {
       opt.zero_grad();
-      vnn::Tensor loss = vnn::nn::cross_entropy(model->forward(x), y);
+      vnn::Tensor loss = nn::cross_entropy(model(x), y);
       loss.backward();
       opt.step();
     }
@@ -31,17 +28,24 @@ int main() {
     vnn::io::save_training_checkpoint(path, *model, &opt);
 
     // Plain tensors can be loaded straight onto a device ...
-    auto tensors = vnn::io::load(path, to);
-    std::cout << tensors.size() << " tensors loaded onto " << tensors.begin()->second.device() << "\n";
+    vnn::StateDict tensors = vnn::io::load(path, to);
+    std::cout << tensors.size() << " tensors loaded onto " << tensors[0].second.device() << "\n";
     // ... and a model is built where it will run, then filled.
-    auto restored = make();
+    nn::Sequential restored = make();
     restored->to(to);
     vnn::io::load_training_checkpoint(path, *restored);
-    double a = vnn::nn::accuracy(model->forward(x), y);
-    double b = vnn::nn::accuracy(restored->forward(x.to(to)), y.to(to));
+    // A state dict goes to a file and back with no conversion (map_location: to).
+    vnn::io::save("map_location_weights.safetensors", model->state_dict());
+    nn::Sequential again = make();
+    again->to(to);
+    again->load_state_dict(vnn::io::load("map_location_weights.safetensors", to));
+    double a = nn::accuracy(model(x), y);
+    double b = nn::accuracy(restored(x.to(to)), y.to(to));
+    double c = nn::accuracy(again(x.to(to)), y.to(to));
     std::cout << "accuracy on " << from << ": " << a << ", restored on " << to << ": " << b << "\n";
     std::remove(path.c_str());
-    return a == b ? 0 : 1;
+    std::remove("map_location_weights.safetensors");
+    return a == b && a == c ? 0 : 1;
   } catch (const vnn::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

@@ -23,16 +23,12 @@ using namespace vnn;
 
 // Two stages, each placed on its own device by place().
 struct TwoStageNet : nn::Module {
-  std::shared_ptr<nn::Sequential> stage0, stage1;
+  nn::Sequential stage0{nullptr}, stage1{nullptr};
   Device dev0 = Device("cpu", 0), dev1 = Device("cpu", 0);
 
   TwoStageNet() : nn::Module("TwoStageNet") {
-    stage0 = register_module("stage0", std::make_shared<nn::Sequential>(std::initializer_list<nn::ModulePtr>{
-                                           std::make_shared<nn::Linear>(20, 64), std::make_shared<nn::ReLU>(),
-                                           std::make_shared<nn::Linear>(64, 64), std::make_shared<nn::ReLU>()}));
-    stage1 = register_module("stage1", std::make_shared<nn::Sequential>(std::initializer_list<nn::ModulePtr>{
-                                           std::make_shared<nn::Linear>(64, 32), std::make_shared<nn::ReLU>(),
-                                           std::make_shared<nn::Linear>(32, 4)}));
+    stage0 = register_module("stage0", nn::Sequential{nn::Linear(20, 64), nn::ReLU(), nn::Linear(64, 64), nn::ReLU()});
+    stage1 = register_module("stage1", nn::Sequential{nn::Linear(64, 32), nn::ReLU(), nn::Linear(32, 4)});
   }
   void place(const Device& a, const Device& b) {
     dev0 = a;
@@ -42,8 +38,8 @@ struct TwoStageNet : nn::Module {
   }
   // The input may live anywhere; the output lives on dev1.
   Tensor forward(const Tensor& x) override {
-    Tensor h = stage0->forward(x.to(dev0));
-    return stage1->forward(h.to(dev1));  // the activation crosses devices here
+    Tensor h = stage0(x.to(dev0));
+    return stage1(h.to(dev1));  // the activation crosses devices here
   }
 };
 

@@ -47,14 +47,11 @@ Config parse(int argc, char** argv) {
 }
 
 // The CNN of train_fashion_mnist.
-std::shared_ptr<vnn::nn::Sequential> make_cnn() {
+vnn::nn::Sequential make_cnn() {
   using namespace vnn::nn;
-  Conv2dOptions same{1, 1, 1, 1, true};
-  return std::make_shared<Sequential>(std::initializer_list<ModulePtr>{
-      std::make_shared<Conv2d>(1, 32, 3, same), std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2),
-      std::make_shared<Conv2d>(32, 64, 3, same), std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2),
-      std::make_shared<Flatten>(), std::make_shared<Linear>(64 * 7 * 7, 128), std::make_shared<ReLU>(),
-      std::make_shared<Dropout>(0.25), std::make_shared<Linear>(128, 10)});
+  return Sequential(Conv2d(Conv2dOptions(1, 32, 3).padding(1)), ReLU(), MaxPool2d(2),
+                    Conv2d(Conv2dOptions(32, 64, 3).padding(1)), ReLU(), MaxPool2d(2),
+                    Flatten(), Linear(64 * 7 * 7, 128), ReLU(), Dropout(0.25), Linear(128, 10));
 }
 
 }  // namespace
@@ -99,7 +96,7 @@ int main(int argc, char** argv) {
       }
       prof::Range r("train_step");
       opt.zero_grad();
-      vnn::Tensor loss = vnn::nn::cross_entropy(model->forward(batch.data), batch.target);
+      vnn::Tensor loss = vnn::nn::cross_entropy(model(batch.data), batch.target);
       loss.backward();
       opt.step();
       ++step;

@@ -73,18 +73,14 @@ Config parse(int argc, char** argv) {
   return c;
 }
 
-std::shared_ptr<vnn::nn::Sequential> make_model(const std::string& kind) {
+// The models, spelled as their LibTorch twins (docs/from-libtorch.md).
+vnn::nn::Sequential make_model(const std::string& kind) {
   using namespace vnn::nn;
   if (kind == "mlp")
-    return std::make_shared<Sequential>(std::initializer_list<ModulePtr>{
-        std::make_shared<Flatten>(), std::make_shared<Linear>(784, 256), std::make_shared<ReLU>(),
-        std::make_shared<Linear>(256, 128), std::make_shared<ReLU>(), std::make_shared<Linear>(128, 10)});
-  Conv2dOptions same{1, 1, 1, 1, true};
-  return std::make_shared<Sequential>(std::initializer_list<ModulePtr>{
-      std::make_shared<Conv2d>(1, 32, 3, same), std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2),
-      std::make_shared<Conv2d>(32, 64, 3, same), std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2),
-      std::make_shared<Flatten>(), std::make_shared<Linear>(64 * 7 * 7, 128), std::make_shared<ReLU>(),
-      std::make_shared<Linear>(128, 10)});
+    return Sequential(Flatten(), Linear(784, 256), ReLU(), Linear(256, 128), ReLU(), Linear(128, 10));
+  return Sequential(Conv2d(Conv2dOptions(1, 32, 3).padding(1)), ReLU(), MaxPool2d(2),
+                    Conv2d(Conv2dOptions(32, 64, 3).padding(1)), ReLU(), MaxPool2d(2),
+                    Flatten(), Linear(64 * 7 * 7, 128), ReLU(), Linear(128, 10));
 }
 
 void progress_bar(int epoch, int epochs, int64_t done, int64_t total, double seconds, double loss) {
@@ -100,16 +96,16 @@ void progress_bar(int epoch, int epochs, int64_t done, int64_t total, double sec
 
 // Test accuracy; with `distributed` each rank counts its part of the test
 // set and the counts are summed over the ranks.
-double evaluate(vnn::nn::Module& model, vnn::data::DataLoader& loader, bool distributed) {
+double evaluate(vnn::nn::Sequential& model, vnn::data::DataLoader& loader, bool distributed) {
   vnn::autograd::NoGradGuard no_grad;
-  model.eval();
+  model->eval();
   double correct = 0, count = 0;
   for (auto& batch : loader) {
-    vnn::Tensor pred = vnn::argmax(model.forward(batch.data), 1);
-    correct += vnn::sum(vnn::eq(pred, batch.target).to(vnn::kFloat32)).item();
+    vnn::Tensor pred = vnn::argmax(model(batch.data), 1);
+    correct += vnn::sum(vnn::eq(pred, batch.target).to(vnn::kFloat32)).item<double>();
     count += double(batch.target.numel());
   }
-  model.train();
+  model->train();
   if (distributed) {
     vnn::Tensor counts = vnn::tensor({correct, count}, vnn::TensorOptions(vnn::kFloat64));
     vnn::distributed::all_reduce(counts);
@@ -183,9 +179,9 @@ int main(int argc, char** argv) {
     lo.batch_size = cfg.batch;
     vnn::data::DataLoader test_loader(cfg.distributed ? test_shard(test_set, rank, world) : test_set, lo);
 
-    auto model = make_model(cfg.model);
+    vnn::nn::Sequential model = make_model(cfg.model);
     model->to(device);  // move the model once
-    std::cout << *model;
+    std::cout << model;
     vnn::optim::Adam opt(model->parameters(), vnn::optim::AdamOptions(cfg.lr));
     vnn::optim::StepLR sched(opt, 2, 0.5);
 
@@ -217,7 +213,7 @@ int main(int argc, char** argv) {
         ++progress.step;
         seen += batch.target.numel() * world;  // all ranks step together
         if (++batches % 20 == 0 || batches == train_loader.num_batches()) {
-          double l = loss.item();  // one host round trip every 20 batches
+          double l = loss.item<double>();  // one host round trip every 20 batches
           loss_sum += l;
           ++sampled;
           double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -230,9 +226,9 @@ int main(int argc, char** argv) {
       if (cfg.distributed) {  // the mean of the ranks' sampled losses
         vnn::Tensor l = vnn::tensor({train_loss}, vnn::TensorOptions(vnn::kFloat64));
         vnn::distributed::all_reduce(l, vnn::distributed::ReduceOp::avg);
-        train_loss = l.item();
+        train_loss = l.item<double>();
       }
-      double acc = evaluate(*model, test_loader, cfg.distributed);
+      double acc = evaluate(model, test_loader, cfg.distributed);
       progress.epoch = epoch;
       if (!writer) continue;
       std::printf("\nepoch %d: train loss %.4f, test accuracy %.4f, %.1f s (%.0f samples/s)\n", epoch, train_loss, acc,

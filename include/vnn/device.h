@@ -1,6 +1,7 @@
 // Devices and run-time discovery of backends.
 //
-//   vnn::Device dev = vnn::best_device();      // cuda > hip > opencl gpu > cpu
+//   vnn::Device dev = vnn::best_device();      // see best_device() for the order
+//   if (auto acc = vnn::best_accelerator()) ... // a GPU or accelerator, never a CPU
 //   vnn::Device cpu("cpu"), gpu("cuda:1");
 //   for (auto& d : vnn::devices()) std::cout << d.device << " " << d.name;
 //
@@ -10,6 +11,7 @@
 #pragma once
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,10 @@ class Device {
   const std::string& backend() const { return backend_; }  // "cpu", "cuda"...
   int index() const { return index_; }
   bool is_cpu() const { return backend_ == "cpu"; }
+  // Whether discovery found this device and it is not a CPU (a GPU or an
+  // accelerator, whatever its backend). An OpenCL device that runs on the
+  // CPU (PoCL) is not one; a device that does not exist is not one either.
+  bool is_accelerator() const;
   std::string str() const;
 
   bool operator==(const Device& o) const { return index_ == o.index_ && backend_ == o.backend_; }
@@ -67,9 +73,15 @@ struct BackendReport {
 // Every usable device, best first.
 const std::vector<DeviceInfo>& devices();
 // The device a program should run on: VNN_DEVICE if set (and found), else
-// the best ranked one. Throws DeviceNotFound in strict mode when VNN_DEVICE
-// names a missing device.
+// the first of devices(), whose order is: GPUs, then accelerators, then the
+// native CPU (cpu:0), then OpenCL CPU devices; within one kind, the
+// backend's priority (cuda and hip before opencl), then more memory first. Throws
+// DeviceNotFound in strict mode when VNN_DEVICE names a missing device.
 Device best_device();
+// The best device that is not a CPU (the first GPU or accelerator in that
+// order, of any backend), or nullopt: "an accelerator if there is one, else
+// the CPU" is best_accelerator().value_or(vnn::Device("cpu")).
+std::optional<Device> best_accelerator();
 // Properties of one device; throws DeviceNotFound listing what exists.
 const DeviceInfo& device_info(const Device& d);
 bool is_available(const Device& d);

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 namespace vnn {
@@ -33,6 +34,7 @@ bool is_floating(DType t);
 bool is_integral(DType t);              // bool excluded
 DType promote_types(DType a, DType b);  // NumPy/PyTorch-style result type
 DType dtype_from_name(const std::string& name);  // throws ValueError
+std::ostream& operator<<(std::ostream& os, DType t);  // its name: "float32"
 
 template <class T> struct dtype_of;
 template <> struct dtype_of<float> { static constexpr DType value = kFloat32; };

@@ -54,13 +54,12 @@ void philox4x32_10(uint32_t ctr[4], uint32_t k0, uint32_t k1);
 
 Tensor rand(const Shape& shape, const TensorOptions& opt = {}, Generator* gen = nullptr);
 Tensor randn(const Shape& shape, const TensorOptions& opt = {}, Generator* gen = nullptr);
-// Integers in [low, high).
-Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOptions& opt = TensorOptions(kInt64),
-               Generator* gen = nullptr);
-Tensor randint(int64_t high, const Shape& shape, const TensorOptions& opt = TensorOptions(kInt64),
-               Generator* gen = nullptr);
-// A random permutation of 0 .. n-1.
-Tensor randperm(int64_t n, const TensorOptions& opt = TensorOptions(kInt64), Generator* gen = nullptr);
+// Integers in [low, high); int64 unless opt names a dtype (passing only a
+// Device keeps int64: randint(0, 10, {8}, device)).
+Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOptions& opt = {}, Generator* gen = nullptr);
+Tensor randint(int64_t high, const Shape& shape, const TensorOptions& opt = {}, Generator* gen = nullptr);
+// A random permutation of 0 .. n-1; int64 unless opt names a dtype.
+Tensor randperm(int64_t n, const TensorOptions& opt = {}, Generator* gen = nullptr);
 Tensor rand_like(const Tensor& t, Generator* gen = nullptr);
 Tensor randn_like(const Tensor& t, Generator* gen = nullptr);
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -37,5 +38,8 @@ class Shape {
   int ndim_ = 0;
   int64_t d_[kMaxDims] = {};
 };
+
+// std::cout << x.sizes() prints "[2, 3]".
+std::ostream& operator<<(std::ostream& os, const Shape& s);
 
 }  // namespace vnn

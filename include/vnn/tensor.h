@@ -3,9 +3,12 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "vnn/device.h"
@@ -21,14 +24,57 @@ struct TensorOptions {
   Device device = Device("cpu", 0);
   bool pinned = false;  // page-locked host memory (cpu tensors only)
   bool requires_grad = false;  // the new tensor is a leaf that requires grad
+  // Whether a dtype was given (a DType or with(DType)): creation functions
+  // whose natural dtype is not float32 (randint, randperm, integer arange)
+  // keep theirs when only a device is passed.
+  bool has_dtype = false;
   TensorOptions() = default;
-  TensorOptions(DType t) : dtype(t) {}
+  TensorOptions(DType t) : dtype(t), has_dtype(true) {}
   TensorOptions(Device d) : device(std::move(d)) {}
   TensorOptions(const char* d) : device(d) {}
-  TensorOptions with(DType t) const { auto o = *this; o.dtype = t; return o; }
+  TensorOptions(const std::string& d) : device(d) {}
+  TensorOptions with(DType t) const { auto o = *this; o.dtype = t; o.has_dtype = true; return o; }
+  // The dtype given, else `fallback`.
+  DType dtype_or(DType fallback) const { return has_dtype ? dtype : fallback; }
   TensorOptions with(Device d) const { auto o = *this; o.device = std::move(d); return o; }
   TensorOptions with_requires_grad(bool r = true) const { auto o = *this; o.requires_grad = r; return o; }
 };
+
+// torch::indexing's forms for Tensor::index:
+//   using namespace vnn::indexing;
+//   x.index({Slice(0, 10), 1});   x.index({"...", None, Slice(None, None, 2)});
+namespace indexing {
+// A new dimension of size 1 (NumPy's newaxis); also "no bound" in a Slice.
+inline constexpr std::nullopt_t None = std::nullopt;
+struct EllipsisIndexType {};
+inline constexpr EllipsisIndexType Ellipsis{};
+// start:stop:step; a missing bound is the whole range, negative bounds
+// count from the end and are clamped, as Python's. step must be positive.
+struct Slice {
+  Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,
+        std::optional<int64_t> step = std::nullopt)
+      : start(start), stop(stop), step(step) {}
+  std::optional<int64_t> start, stop, step;
+};
+class TensorIndex {
+ public:
+  enum class Kind { integer, slice, none, ellipsis };
+  TensorIndex(int64_t i) : kind_(Kind::integer), integer_(i) {}
+  TensorIndex(int i) : kind_(Kind::integer), integer_(i) {}
+  TensorIndex(Slice s) : kind_(Kind::slice), slice_(s) {}
+  TensorIndex(std::nullopt_t) : kind_(Kind::none) {}
+  TensorIndex(EllipsisIndexType) : kind_(Kind::ellipsis) {}
+  TensorIndex(const char* ellipsis);  // "..." only (ValueError otherwise)
+  Kind kind() const { return kind_; }
+  int64_t integer() const { return integer_; }
+  const Slice& slice() const { return slice_; }
+
+ private:
+  Kind kind_;
+  int64_t integer_ = 0;
+  Slice slice_;
+};
+}  // namespace indexing
 
 class Tensor {
  public:
@@ -84,6 +130,24 @@ class Tensor {
   std::vector<Tensor> split(int64_t split_size, int dim = 0) const;
   std::vector<Tensor> split(const std::vector<int64_t>& sizes, int dim = 0) const;
   std::vector<Tensor> chunk(int64_t chunks, int dim = 0) const;
+  // Indexing views (src/tensor/tensor_index.cpp), as LibTorch's: t[i] is
+  // select(0, i) (negative i counts from the end), so t[i][j] works;
+  // slice(dim, start, end, step) is Python's start:end:step on one dim;
+  // index({...}) takes integers, Slice, None and Ellipsis. Out-of-range
+  // integers throw IndexError naming the dim and its size; a step <= 0
+  // throws ValueError.
+  Tensor operator[](int64_t index) const;
+  Tensor slice(int dim, std::optional<int64_t> start = std::nullopt, std::optional<int64_t> end = std::nullopt,
+               int64_t step = 1) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  // Writes value into the indexed view (broadcast to its shape).
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, double value);
+  // t(): the transpose of a matrix (0-D and 1-D tensors unchanged, more
+  // dims: ShapeError); mT(): the last two dims swapped (2 dims or more).
+  Tensor t() const;
+  Tensor mT() const;
 
   // In-place.
   Tensor& fill_(double value);
@@ -106,6 +170,17 @@ class Tensor {
   Tensor& clamp_max_(double max);
   Tensor& relu_();
   Tensor& masked_fill_(const Tensor& mask, double value);  // mask broadcasts to self
+  // Compound assignment: the in-place ops above (recorded by autograd as
+  // those are); self keeps its dtype and shape. Members, so a view such as
+  // t[0] += 1 writes through.
+  Tensor& operator+=(const Tensor& other) { return add_(other); }
+  Tensor& operator+=(double other) { return add_(other); }
+  Tensor& operator-=(const Tensor& other) { return sub_(other); }
+  Tensor& operator-=(double other) { return sub_(other); }
+  Tensor& operator*=(const Tensor& other) { return mul_(other); }
+  Tensor& operator*=(double other) { return mul_(other); }
+  Tensor& operator/=(const Tensor& other) { return div_(other); }
+  Tensor& operator/=(double other) { return div_(other); }
 
   // Host access. item() and to_vector() synchronise and copy as needed;
   // data<T>() needs a contiguous tensor on a host-accessible device.
@@ -153,7 +228,22 @@ Tensor empty_like(const Tensor& t);
 Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
 Tensor full_like(const Tensor& t, double value);
+// Values start, start + step, ... below end. Floating bounds give float32
+// (or opt's dtype); integer bounds (start, end and step all integers) give
+// int64 unless opt names a dtype, as PyTorch: arange(0, 10, 1, device) is
+// int64 on device.
 Tensor arange(double start, double end, double step = 1.0, const TensorOptions& opt = {});
+template <class A, class B, class C = int64_t,
+          std::enable_if_t<std::is_integral_v<A> && std::is_integral_v<B> && std::is_integral_v<C>, int> = 0>
+Tensor arange(A start, B end, C step = 1, const TensorOptions& opt = {}) {
+  return arange(double(start), double(end), double(step), opt.with(opt.dtype_or(kInt64)));
+}
+// arange(end): 0 .. end-1 (int64 for an integer end).
+template <class A, std::enable_if_t<std::is_integral_v<A>, int> = 0>
+Tensor arange(A end, const TensorOptions& opt = {}) {
+  return arange(int64_t(0), end, int64_t(1), opt);
+}
+Tensor arange(double end, const TensorOptions& opt = {});
 // Copies host data (any shape whose numel matches) to the device.
 template <class T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape, Device device = Device());

@@ -20,6 +20,7 @@
 #include "vnn/random.h"
 #include "vnn/reduction.h"
 #include "vnn/shape.h"
+#include "vnn/state_dict.h"
 #include "vnn/stream.h"
 #include "vnn/tensor.h"
 #include "vnn/version.h"

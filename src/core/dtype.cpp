@@ -1,5 +1,7 @@
 #include "vnn/dtype.h"
 
+#include <ostream>
+
 #include "vnn/error.h"
 
 namespace vnn {
@@ -13,6 +15,8 @@ size_t itemsize(DType t) {
   }
   throw DTypeError("itemsize: unknown dtype code " + std::to_string(int(t)));
 }
+
+std::ostream& operator<<(std::ostream& os, DType t) { return os << name(t); }
 
 const char* name(DType t) {
   switch (t) {

@@ -1,5 +1,7 @@
 #include "vnn/shape.h"
 
+#include <ostream>
+
 #include "vnn/error.h"
 
 namespace vnn {
@@ -31,6 +33,8 @@ int64_t Shape::numel() const {
   for (int i = 0; i < ndim_; ++i) n *= d_[i];
   return n;
 }
+
+std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << s.str(); }
 
 std::string Shape::str() const {
   std::string s = "[";

@@ -241,6 +241,18 @@ const DeviceInfo& device_info(const Device& d) { return detail::context(d).info;
 
 bool is_available(const Device& d) { return detail::registry().find(d) != nullptr; }
 
+bool Device::is_accelerator() const {
+  if (is_cpu()) return false;
+  const detail::DeviceContext* c = detail::registry().find(*this);
+  return c && c->info.type != DeviceType::cpu;
+}
+
+std::optional<Device> best_accelerator() {
+  for (auto& d : detail::registry().ranked)
+    if (d.type != DeviceType::cpu) return d.device;
+  return std::nullopt;
+}
+
 Device best_device() {
   auto& r = detail::registry();
   if (r.strict) {

@@ -4,54 +4,85 @@
 
 namespace vnn::nn {
 
-Sequential::Sequential(std::initializer_list<ModulePtr> modules) : Module("Sequential") {
+namespace {
+ModulePtr at(const std::vector<ModulePtr>& modules, size_t i, const char* type) {
+  if (i >= modules.size())
+    throw IndexError(std::string(type) + ": index " + std::to_string(i) + " is out of range (size " +
+                     std::to_string(modules.size()) + ")");
+  return modules[i];
+}
+
+// A container's clone: the same container of cloned children, with the
+// training flag.
+template <class C>
+std::shared_ptr<C> clone_container(const std::vector<ModulePtr>& modules, const std::optional<Device>& device) {
+  auto copy = std::make_shared<C>();
+  for (auto& m : modules) copy->push_back(m->clone(device));
+  return copy;
+}
+}  // namespace
+
+std::vector<ModulePtr> module_list(std::initializer_list<ModuleListElement> modules) {
+  std::vector<ModulePtr> out;
+  out.reserve(modules.size());
+  for (auto& m : modules) out.push_back(m.module);
+  return out;
+}
+
+SequentialImpl::SequentialImpl(std::initializer_list<ModulePtr> modules) : Module("Sequential") {
   for (auto& m : modules) push_back(m);
 }
-Sequential::Sequential(const std::vector<ModulePtr>& modules) : Module("Sequential") {
+SequentialImpl::SequentialImpl(const std::vector<ModulePtr>& modules) : Module("Sequential") {
   for (auto& m : modules) push_back(m);
 }
-void Sequential::push_back(ModulePtr m) {
+void SequentialImpl::push_back(ModulePtr m) {
   add_child(std::to_string(modules_.size()), m);
   modules_.push_back(std::move(m));
 }
-Tensor Sequential::forward(const Tensor& input) {
+Tensor SequentialImpl::forward(const Tensor& input) {
   Tensor x = input;
   for (auto& m : modules_) x = m->forward(x);
   return x;
 }
-ModulePtr Sequential::operator[](size_t i) const {
-  if (i >= modules_.size())
-    throw IndexError("Sequential: index " + std::to_string(i) + " is out of range (size " +
-                     std::to_string(modules_.size()) + ")");
-  return modules_[i];
+std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& device) const {
+  auto copy = clone_container<SequentialImpl>(modules_, device);
+  copy->set_training_flag(is_training());
+  return copy;
 }
+ModulePtr SequentialImpl::operator[](size_t i) const { return at(modules_, i, "Sequential"); }
 
-ModuleList::ModuleList(std::initializer_list<ModulePtr> modules) : Module("ModuleList") {
+ModuleListImpl::ModuleListImpl(std::initializer_list<ModulePtr> modules) : Module("ModuleList") {
   for (auto& m : modules) push_back(m);
 }
-void ModuleList::push_back(ModulePtr m) {
+void ModuleListImpl::push_back(ModulePtr m) {
   add_child(std::to_string(modules_.size()), m);
   modules_.push_back(std::move(m));
 }
-ModulePtr ModuleList::operator[](size_t i) const {
-  if (i >= modules_.size())
-    throw IndexError("ModuleList: index " + std::to_string(i) + " is out of range (size " +
-                     std::to_string(modules_.size()) + ")");
-  return modules_[i];
+std::shared_ptr<Module> ModuleListImpl::clone(const std::optional<Device>& device) const {
+  auto copy = clone_container<ModuleListImpl>(modules_, device);
+  copy->set_training_flag(is_training());
+  return copy;
 }
+ModulePtr ModuleListImpl::operator[](size_t i) const { return at(modules_, i, "ModuleList"); }
 
-void ModuleDict::insert(const std::string& key, ModulePtr m) { add_child(key, std::move(m)); }
-bool ModuleDict::contains(const std::string& key) const {
+void ModuleDictImpl::insert(const std::string& key, ModulePtr m) { add_child(key, std::move(m)); }
+std::shared_ptr<Module> ModuleDictImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleDictImpl>();
+  for (auto& [k, m] : named_children()) copy->insert(k, m->clone(device));
+  copy->set_training_flag(is_training());
+  return copy;
+}
+bool ModuleDictImpl::contains(const std::string& key) const {
   for (auto& c : named_children())
     if (c.first == key) return true;
   return false;
 }
-std::vector<std::string> ModuleDict::keys() const {
+std::vector<std::string> ModuleDictImpl::keys() const {
   std::vector<std::string> out;
   for (auto& c : named_children()) out.push_back(c.first);
   return out;
 }
-ModulePtr ModuleDict::operator[](const std::string& key) const {
+ModulePtr ModuleDictImpl::operator[](const std::string& key) const {
   for (auto& c : named_children())
     if (c.first == key) return c.second;
   std::string known;

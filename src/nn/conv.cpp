@@ -11,39 +11,51 @@ namespace {
 std::string pair_str(Size2 s) { return "(" + std::to_string(s.h) + ", " + std::to_string(s.w) + ")"; }
 }  // namespace
 
-Conv2d::Conv2d(int64_t in, int64_t out, Size2 kernel, Conv2dOptions opt, Generator* gen)
-    : Module("Conv2d"), in_(in), out_(out), kernel_(kernel), opt_(opt) {
-  if (in <= 0 || out <= 0 || kernel.h <= 0 || kernel.w <= 0 || opt.groups <= 0)
-    throw ValueError("Conv2d: channels, kernel size and groups must be positive");
-  if (in % opt.groups || out % opt.groups)
+Conv2dImpl::Conv2dImpl(const Conv2dOptions& opt, Generator* gen) : Cloneable("Conv2d"), options(opt) {
+  int64_t in = opt.in_channels(), out = opt.out_channels(), groups = opt.groups();
+  Size2 k = opt.kernel_size();
+  if (in <= 0 || out <= 0 || k.h <= 0 || k.w <= 0 || groups <= 0)
+    throw ValueError("Conv2d: channels, kernel size and groups must be positive, got in_channels=" +
+                     std::to_string(in) + ", out_channels=" + std::to_string(out) + ", kernel_size=" + pair_str(k) +
+                     ", groups=" + std::to_string(groups));
+  if (in % groups || out % groups)
     throw ValueError("Conv2d: in_channels (" + std::to_string(in) + ") and out_channels (" + std::to_string(out) +
-                     ") must both be divisible by groups (" + std::to_string(opt.groups) + ")");
-  Tensor w = empty({out, in / opt.groups, kernel.h, kernel.w});
+                     ") must both be divisible by groups (" + std::to_string(groups) + ")");
+  build(gen);
+}
+
+void Conv2dImpl::build(Generator* gen) {
+  Size2 k = options.kernel_size();
+  Tensor w = empty({options.out_channels(), options.in_channels() / options.groups(), k.h, k.w});
   init::kaiming_uniform_(w, std::sqrt(5.0), "fan_in", "leaky_relu", gen);
   weight = register_parameter("weight", w);
-  if (opt.bias) {
-    Tensor b = empty({out});
+  bias = Tensor();
+  if (options.bias()) {
+    Tensor b = empty({options.out_channels()});
     double bound = 1.0 / std::sqrt(double(init::fan_in_out(w).first));
     init::uniform_(b, -bound, bound, gen);
     bias = register_parameter("bias", b);
   }
 }
 
-Tensor Conv2d::forward(const Tensor& x) {
-  return conv2d(x, weight, bias, opt_.stride, opt_.padding, opt_.dilation, opt_.groups);
+Tensor Conv2dImpl::forward(const Tensor& x) {
+  return conv2d(x, weight, bias, options.stride(), options.padding(), options.dilation(), options.groups());
 }
 
-std::string Conv2d::describe() const {
-  return "Conv2d(" + std::to_string(in_) + ", " + std::to_string(out_) + ", kernel_size=" + pair_str(kernel_) +
-         ", stride=" + pair_str(opt_.stride) + ", padding=" + pair_str(opt_.padding) +
-         (opt_.groups != 1 ? ", groups=" + std::to_string(opt_.groups) : "") + ")";
+std::string Conv2dImpl::describe() const {
+  return "Conv2d(" + std::to_string(options.in_channels()) + ", " + std::to_string(options.out_channels()) +
+         ", kernel_size=" + pair_str(options.kernel_size()) + ", stride=" + pair_str(options.stride()) +
+         ", padding=" + pair_str(options.padding()) +
+         (options.groups() != 1 ? ", groups=" + std::to_string(options.groups()) : "") + ")";
 }
 
-std::string MaxPool2d::describe() const {
-  return "MaxPool2d(kernel_size=" + pair_str(k_) + ", stride=" + pair_str(s_.h ? s_ : k_) + ")";
+std::string MaxPool2dImpl::describe() const {
+  Size2 k = options.kernel_size(), s = options.stride();
+  return "MaxPool2d(kernel_size=" + pair_str(k) + ", stride=" + pair_str(s.h ? s : k) + ")";
 }
-std::string AvgPool2d::describe() const {
-  return "AvgPool2d(kernel_size=" + pair_str(k_) + ", stride=" + pair_str(s_.h ? s_ : k_) + ")";
+std::string AvgPool2dImpl::describe() const {
+  Size2 k = options.kernel_size(), s = options.stride();
+  return "AvgPool2d(kernel_size=" + pair_str(k) + ", stride=" + pair_str(s.h ? s : k) + ")";
 }
 
 }  // namespace vnn::nn

@@ -11,23 +11,28 @@
 
 namespace vnn::nn {
 
-Linear::Linear(int64_t in, int64_t out, bool with_bias, Generator* gen)
-    : Module("Linear"), in_features(in), out_features(out) {
-  if (in <= 0 || out <= 0)
-    throw ValueError("Linear: in_features and out_features must be positive, got " + std::to_string(in) + " and " +
-                     std::to_string(out));
-  Tensor w = empty({out, in});
+LinearImpl::LinearImpl(const LinearOptions& opt, Generator* gen)
+    : Cloneable("Linear"), options(opt), in_features(opt.in_features()), out_features(opt.out_features()) {
+  if (in_features <= 0 || out_features <= 0)
+    throw ValueError("Linear: in_features and out_features must be positive, got " + std::to_string(in_features) +
+                     " and " + std::to_string(out_features));
+  build(gen);
+}
+
+void LinearImpl::build(Generator* gen) {
+  Tensor w = empty({out_features, in_features});
   init::kaiming_uniform_(w, std::sqrt(5.0), "fan_in", "leaky_relu", gen);
   weight = register_parameter("weight", w);
-  if (with_bias) {
-    Tensor b = empty({out});
-    double bound = 1.0 / std::sqrt(double(in));
+  bias = Tensor();
+  if (options.bias()) {
+    Tensor b = empty({out_features});
+    double bound = 1.0 / std::sqrt(double(in_features));
     init::uniform_(b, -bound, bound, gen);
     bias = register_parameter("bias", b);
   }
 }
 
-Tensor Linear::forward(const Tensor& x) {
+Tensor LinearImpl::forward(const Tensor& x) {
   if (x.dim() < 1 || x.size(-1) != in_features)
     throw ShapeError("Linear: input of shape " + x.sizes().str() + " does not end in in_features = " +
                      std::to_string(in_features));
@@ -35,49 +40,58 @@ Tensor Linear::forward(const Tensor& x) {
   return bias.defined() ? add(y, bias) : y;
 }
 
-std::string Linear::describe() const {
+std::string LinearImpl::describe() const {
   return "Linear(in_features=" + std::to_string(in_features) + ", out_features=" + std::to_string(out_features) +
          ", bias=" + (bias.defined() ? "true" : "false") + ")";
 }
 
-Tensor Flatten::forward(const Tensor& x) { return flatten(x, start_dim_, end_dim_); }
+Tensor FlattenImpl::forward(const Tensor& x) { return flatten(x, options.start_dim(), options.end_dim()); }
 
-Dropout::Dropout(double p) : Module("Dropout"), p_(p) {
+DropoutImpl::DropoutImpl(const DropoutOptions& opt) : Cloneable("Dropout"), options(opt) {
+  double p = opt.p();
   if (!(p >= 0.0 && p <= 1.0)) throw ValueError("Dropout: p must be in [0, 1], got " + std::to_string(p));
 }
 
-Tensor Dropout::forward(const Tensor& x) {
-  if (!is_training() || p_ == 0.0) return x;
-  if (p_ == 1.0) return mul(x, 0.0);
+Tensor DropoutImpl::forward(const Tensor& x) {
+  double p = options.p();
+  if (!is_training() || p == 0.0) return x;
+  if (p == 1.0) return mul(x, 0.0);
   // keep-mask scaled by 1/(1-p): one multiply carries the gradient too.
-  Tensor keep = lt(rand(x.sizes(), TensorOptions(x.device()).with(x.dtype())), 1.0 - p_);
-  return mul(x, mul(keep.to(x.dtype()), 1.0 / (1.0 - p_)));
+  Tensor keep = lt(rand(x.sizes(), TensorOptions(x.device()).with(x.dtype())), 1.0 - p);
+  return mul(x, mul(keep.to(x.dtype()), 1.0 / (1.0 - p)));
 }
 
-std::string Dropout::describe() const { return "Dropout(p=" + std::to_string(p_) + ")"; }
+std::string DropoutImpl::describe() const { return "Dropout(p=" + std::to_string(options.p()) + ")"; }
 
-Embedding::Embedding(int64_t n, int64_t dim, Generator* gen) : Module("Embedding") {
-  if (n <= 0 || dim <= 0)
-    throw ValueError("Embedding: sizes must be positive, got " + std::to_string(n) + " x " + std::to_string(dim));
-  Tensor w = empty({n, dim});
+EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& opt, Generator* gen) : Cloneable("Embedding"), options(opt) {
+  if (opt.num_embeddings() <= 0 || opt.embedding_dim() <= 0)
+    throw ValueError("Embedding: sizes must be positive, got " + std::to_string(opt.num_embeddings()) + " x " +
+                     std::to_string(opt.embedding_dim()));
+  build(gen);
+}
+
+void EmbeddingImpl::build(Generator* gen) {
+  Tensor w = empty({options.num_embeddings(), options.embedding_dim()});
   init::normal_(w, 0.0, 1.0, gen);
   weight = register_parameter("weight", w);
 }
 
-Tensor Embedding::forward(const Tensor& indices) { return embedding(weight, indices); }
+Tensor EmbeddingImpl::forward(const Tensor& indices) { return embedding(weight, indices); }
 
-std::string Embedding::describe() const {
+std::string EmbeddingImpl::describe() const {
   return "Embedding(" + std::to_string(weight.size(0)) + ", " + std::to_string(weight.size(1)) + ")";
 }
 
-Tensor ReLU::forward(const Tensor& x) { return relu(x); }
-Tensor LeakyReLU::forward(const Tensor& x) { return leaky_relu(x, slope_); }
-std::string LeakyReLU::describe() const { return "LeakyReLU(negative_slope=" + std::to_string(slope_) + ")"; }
-Tensor GELU::forward(const Tensor& x) { return gelu(x); }
-Tensor SiLU::forward(const Tensor& x) { return silu(x); }
-Tensor Sigmoid::forward(const Tensor& x) { return sigmoid(x); }
-Tensor Tanh::forward(const Tensor& x) { return tanh(x); }
-Tensor Softmax::forward(const Tensor& x) { return softmax(x, dim_); }
-Tensor LogSoftmax::forward(const Tensor& x) { return log_softmax(x, dim_); }
+Tensor ReLUImpl::forward(const Tensor& x) { return relu(x); }
+Tensor LeakyReLUImpl::forward(const Tensor& x) { return leaky_relu(x, options.negative_slope()); }
+std::string LeakyReLUImpl::describe() const {
+  return "LeakyReLU(negative_slope=" + std::to_string(options.negative_slope()) + ")";
+}
+Tensor GELUImpl::forward(const Tensor& x) { return gelu(x); }
+Tensor SiLUImpl::forward(const Tensor& x) { return silu(x); }
+Tensor SigmoidImpl::forward(const Tensor& x) { return sigmoid(x); }
+Tensor TanhImpl::forward(const Tensor& x) { return tanh(x); }
+Tensor SoftmaxImpl::forward(const Tensor& x) { return softmax(x, options.dim()); }
+Tensor LogSoftmaxImpl::forward(const Tensor& x) { return log_softmax(x, options.dim()); }
 
 }  // namespace vnn::nn

@@ -8,7 +8,9 @@
 #include "autograd/autograd.hpp"
 #include "nn/state_load.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/device.h"
 #include "vnn/error.h"
+#include "vnn/random.h"
 
 namespace vnn::nn {
 
@@ -125,18 +127,120 @@ void move_in_place(const Tensor& t, const Device& device, DType dtype, bool non_
 }
 }  // namespace
 
-void Module::to(const Device& device, bool non_blocking) {
-  for (auto& t : parameters()) move_in_place(t, device, t.dtype(), non_blocking);
-  for (auto& t : buffers()) move_in_place(t, device, t.dtype(), non_blocking);
+void Module::move_all(const std::optional<Device>& device, std::optional<DType> dtype, bool non_blocking) {
+  if (dtype && !is_floating(*dtype))
+    throw DTypeError(type_name_ + "::to: modules can only be cast to floating dtypes, not " + std::string(name(*dtype)));
+  auto move = [&](const Tensor& t) {
+    DType want = dtype && is_floating(t.dtype()) ? *dtype : t.dtype();
+    move_in_place(t, device ? *device : t.device(), want, non_blocking);
+  };
+  for (auto& t : parameters()) move(t);
+  for (auto& t : buffers()) move(t);
 }
 
-void Module::to(DType dtype) {
-  if (!is_floating(dtype))
-    throw DTypeError(type_name_ + "::to: modules can only be cast to floating dtypes, not " + std::string(name(dtype)));
-  for (auto& t : parameters())
-    if (is_floating(t.dtype())) move_in_place(t, t.device(), dtype, false);
-  for (auto& t : buffers())
-    if (is_floating(t.dtype())) move_in_place(t, t.device(), dtype, false);
+Module& Module::to(const Device& device, bool non_blocking) {
+  move_all(device, std::nullopt, non_blocking);
+  return *this;
+}
+
+Module& Module::to(DType dtype) {
+  move_all(std::nullopt, dtype, false);
+  return *this;
+}
+
+Module& Module::to(const Device& device, DType dtype, bool non_blocking) {
+  move_all(device, dtype, non_blocking);
+  return *this;
+}
+
+std::vector<std::shared_ptr<Module>> Module::children() const {
+  std::vector<std::shared_ptr<Module>> out;
+  for (auto& c : children_) out.push_back(c.second);
+  return out;
+}
+
+std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {
+  throw Unsupported(type_name_ + "::clone: this module derives from vnn::nn::Module directly, so vnn cannot "
+                    "rebuild it; derive it from vnn::nn::Cloneable<" + type_name_ +
+                    "Impl> (or the class's own name) and create its parameters, buffers and submodules in reset()");
+}
+
+namespace {
+// A deep copy of src's data onto device (src's own device when none),
+// never aliasing src.
+Tensor copy_of(const Tensor& src, const std::optional<Device>& device) {
+  Tensor data = src.detach().to(device ? *device : src.device(), src.dtype()).contiguous();
+  if (data.raw_data() == src.raw_data()) data = data.clone();
+  return data;
+}
+
+void copy_tensor(const Tensor& dst, const Tensor& src, const std::optional<Device>& device) {
+  vnn::detail::set_data(dst, copy_of(src, device));
+  if (dst.requires_grad() != src.requires_grad()) const_cast<Tensor&>(dst).requires_grad_(src.requires_grad());
+  Tensor g = src.grad();
+  if (g.defined()) const_cast<Tensor&>(dst).set_grad(copy_of(g, device));
+}
+
+// Keeps the default generator where it was: reset() draws fresh initial
+// values that clone() overwrites, so they must not advance the user's stream.
+struct GeneratorStateGuard {
+  uint64_t seed = default_generator().seed(), offset = default_generator().offset();
+  ~GeneratorStateGuard() {
+    default_generator().manual_seed(seed);
+    default_generator().set_offset(offset);
+  }
+};
+}  // namespace
+
+std::shared_ptr<Module> Module::finish_clone(std::shared_ptr<Module> copy, const std::function<void()>& reset,
+                                             const std::optional<Device>& device) const {
+  if (device) {
+    try {
+      device_info(*device);
+    } catch (const DeviceNotFound& e) {
+      throw DeviceNotFound(type_name_ + "::clone: " + e.what());
+    }
+  }
+  copy->params_.clear();
+  copy->buffers_.clear();
+  copy->children_.clear();
+  {
+    GeneratorStateGuard keep;
+    autograd::NoGradGuard no_grad;
+    reset();
+  }
+  copy->copy_state_from(*this, device);
+  return copy;
+}
+
+void Module::copy_state_from(const Module& src, const std::optional<Device>& device) {
+  auto names = [](const auto& list) {
+    std::string s;
+    for (auto& e : list) s += (s.empty() ? "" : ", ") + e.first;
+    return "[" + s + "]";
+  };
+  auto check = [&](const auto& mine, const auto& theirs, const char* what) {
+    bool same = mine.size() == theirs.size();
+    for (size_t i = 0; same && i < mine.size(); ++i) same = mine[i].first == theirs[i].first;
+    if (!same)
+      throw Unsupported(type_name_ + "::clone: reset() builds the " + what + " " + names(mine) +
+                        " but the module has " + names(theirs) +
+                        " (changed after construction?); register everything in reset()");
+  };
+  check(params_, src.params_, "parameters");
+  check(buffers_, src.buffers_, "buffers");
+  check(children_, src.children_, "submodules");
+  autograd::NoGradGuard no_grad;
+  for (size_t i = 0; i < params_.size(); ++i) copy_tensor(params_[i].second, src.params_[i].second, device);
+  for (size_t i = 0; i < buffers_.size(); ++i) copy_tensor(buffers_[i].second, src.buffers_[i].second, device);
+  for (size_t i = 0; i < children_.size(); ++i) children_[i].second->copy_state_from(*src.children_[i].second, device);
+  training_ = src.training_;
+}
+
+void throw_empty_holder(const char* what) {
+  throw ValueError(std::string("ModuleHolder: ") + what +
+                   " an empty module holder (made from nullptr); assign it a module first, e.g. "
+                   "fc = register_module(\"fc\", Linear(784, 10))");
 }
 
 void Module::zero_grad(bool set_to_none) {

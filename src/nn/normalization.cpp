@@ -5,65 +5,94 @@
 
 namespace vnn::nn {
 
-BatchNorm::BatchNorm(const char* type, int expected_dim, int64_t n, double eps, double momentum, bool affine,
-                     bool track)
-    : Module(type), expected_dim_(expected_dim), num_features_(n), eps_(eps), momentum_(momentum) {
-  if (n <= 0) throw ValueError(std::string(type) + ": num_features must be positive");
-  if (affine) {
-    weight = register_parameter("weight", ones({n}));
-    bias = register_parameter("bias", zeros({n}));
+template <class D>
+BatchNormImplBase<D>::BatchNormImplBase(const char* type, int expected_dim, const BatchNormOptions& opt)
+    : Cloneable<D>(type), options(opt), expected_dim_(expected_dim) {
+  if (opt.num_features() <= 0)
+    throw ValueError(std::string(type) + ": num_features must be positive, got " + std::to_string(opt.num_features()));
+  reset();
+}
+
+template <class D>
+void BatchNormImplBase<D>::reset() {
+  int64_t n = options.num_features();
+  weight = bias = running_mean = running_var = num_batches_tracked = Tensor();
+  if (options.affine()) {
+    weight = this->register_parameter("weight", ones({n}));
+    bias = this->register_parameter("bias", zeros({n}));
   }
-  if (track) {
-    running_mean = register_buffer("running_mean", zeros({n}));
-    running_var = register_buffer("running_var", ones({n}));
-    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, kInt64));
+  if (options.track_running_stats()) {
+    running_mean = this->register_buffer("running_mean", zeros({n}));
+    running_var = this->register_buffer("running_var", ones({n}));
+    num_batches_tracked = this->register_buffer("num_batches_tracked", zeros({}, kInt64));
   }
 }
 
-Tensor BatchNorm::forward(const Tensor& x) {
+template <class D>
+Tensor BatchNormImplBase<D>::forward(const Tensor& x) {
+  int64_t n = options.num_features();
   bool ok_dim = expected_dim_ == 2 ? (x.dim() == 2 || x.dim() == 3) : x.dim() == expected_dim_;
-  if (!ok_dim || x.size(1) != num_features_)
-    throw ShapeError(type_name() + ": expected input [N, " + std::to_string(num_features_) +
+  if (!ok_dim || x.size(1) != n)
+    throw ShapeError(this->type_name() + ": expected input [N, " + std::to_string(n) +
                      (expected_dim_ == 4 ? ", H, W]" : "] or [N, C, L]") + ", got " + x.sizes().str());
-  bool use_batch = is_training() || !running_mean.defined();
-  if (is_training() && num_batches_tracked.defined()) {
+  bool use_batch = this->is_training() || !running_mean.defined();
+  if (this->is_training() && num_batches_tracked.defined()) {
     autograd::NoGradGuard g;
     num_batches_tracked.add_(1.0);
   }
-  return std::get<0>(batch_norm(x, weight, bias, running_mean, running_var, use_batch, momentum_, eps_));
+  return std::get<0>(
+      batch_norm(x, weight, bias, running_mean, running_var, use_batch, options.momentum(), options.eps()));
 }
 
-std::string BatchNorm::describe() const {
-  return type_name() + "(" + std::to_string(num_features_) + ", eps=" + std::to_string(eps_) +
-         ", momentum=" + std::to_string(momentum_) + ")";
+template <class D>
+std::string BatchNormImplBase<D>::describe() const {
+  return this->type_name() + "(" + std::to_string(options.num_features()) + ", eps=" + std::to_string(options.eps()) +
+         ", momentum=" + std::to_string(options.momentum()) + ")";
 }
 
-LayerNorm::LayerNorm(const Shape& shape, double eps, bool affine) : Module("LayerNorm"), shape_(shape), eps_(eps) {
-  if (affine) {
-    weight = register_parameter("weight", ones(shape));
-    bias = register_parameter("bias", zeros(shape));
+template class BatchNormImplBase<BatchNorm1dImpl>;
+template class BatchNormImplBase<BatchNorm2dImpl>;
+
+LayerNormImpl::LayerNormImpl(const LayerNormOptions& opt) : Cloneable("LayerNorm"), options(opt) { reset(); }
+
+void LayerNormImpl::reset() {
+  weight = bias = Tensor();
+  if (options.elementwise_affine()) {
+    weight = register_parameter("weight", ones(options.normalized_shape()));
+    bias = register_parameter("bias", zeros(options.normalized_shape()));
   }
 }
 
-Tensor LayerNorm::forward(const Tensor& x) { return std::get<0>(layer_norm(x, shape_, weight, bias, eps_)); }
+Tensor LayerNormImpl::forward(const Tensor& x) {
+  return std::get<0>(layer_norm(x, options.normalized_shape(), weight, bias, options.eps()));
+}
 
-std::string LayerNorm::describe() const { return "LayerNorm(" + shape_.str() + ", eps=" + std::to_string(eps_) + ")"; }
+std::string LayerNormImpl::describe() const {
+  return "LayerNorm(" + options.normalized_shape().str() + ", eps=" + std::to_string(options.eps()) + ")";
+}
 
-GroupNorm::GroupNorm(int64_t groups, int64_t channels, double eps, bool affine)
-    : Module("GroupNorm"), groups_(groups), channels_(channels), eps_(eps) {
+GroupNormImpl::GroupNormImpl(const GroupNormOptions& opt) : Cloneable("GroupNorm"), options(opt) {
+  int64_t groups = opt.num_groups(), channels = opt.num_channels();
   if (groups <= 0 || channels % groups)
     throw ValueError("GroupNorm: num_channels (" + std::to_string(channels) + ") must be divisible by num_groups (" +
                      std::to_string(groups) + ")");
-  if (affine) {
-    weight = register_parameter("weight", ones({channels}));
-    bias = register_parameter("bias", zeros({channels}));
+  reset();
+}
+
+void GroupNormImpl::reset() {
+  weight = bias = Tensor();
+  if (options.affine()) {
+    weight = register_parameter("weight", ones({options.num_channels()}));
+    bias = register_parameter("bias", zeros({options.num_channels()}));
   }
 }
 
-Tensor GroupNorm::forward(const Tensor& x) { return std::get<0>(group_norm(x, groups_, weight, bias, eps_)); }
+Tensor GroupNormImpl::forward(const Tensor& x) {
+  return std::get<0>(group_norm(x, options.num_groups(), weight, bias, options.eps()));
+}
 
-std::string GroupNorm::describe() const {
-  return "GroupNorm(" + std::to_string(groups_) + ", " + std::to_string(channels_) + ")";
+std::string GroupNormImpl::describe() const {
+  return "GroupNorm(" + std::to_string(options.num_groups()) + ", " + std::to_string(options.num_channels()) + ")";
 }
 
 }  // namespace vnn::nn

@@ -146,7 +146,8 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOption
   if (high <= low)
     throw ValueError("randint: expects low < high, got low=" + std::to_string(low) +
                      " high=" + std::to_string(high));
-  Tensor t = empty(shape, opt);
+  // int64 unless a dtype was given: a Device alone keeps the default.
+  Tensor t = empty(shape, opt.with(opt.dtype_or(kInt64)));
   return fill_random(t, VNN_RANDOM_BITS, double(low), double(high), gen, "randint");
 }
 
@@ -175,7 +176,7 @@ Tensor randperm(int64_t n, const TensorOptions& opt, Generator* gen) {
     const uint64_t r = (uint64_t(c[w]) << 32) | c[w + 1];
     std::swap(p[size_t(j)], p[size_t(r % uint64_t(j + 1))]);
   }
-  return from_vector(p, {n}).to(opt.device, opt.dtype);
+  return from_vector(p, {n}).to(opt.device, opt.dtype_or(kInt64));
 }
 
 Tensor rand_like(const Tensor& t, Generator* gen) {

@@ -110,6 +110,8 @@ Tensor arange(double start, double end, double step, const TensorOptions& opt) {
   return detail::finish_creation(from_vector(v, {n}, opt.device).to(opt.dtype), opt);
 }
 
+Tensor arange(double end, const TensorOptions& opt) { return arange(0.0, end, 1.0, opt); }
+
 // ---- views ------------------------------------------------------------------
 
 // A view's gradient maps back onto its input: `back` turns d view into

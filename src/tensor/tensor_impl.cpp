@@ -2,6 +2,7 @@
 
 #include "profiler/hooks.hpp"
 #include "runtime/stream_state.hpp"
+#include "vnn/checked_size.h"
 #include "vnn/error.h"
 
 namespace vnn::detail {
@@ -56,11 +57,14 @@ Tensor make_tensor(std::shared_ptr<Storage> storage, DType dtype, const Shape& s
 }
 
 Tensor make_empty(DeviceContext& ctx, const Shape& sizes, DType dtype) {
-  for (auto s : sizes)
-    if (s < 0)
-      throw ShapeError("empty: negative size in shape " + sizes.str());
-  return make_tensor(allocate_storage(ctx, size_t(sizes.numel()) * itemsize(dtype)), dtype, sizes,
-                     contiguous_strides(sizes), 0);
+  for (int d = 0; d < sizes.size(); ++d)
+    if (sizes[d] < 0)
+      throw ValueError("empty: size " + std::to_string(sizes[d]) + " of dimension " + std::to_string(d) +
+                       " is negative (shape " + sizes.str() + "); sizes must be >= 0");
+  int64_t n = 0, nbytes = 0;
+  if (!checked::numel(sizes.data(), sizes.size(), &n) || !checked::bytes(n, int64_t(itemsize(dtype)), &nbytes))
+    throw ValueError("empty: shape " + sizes.str() + " of " + name(dtype) + " has more bytes than fit in 64 bits");
+  return make_tensor(allocate_storage(ctx, size_t(nbytes)), dtype, sizes, contiguous_strides(sizes), 0);
 }
 
 Tensor view_of(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset) {

@@ -73,7 +73,7 @@ TEST_CASE("no_grad, detach and requires_grad rules") {
 TEST_CASE("a tensor saved for backward and then modified in place is caught") {
   Device dev = device_under_test();
   Tensor w = ones({4}, dev).requires_grad_();
-  Tensor x = arange(0, 4, 1, dev).clone();
+  Tensor x = arange(0.0, 4, 1, dev).clone();
   Tensor y = dot(x, w);  // saves x
   x.fill_(7.0);
   try {
@@ -133,7 +133,7 @@ TEST_CASE("requires_grad in TensorOptions, and anomaly mode names the op") {
   CHECK(z.requires_grad());
   CHECK(z.is_leaf());
   CHECK(randn({2}, TensorOptions(dev).with_requires_grad()).requires_grad());
-  CHECK(arange(0, 3, 1, TensorOptions(dev).with_requires_grad()).requires_grad());
+  CHECK(arange(0.0, 3, 1, TensorOptions(dev).with_requires_grad()).requires_grad());
   Tensor x = from_vector<float>({0.0f, 1.0f}, {2}).to(dev).requires_grad_();
   {
     autograd::DetectAnomalyGuard anomaly;

@@ -31,3 +31,9 @@ execute_process(COMMAND "${WORK_DIR}/build/consumer" RESULT_VARIABLE rc WORKING_
 if(rc)
   message(FATAL_ERROR "the consumer failed (${rc})")
 endif()
+# The LibTorch-style port (docs/from-libtorch.md); it writes a checkpoint,
+# so it runs in the scratch directory.
+execute_process(COMMAND "${WORK_DIR}/build/libtorch_style" RESULT_VARIABLE rc WORKING_DIRECTORY "${WORK_DIR}")
+if(rc)
+  message(FATAL_ERROR "the LibTorch-style consumer failed (${rc})")
+endif()

@@ -22,7 +22,7 @@ TEST_CASE("round trips preserve values") {
 
 TEST_CASE("non-blocking copies from pinned memory land after synchronize") {
   Device dev = device_under_test();
-  Tensor src = arange(0, 4096, 1).pin_memory();
+  Tensor src = arange(0.0, 4096, 1).pin_memory();
   if (!dev.is_cpu() && !device_info(dev).host_accessible) CHECK(src.is_pinned());
   Tensor d = src.to(dev, /*non_blocking=*/true);
   synchronize(dev);

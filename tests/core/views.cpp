@@ -44,7 +44,7 @@ TEST_CASE("view errors name shapes and dims") {
 
 TEST_CASE("printing shows values, device and dtype") {
   Device dev = device_under_test();
-  Tensor x = arange(0, 4, 1, dev).view({2, 2});
+  Tensor x = arange(0.0, 4, 1, dev).view({2, 2});
   std::string s = x.str();
   CHECK(s.find("tensor([[0.0000, 1.0000],") == 0);
   if (!dev.is_cpu()) CHECK(s.find("device='" + dev.str() + "'") != std::string::npos);

@@ -73,7 +73,7 @@ TEST_CASE("TensorDataset, Subset, ConcatDataset, random_split") {
 }
 
 TEST_CASE("transforms: Normalize exact, crop and flip deterministic per (epoch, index)") {
-  Tensor img = arange(0, 2 * 4 * 4, 1).view({2, 4, 4});
+  Tensor img = arange(0.0, 2 * 4 * 4, 1).view({2, 4, 4});
   Normalize norm({1.0, 2.0}, {2.0, 4.0});
   auto v = norm.apply(img, {}).to_vector<float>();
   for (int i = 0; i < 32; ++i) CHECK(v[size_t(i)] == float((double(i) - (i < 16 ? 1.0 : 2.0)) / (i < 16 ? 2.0 : 4.0)));
@@ -92,7 +92,7 @@ TEST_CASE("transforms: Normalize exact, crop and flip deterministic per (epoch, 
     for (float x : c.to_vector<float>()) CHECK((x >= 0 && x < 32));
   }
   CHECK(shifted > 10);
-  Tensor noncontig = arange(0, 32, 1).view({4, 4, 2}).permute({2, 0, 1});
+  Tensor noncontig = arange(0.0, 32, 1).view({4, 4, 2}).permute({2, 0, 1});
   CHECK(RandomCrop(4, 0).apply(noncontig, {}).to_vector<float>() == noncontig.contiguous().to_vector<float>());
   CHECK_THROWS_AS(RandomCrop(9, 0).apply(img, {}), ShapeError);
 

@@ -13,15 +13,15 @@ using namespace vnn::test::dist;
 namespace {
 
 struct Net : vnn::nn::Module {
-  std::shared_ptr<vnn::nn::Linear> fc1, fc2, fc3, spare;
+  vnn::nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr}, spare{nullptr};
   Net(int64_t in, int64_t hidden, int64_t out, bool with_spare = false) : Module("Net") {
-    fc1 = register_module("fc1", std::make_shared<vnn::nn::Linear>(in, hidden));
-    fc2 = register_module("fc2", std::make_shared<vnn::nn::Linear>(hidden, hidden));
-    fc3 = register_module("fc3", std::make_shared<vnn::nn::Linear>(hidden, out));
-    if (with_spare) spare = register_module("spare", std::make_shared<vnn::nn::Linear>(hidden, out));
+    fc1 = register_module("fc1", vnn::nn::Linear(in, hidden));
+    fc2 = register_module("fc2", vnn::nn::Linear(hidden, hidden));
+    fc3 = register_module("fc3", vnn::nn::Linear(hidden, out));
+    if (with_spare) spare = register_module("spare", vnn::nn::Linear(hidden, out));
     register_buffer("steps", vnn::zeros({1}));
   }
-  Tensor forward(const Tensor& x) override { return fc3->forward(vnn::tanh(fc2->forward(vnn::tanh(fc1->forward(x))))); }
+  Tensor forward(const Tensor& x) override { return fc3(vnn::tanh(fc2(vnn::tanh(fc1(x))))); }
 };
 
 std::shared_ptr<Net> make_net(vnn::DType dt, vnn::Device dev, int64_t hidden = 16, bool spare = false,

@@ -11,14 +11,13 @@ namespace {
 using namespace vnn;
 
 struct Target {
-  std::shared_ptr<nn::Sequential> model;
+  nn::Sequential model{nullptr};
   std::unique_ptr<optim::Adam> opt;
   std::unique_ptr<optim::StepLR> sched;
   Generator rng{11};
   explicit Target(uint64_t seed, int steps) {
     Generator g(seed);
-    model = std::make_shared<nn::Sequential>(std::initializer_list<nn::ModulePtr>{
-        std::make_shared<nn::Linear>(3, 2, true, &g), std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(2, 2, false, &g)});
+    model = nn::Sequential{nn::Linear(3, 2, true, &g), nn::ReLU(), nn::Linear(2, 2, false, &g)};
     opt = std::make_unique<optim::Adam>(model->parameters(), optim::AdamOptions(0.01));
     sched = std::make_unique<optim::StepLR>(*opt, 2, 0.5);
     Tensor x = randn({4, 3}, TensorOptions(), &g);

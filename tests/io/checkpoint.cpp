@@ -15,16 +15,16 @@ using vnn::test::device_under_test;
 namespace {
 
 struct Run {
-  std::shared_ptr<nn::Sequential> model;
+  nn::Sequential model;
   std::unique_ptr<optim::Adam> opt;
   std::unique_ptr<optim::StepLR> sched;
   Tensor x, y;
 
   explicit Run(uint64_t init_seed) {
     Generator g(init_seed);
-    model = std::make_shared<nn::Sequential>(std::initializer_list<nn::ModulePtr>{
-        std::make_shared<nn::Linear>(6, 16, true, &g), std::make_shared<nn::ReLU>(), std::make_shared<nn::Dropout>(0.3),
-        std::make_shared<nn::Linear>(16, 4, true, &g)});
+    model = nn::Sequential(std::initializer_list<nn::ModulePtr>{
+        nn::Linear(6, 16, true, &g), nn::ReLU(), nn::Dropout(0.3),
+        nn::Linear(16, 4, true, &g)});
     model->to(device_under_test());
     opt = std::make_unique<optim::Adam>(model->parameters(), optim::AdamOptions(0.01));
     sched = std::make_unique<optim::StepLR>(*opt, 3, 0.5);
@@ -72,9 +72,9 @@ TEST_CASE("a checkpoint written on the device loads onto the cpu (map_location)"
   on_device.step();
   io::save_training_checkpoint(path, *on_device.model, on_device.opt.get());
   Generator g(8);
-  auto cpu_model = std::make_shared<nn::Sequential>(std::initializer_list<nn::ModulePtr>{
-      std::make_shared<nn::Linear>(6, 16, true, &g), std::make_shared<nn::ReLU>(), std::make_shared<nn::Dropout>(0.3),
-      std::make_shared<nn::Linear>(16, 4, true, &g)});
+  auto cpu_model = nn::Sequential(std::initializer_list<nn::ModulePtr>{
+      nn::Linear(6, 16, true, &g), nn::ReLU(), nn::Dropout(0.3),
+      nn::Linear(16, 4, true, &g)});
   io::load_training_checkpoint(path, *cpu_model);
   on_device.model->eval();
   cpu_model->eval();

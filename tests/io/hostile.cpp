@@ -144,13 +144,12 @@ TEST_CASE("hostile: tensor entries hold only dtype, shape and data_offsets, each
 namespace {
 
 struct Trainer {
-  std::shared_ptr<nn::Sequential> model;
+  nn::Sequential model{nullptr};
   std::unique_ptr<optim::Adam> opt;
   std::unique_ptr<optim::StepLR> sched;
   explicit Trainer(uint64_t seed, int steps) {
     Generator g(seed);
-    model = std::make_shared<nn::Sequential>(std::initializer_list<nn::ModulePtr>{
-        std::make_shared<nn::Linear>(4, 8, true, &g), std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(8, 2, true, &g)});
+    model = nn::Sequential{nn::Linear(4, 8, true, &g), nn::ReLU(), nn::Linear(8, 2, true, &g)};
     opt = std::make_unique<optim::Adam>(model->parameters(), optim::AdamOptions(0.01));
     sched = std::make_unique<optim::StepLR>(*opt, 2, 0.5);
     Tensor x = randn({16, 4}, TensorOptions(), &g), y = randint(0, 2, {16}, TensorOptions().with(kInt64), &g);

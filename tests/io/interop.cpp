@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   run("mkdir -p " + dir);
   std::string mine = dir + "/from_vnn.safetensors", theirs = dir + "/from_python.safetensors",
               model_file = dir + "/torch_model.safetensors";
-  vnn::io::save(mine, {{"a", vnn::arange(0, 6, 1).view({2, 3})}, {"i", vnn::from_vector<int64_t>({-1, int64_t(1) << 40}, {2})}});
+  vnn::io::save(mine, {{"a", vnn::arange(0.0, 6, 1).view({2, 3})}, {"i", vnn::from_vector<int64_t>({-1, int64_t(1) << 40}, {2})}});
   if (run(py + " " + script + " check " + mine) != 0) {
     std::cerr << "python could not read the vnn file\n";
     return 1;
@@ -59,8 +59,8 @@ int main(int argc, char** argv) {
   int rc = run(py + " " + script + " module " + model_file);
   if (rc == 0) {
     auto w = vnn::io::load(model_file);
-    auto net = std::make_shared<vnn::nn::Sequential>(std::initializer_list<vnn::nn::ModulePtr>{
-        std::make_shared<vnn::nn::Linear>(4, 8), std::make_shared<vnn::nn::ReLU>(), std::make_shared<vnn::nn::Linear>(8, 3)});
+    auto net = vnn::nn::Sequential(std::initializer_list<vnn::nn::ModulePtr>{
+        vnn::nn::Linear(4, 8), vnn::nn::ReLU(), vnn::nn::Linear(8, 3)});
     vnn::nn::StateDict sd;
     for (auto& [k, v] : w)
       if (k.rfind("probe_", 0) != 0) sd.emplace_back(k, v);

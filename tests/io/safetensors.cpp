@@ -42,17 +42,17 @@ TEST_CASE("safetensors: every dtype round-trips onto the device under test, bit 
   Device dev = device_under_test();
   std::string path = tmpdir() + "/all.safetensors";
   io::TensorMap m;
-  m["f32"] = arange(0, 70000, 1, TensorOptions(dev)).view({7, 10000});  // above the 32768 grain
+  m["f32"] = arange(0.0, 70000, 1, TensorOptions(dev)).view({7, 10000});  // above the 32768 grain
   m["f64"] = arange(-3, 3, 0.5, TensorOptions(dev).with(kFloat64));
   m["i32"] = arange(-5, 5, 1, TensorOptions(dev).with(kInt32)).view({2, 5});
   m["i64"] = from_vector<int64_t>({int64_t(1) << 40, -7}, {2}, dev);
   m["u8"] = arange(0, 200, 1, TensorOptions(dev).with(kUInt8));
   m["bool"] = from_vector<bool>({true, false, true}, {3}, dev);
-  m["f16"] = arange(0, 8, 1, TensorOptions(dev)).to(kFloat16);
-  m["bf16"] = arange(0, 8, 1, TensorOptions(dev)).to(kBFloat16);
+  m["f16"] = arange(0.0, 8, 1, TensorOptions(dev)).to(kFloat16);
+  m["bf16"] = arange(0.0, 8, 1, TensorOptions(dev)).to(kBFloat16);
   m["scalar"] = full({}, 2.5, TensorOptions(dev));
   m["empty"] = zeros({0, 3}, TensorOptions(dev));
-  m["strided"] = arange(0, 12, 1, TensorOptions(dev)).view({3, 4}).transpose(0, 1);
+  m["strided"] = arange(0.0, 12, 1, TensorOptions(dev)).view({3, 4}).transpose(0, 1);
   io::save(path, m, {{"format", "pt"}, {"epoch", "3"}});
   for (Device to : {dev, Device("cpu", 0)}) {
     auto back = io::load(path, to);

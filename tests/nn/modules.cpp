@@ -11,11 +11,11 @@ using vnn::test::device_under_test;
 namespace {
 
 struct Net : nn::Module {
-  std::shared_ptr<nn::Linear> fc1, fc2;
+  nn::Linear fc1{nullptr}, fc2{nullptr};
   Net() : Module("Net") {
     Generator g(1);
-    fc1 = register_module("fc1", std::make_shared<nn::Linear>(4, 8, true, &g));
-    fc2 = register_module("fc2", std::make_shared<nn::Linear>(8, 3, true, &g));
+    fc1 = register_module("fc1", nn::Linear(4, 8, true, &g));
+    fc2 = register_module("fc2", nn::Linear(8, 3, true, &g));
   }
   Tensor forward(const Tensor& x) override { return fc2->forward(relu(fc1->forward(x))); }
 };
@@ -87,14 +87,14 @@ TEST_CASE("state_dict round trip and its errors") {
 
 TEST_CASE("containers") {
   Generator g(3);
-  auto seq = std::make_shared<nn::Sequential>(std::initializer_list<nn::ModulePtr>{
-      std::make_shared<nn::Linear>(3, 4, true, &g), std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(4, 2, true, &g)});
+  auto seq = nn::Sequential(std::initializer_list<nn::ModulePtr>{
+      nn::Linear(3, 4, true, &g), nn::ReLU(), nn::Linear(4, 2, true, &g)});
   CHECK(seq->forward(randn({6, 3})).sizes() == Shape{6, 2});
   CHECK(seq->named_parameters()[2].first == "2.weight");
   CHECK_THROWS_AS((*seq)[5], IndexError);
   nn::ModuleDict dict;
-  dict.insert("head", std::make_shared<nn::Identity>());
-  CHECK(dict.contains("head"));
+  dict->insert("head", nn::Identity());
+  CHECK(dict->contains("head"));
   CHECK_THROWS_AS(dict["tail"], ValueError);
 }
 
@@ -102,15 +102,15 @@ TEST_CASE("train/eval: dropout and batch norm") {
   Device dev = device_under_test();
   nn::Dropout drop(0.5);
   Tensor x = ones({1000}, dev);
-  Tensor y = drop.forward(x);
+  Tensor y = drop(x);
   double kept = sum(ne(y, 0.0).to(kFloat32)).item();
   CHECK(kept > 400);
   CHECK(kept < 600);
   CHECK(sum(y).item() == Approx(kept * 2.0));
-  drop.eval();
-  CHECK(test::max_abs_diff(drop.forward(x), x) == 0);
+  drop->eval();
+  CHECK(test::max_abs_diff(drop(x), x) == 0);
 
-  auto bn = std::make_shared<nn::BatchNorm2d>(3);
+  auto bn = nn::BatchNorm2d(3);
   bn->to(dev);
   Tensor in = add(mul(randn({4, 3, 5, 5}, dev), 2.0), 1.0);
   Tensor out = bn->forward(in);
@@ -126,22 +126,22 @@ TEST_CASE("every layer's gradients pass the gradient checker") {
   Generator g(5);
   auto in = [&](const Shape& s) { return randn(s, TensorOptions(dev).with(kFloat64), &g).requires_grad_(); };
   std::vector<std::pair<std::string, std::pair<std::shared_ptr<nn::Module>, Tensor>>> cases = {
-      {"Linear", {std::make_shared<nn::Linear>(3, 2, true, &g), in({4, 3})}},
-      {"Conv2d", {std::make_shared<nn::Conv2d>(2, 3, 3, nn::Conv2dOptions{1, 1, 1, 1, true}, &g), in({2, 2, 4, 4})}},
-      {"MaxPool2d", {std::make_shared<nn::MaxPool2d>(2), in({1, 2, 4, 4})}},
-      {"AvgPool2d", {std::make_shared<nn::AvgPool2d>(2), in({1, 2, 4, 4})}},
-      {"AdaptiveAvgPool2d", {std::make_shared<nn::AdaptiveAvgPool2d>(1), in({2, 2, 3, 3})}},
-      {"BatchNorm1d", {std::make_shared<nn::BatchNorm1d>(3), in({5, 3})}},
-      {"LayerNorm", {std::make_shared<nn::LayerNorm>(Shape{4}), in({3, 4})}},
-      {"GroupNorm", {std::make_shared<nn::GroupNorm>(2, 4), in({2, 4, 3})}},
-      {"Flatten", {std::make_shared<nn::Flatten>(), in({2, 3, 2})}},
-      {"GELU", {std::make_shared<nn::GELU>(), in({5})}},
-      {"SiLU", {std::make_shared<nn::SiLU>(), in({5})}},
-      {"LeakyReLU", {std::make_shared<nn::LeakyReLU>(0.2), in({5})}},
-      {"Sigmoid", {std::make_shared<nn::Sigmoid>(), in({5})}},
-      {"Tanh", {std::make_shared<nn::Tanh>(), in({5})}},
-      {"Softmax", {std::make_shared<nn::Softmax>(1), in({2, 5})}},
-      {"LogSoftmax", {std::make_shared<nn::LogSoftmax>(1), in({2, 5})}},
+      {"Linear", {nn::Linear(3, 2, true, &g), in({4, 3})}},
+      {"Conv2d", {nn::Conv2d(nn::Conv2dOptions(2, 3, 3).padding(1), &g), in({2, 2, 4, 4})}},
+      {"MaxPool2d", {nn::MaxPool2d(2), in({1, 2, 4, 4})}},
+      {"AvgPool2d", {nn::AvgPool2d(2), in({1, 2, 4, 4})}},
+      {"AdaptiveAvgPool2d", {nn::AdaptiveAvgPool2d(1), in({2, 2, 3, 3})}},
+      {"BatchNorm1d", {nn::BatchNorm1d(3), in({5, 3})}},
+      {"LayerNorm", {nn::LayerNorm(Shape{4}), in({3, 4})}},
+      {"GroupNorm", {nn::GroupNorm(2, 4), in({2, 4, 3})}},
+      {"Flatten", {nn::Flatten(), in({2, 3, 2})}},
+      {"GELU", {nn::GELU(), in({5})}},
+      {"SiLU", {nn::SiLU(), in({5})}},
+      {"LeakyReLU", {nn::LeakyReLU(0.2), in({5})}},
+      {"Sigmoid", {nn::Sigmoid(), in({5})}},
+      {"Tanh", {nn::Tanh(), in({5})}},
+      {"Softmax", {nn::Softmax(1), in({2, 5})}},
+      {"LogSoftmax", {nn::LogSoftmax(1), in({2, 5})}},
   };
   for (auto& [name, c] : cases) {
     INFO(name << " on " << dev);
@@ -150,7 +150,7 @@ TEST_CASE("every layer's gradients pass the gradient checker") {
     INFO(r.message);
     CHECK(r.ok);
   }
-  auto emb = std::make_shared<nn::Embedding>(5, 3, &g);
+  auto emb = nn::Embedding(5, 3, &g);
   emb->to(dev);
   emb->to(kFloat64);
   Tensor idx = from_vector<int64_t>({4, 0, 4}, {3}).to(dev);

@@ -22,9 +22,9 @@ std::pair<Tensor, Tensor> blobs(int64_t n) {
 
 std::vector<double> train_mlp(const Device& dev, int steps) {
   Generator g(7);
-  auto net = std::make_shared<nn::Sequential>(std::initializer_list<nn::ModulePtr>{
-      std::make_shared<nn::Linear>(2, 16, true, &g), std::make_shared<nn::ReLU>(),
-      std::make_shared<nn::Linear>(16, 3, true, &g)});
+  auto net = nn::Sequential(std::initializer_list<nn::ModulePtr>{
+      nn::Linear(2, 16, true, &g), nn::ReLU(),
+      nn::Linear(16, 3, true, &g)});
   net->to(dev);
   auto [x, y] = blobs(256);
   x = x.to(dev);
@@ -52,9 +52,8 @@ std::vector<double> train_cnn(const Device& dev, int steps) {
     for (int k = 0; k < 8; ++k) img[size_t(i * 64 + (lv[size_t(i)] ? k * 8 + 3 : 3 * 8 + k))] = 1.f;
   Tensor x = add(from_vector(img, {n, 1, 8, 8}), mul(randn({n, 1, 8, 8}, TensorOptions(), &g), 0.1)).to(dev);
   Tensor y = labels.to(dev);
-  auto net = std::make_shared<nn::Sequential>(std::initializer_list<nn::ModulePtr>{
-      std::make_shared<nn::Conv2d>(1, 4, 3, nn::Conv2dOptions{1, 1, 1, 1, true}, &g), std::make_shared<nn::ReLU>(),
-      std::make_shared<nn::MaxPool2d>(2), std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(64, 2, true, &g)});
+  nn::Sequential net{nn::Conv2d(nn::Conv2dOptions(1, 4, 3).padding(1), &g), nn::ReLU(), nn::MaxPool2d(2),
+                     nn::Flatten(), nn::Linear(64, 2, true, &g)};
   net->to(dev);
   optim::SGD opt(net->parameters(), optim::SGDOptions(0.1).momentum(0.9));
   std::vector<double> losses;

@@ -62,7 +62,7 @@ TEST_CASE("float16 and bfloat16 round to nearest even") {
 
 TEST_CASE("strided sources copy into contiguous tensors") {
   Device dev = device_under_test();
-  Tensor x = arange(0, 24, 1, dev).view({2, 3, 4});
+  Tensor x = arange(0.0, 24, 1, dev).view({2, 3, 4});
   Tensor p = x.permute({2, 0, 1}).contiguous();
   CHECK(p.sizes() == Shape{4, 2, 3});
   auto v = p.to_vector<float>();
@@ -73,6 +73,6 @@ TEST_CASE("strided sources copy into contiguous tensors") {
   Tensor s = x.select(1, 2).narrow(1, 1, 2).clone();  // x[:, 2, 1:3]
   CHECK(s.to_vector<float>() == std::vector<float>{9, 10, 21, 22});
   Tensor dst = zeros({4, 3}, dev);
-  dst.transpose(0, 1).copy_(arange(0, 12, 1, dev).view({3, 4}));
+  dst.transpose(0, 1).copy_(arange(0.0, 12, 1, dev).view({3, 4}));
   CHECK(dst.to_vector<float>()[1] == 4.0f);
 }

@@ -122,7 +122,7 @@ TEST_CASE("scatter and scatter_add match loops; duplicates sum under scatter_add
   // scatter (set) without duplicates: a permutation along dim 1.
   Tensor self = zeros({2, 4}, dev);
   Tensor idx = from_vector(std::vector<int64_t>{3, 0, 2, 1, 1, 2, 0, 3}, {2, 4}, dev);
-  Tensor src = arange(0, 8, 1, dev).view({2, 4});
+  Tensor src = arange(0.0, 8, 1, dev).view({2, 4});
   Tensor s = scatter(self, -1, idx, src);
   CHECK(s.to_vector<float>() == std::vector<float>{1, 3, 2, 0, 6, 4, 5, 7});
   CHECK(self.to_vector<float>() == std::vector<float>(8, 0.f));  // out of place
@@ -133,7 +133,7 @@ TEST_CASE("scatter and scatter_add match loops; duplicates sum under scatter_add
   // tv[0][3] = 0, tv[0][0] = 1, tv[1][1] = 4, tv[1][2] = 5 land at base[j][i].
   CHECK(base.to_vector<float>() == std::vector<float>{1, 0, 0, 4, 0, 5, 0, 0});
   // Duplicates under set: one of the written values lands.
-  Tensor dup = scatter(zeros({3}, dev), 0, zeros({4}, TensorOptions(dev).with(kInt64)), arange(1, 5, 1, dev));
+  Tensor dup = scatter(zeros({3}, dev), 0, zeros({4}, TensorOptions(dev).with(kInt64)), arange(1.0, 5, 1, dev));
   float d0 = dup.to_vector<float>()[0];
   CHECK((d0 >= 1.f && d0 <= 4.f && d0 == float(int(d0))));
   // bool and uint8 selves: set copies bits; add computes in int64.

@@ -201,7 +201,8 @@ TEST_CASE("randint stays in range and covers every value; randperm is a permutat
   CHECK(seen.size() == 10);
   auto w = randint(0, 3, {1000}, TensorOptions(dev).with(kUInt8), &g).to_vector<uint8_t>();
   for (uint8_t x : w) REQUIRE(x < 3);
-  auto f = randint(0, 4, {1000}, TensorOptions(dev), &g);  // float32, as PyTorch allows
+  CHECK(randint(0, 4, {10}, TensorOptions(dev), &g).dtype() == kInt64);  // a Device alone keeps int64 (issue 15)
+  auto f = randint(0, 4, {1000}, TensorOptions(dev).with(kFloat32), &g);  // float32 when asked, as PyTorch allows
   CHECK(f.dtype() == kFloat32);
   for (float x : f.to_vector<float>()) REQUIRE((x == 0.f || x == 1.f || x == 2.f || x == 3.f));
   CHECK_THROWS_AS(randint(5, 5, {3}, TensorOptions(dev).with(kInt64), &g), ValueError);

@@ -156,6 +156,13 @@ void check_module(const std::string& what, TorchModule& tm, vnn::nn::Module& vm,
   }
 }
 
+// The same for a vnn holder (vnn::nn::Linear, ...): its module.
+template <class TorchModule, class Impl>
+void check_module(const std::string& what, TorchModule& tm, vnn::nn::ModuleHolder<Impl>& vm, torch::Tensor x,
+                  const vnn::Device& dev, c10::ScalarType dtype = torch::kFloat32) {
+  check_module(what, tm, *vm, std::move(x), dev, dtype);
+}
+
 // The CNN of the brief, on both sides.
 torch::nn::Sequential torch_cnn() {
   return torch::nn::Sequential(
@@ -165,14 +172,11 @@ torch::nn::Sequential torch_cnn() {
       torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(2)), torch::nn::Flatten(), torch::nn::Linear(8 * 2 * 2, 10));
 }
 
-std::shared_ptr<vnn::nn::Sequential> vnn_cnn() {
+vnn::nn::Sequential vnn_cnn() {
   using namespace vnn::nn;
-  Conv2dOptions pad1;
-  pad1.padding = 1;
-  return std::make_shared<Sequential>(std::initializer_list<ModulePtr>{
-      std::make_shared<Conv2d>(1, 4, 3, pad1), std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2),
-      std::make_shared<Conv2d>(4, 8, 3, pad1), std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2),
-      std::make_shared<Flatten>(), std::make_shared<Linear>(8 * 2 * 2, 10)});
+  return Sequential{Conv2d(Conv2dOptions(1, 4, 3).padding(1)), ReLU(), MaxPool2d(2),
+                    Conv2d(Conv2dOptions(4, 8, 3).padding(1)), ReLU(), MaxPool2d(2),
+                    Flatten(), Linear(8 * 2 * 2, 10)};
 }
 
 }  // namespace
@@ -193,22 +197,14 @@ TEST_CASE("Linear and Conv2d agree with LibTorch in float32 and float64") {
     }
     {
       torch::nn::Conv2d tm(torch::nn::Conv2dOptions(3, 4, 3).stride(2).padding(1));
-      vnn::nn::Conv2dOptions o;
-      o.stride = 2;
-      o.padding = 1;
-      vnn::nn::Conv2d vm(3, 4, 3, o);
+      vnn::nn::Conv2d vm(vnn::nn::Conv2dOptions(3, 4, 3).stride(2).padding(1));
       check_module("Conv2d stride 2 padding 1", tm, vm, values({2, 3, 7, 6}, 3, -1, 1), dev, dt);
     }
     {
       torch::nn::Conv2d tm(
           torch::nn::Conv2dOptions(4, 6, {3, 2}).stride({1, 2}).padding({2, 1}).dilation({2, 1}).groups(2).bias(false));
-      vnn::nn::Conv2dOptions o;
-      o.stride = vnn::Size2(1, 2);
-      o.padding = vnn::Size2(2, 1);
-      o.dilation = vnn::Size2(2, 1);
-      o.groups = 2;
-      o.bias = false;
-      vnn::nn::Conv2d vm(4, 6, vnn::Size2(3, 2), o);
+      vnn::nn::Conv2d vm(
+          vnn::nn::Conv2dOptions(4, 6, {3, 2}).stride({1, 2}).padding({2, 1}).dilation({2, 1}).groups(2).bias(false));
       check_module("Conv2d grouped, dilated, rectangular, no bias", tm, vm, values({2, 4, 6, 5}, 4, -1, 1), dev, dt);
     }
   }
@@ -254,7 +250,7 @@ TEST_CASE("normalization modules agree with LibTorch, training and eval") {
       tm->running_mean.copy_(values({6}, 22, -0.3, 0.3));
       tm->running_var.copy_(values({6}, 23, 0.5, 2.0));
       tm->train(training);
-      vm.train(training);
+      vm->train(training);
       torch::AutoGradMode on(true);
       check_module("BatchNorm1d", tm, vm, values({8, 6}, 24, -2, 3), dev);
     }
@@ -267,14 +263,14 @@ TEST_CASE("normalization modules agree with LibTorch, training and eval") {
       tm->running_mean.copy_(values({3}, 27, -0.3, 0.3));
       tm->running_var.copy_(values({3}, 28, 0.5, 2.0));
       tm->train(training);
-      vm.train(training);
+      vm->train(training);
       torch::AutoGradMode on(true);
       check_module("BatchNorm2d momentum 0.3 eps 1e-3", tm, vm, values({4, 3, 5, 5}, 29, -2, 3), dev);
     }
   }
   {
     torch::nn::LayerNorm tm(torch::nn::LayerNormOptions({4, 5}));
-    vnn::nn::LayerNorm vm({4, 5});
+    vnn::nn::LayerNorm vm(vnn::nn::LayerNormOptions({4, 5}));
     {
       torch::NoGradGuard g;
       tm->weight.copy_(values({4, 5}, 30, 0.5, 1.5));

@@ -127,3 +127,79 @@ TEST_CASE("elementwise, reductions, softmax and matmul agree with LibTorch") {
   compare("linspace", vnn::linspace(-2, 5, 11, vnn::TensorOptions(dev)), torch::linspace(-2, 5, 11), 1e-7);
   compare("eye", vnn::eye(3, 5, vnn::TensorOptions(dev)), torch::eye(3, 5), 0);
 }
+
+// Issue 15: LibTorch's indexing semantics for t[i], index({...}) with
+// integers, Slice, None and Ellipsis, t(), mT(), index_put_ and the compound
+// operators; gradients through the views compared with torch's autograd.
+TEST_CASE("indexing views and compound assignment agree with LibTorch") {
+  vnn::Device dev = device_under_test();
+  namespace vi = vnn::indexing;
+  namespace ti = torch::indexing;
+  Pair a = make({4, 5, 6}, 11, -2, 2, dev);
+  compare("t[1]", a.v[1], a.t[1], 0);
+  compare("t[-1][-2]", a.v[-1][-2], a.t[-1][-2], 0);
+  compare("t[2][0][5]", a.v[2][0][5], a.t[2][0][5], 0);
+  struct Form {
+    const char* what;
+    std::vector<vi::TensorIndex> v;
+    std::vector<ti::TensorIndex> t;
+  };
+  const std::vector<Form> forms = {
+      {"{Slice(0, 2), 1}", {vi::Slice(0, 2), 1}, {ti::Slice(0, 2), 1}},
+      {"{Slice(), Slice(1, None, 2)}", {vi::Slice(), vi::Slice(1, vi::None, 2)}, {ti::Slice(), ti::Slice(1, ti::None, 2)}},
+      {"{Slice(-3)}", {vi::Slice(-3)}, {ti::Slice(-3)}},
+      {"{Slice(None, -1), -1}", {vi::Slice(vi::None, -1), -1}, {ti::Slice(ti::None, -1), -1}},
+      {"{Slice(-100, 100, 3)} (clamped)", {vi::Slice(-100, 100, 3)}, {ti::Slice(-100, 100, 3)}},
+      {"{Slice(3, 1)} (empty)", {vi::Slice(3, 1)}, {ti::Slice(3, 1)}},
+      {"{None, 0, Slice(1, 4)}", {vi::None, 0, vi::Slice(1, 4)}, {ti::None, 0, ti::Slice(1, 4)}},
+      {"{Ellipsis, 2}", {vi::Ellipsis, 2}, {ti::Ellipsis, 2}},
+      {"{\"...\", None}", {"...", vi::None}, {"...", ti::None}},
+      {"{1, Ellipsis, Slice(None, None, 4)}", {1, vi::Ellipsis, vi::Slice(vi::None, vi::None, 4)},
+       {1, ti::Ellipsis, ti::Slice(ti::None, ti::None, 4)}},
+      {"{-2, -1, -3}", {-2, -1, -3}, {-2, -1, -3}},
+  };
+  for (const Form& f : forms) compare(std::string("index") + f.what, a.v.index(f.v), a.t.index(f.t), 0);
+  Pair m = make({3, 4}, 12, -2, 2, dev);
+  compare("t()", m.v.t(), m.t.t(), 0);
+  compare("mT() of 3-D", a.v.mT(), a.t.mT(), 0);
+  // Bad input throws in both.
+  CHECK_THROWS(a.t[4]);
+  CHECK_THROWS_AS(a.v[4], vnn::IndexError);
+  CHECK_THROWS(a.t.index({0, 5}));
+  CHECK_THROWS_AS(a.v.index({0, 5}), vnn::IndexError);
+  CHECK_THROWS(a.t.index({ti::Slice(0, 4, 0)}));
+  CHECK_THROWS_AS(a.v.index({vi::Slice(0, 4, 0)}), vnn::ValueError);
+
+  // index_put_ and compound assignment through views.
+  torch::Tensor tt = a.t.clone();
+  vnn::Tensor vt = a.v.clone();
+  tt.index_put_({ti::Slice(), 1, ti::Slice(0, 6, 2)}, 3.5);
+  vt.index_put_({vi::Slice(), 1, vi::Slice(0, 6, 2)}, 3.5);
+  tt[0] += tt[1];
+  vt[0] += vt[1];
+  tt[-1][2] *= 2.0;
+  vt[-1][2] *= 2.0;
+  tt.index({ti::Ellipsis, 0}) -= 1;
+  vt.index({vi::Ellipsis, 0}) -= 1;
+  tt /= 4.0;
+  vt /= 4.0;
+  compare("index_put_ and += -= *= /= through views", vt, tt, 1e-7);
+
+  // Gradients through the views and an in-place +=, against torch's.
+  Pair g = make({4, 6}, 13, -1, 1, dev);
+  torch::Tensor tx = g.t.to(torch::kFloat64).requires_grad_();
+  vnn::Tensor vx = g.v.to(vnn::kFloat64).requires_grad_();
+  auto tf = [&](const torch::Tensor& x) {
+    torch::Tensor y = x.index({ti::Slice(1, ti::None, 2), ti::Slice(0, 5)}) * x[0].index({ti::Slice(1)});
+    y += x.t().index({ti::Slice(0, 5), 3});
+    return (y * y).sum();
+  };
+  auto vf = [&](const vnn::Tensor& x) {
+    vnn::Tensor y = vnn::mul(x.index({vi::Slice(1, vi::None, 2), vi::Slice(0, 5)}), x[0].index({vi::Slice(1)}));
+    y += x.t().index({vi::Slice(0, 5), 3});
+    return vnn::sum(vnn::mul(y, y));
+  };
+  tf(tx).backward();
+  vf(vx).backward();
+  compare("d/dx through slices, t() and +=", vx.grad(), tx.grad(), 1e-12);
+}

@@ -28,10 +28,10 @@ void train_step(nn::Sequential& model, optim::Optimizer& opt, const Tensor& x, c
   opt.step();
 }
 
-std::shared_ptr<nn::Sequential> small_model(const Device& dev) {
+nn::Sequential small_model(const Device& dev) {
   using namespace vnn::nn;
-  auto m = std::make_shared<Sequential>(std::initializer_list<ModulePtr>{
-      std::make_shared<Linear>(16, 32), std::make_shared<ReLU>(), std::make_shared<Linear>(32, 4)});
+  auto m = Sequential(std::initializer_list<ModulePtr>{
+      Linear(16, 32), ReLU(), Linear(32, 4)});
   m->to(dev);
   return m;
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "vnn/error.h"
+#include "vnn/state_dict.h"
 #include "vnn/tensor.h"
 
 namespace vnn {
@@ -27,7 +28,9 @@ class FileError : public Error { using Error::Error; };
 
 namespace io {
 
-using TensorMap = std::map<std::string, Tensor>;
+// Named tensors: the StateDict that Module::state_dict() returns (file order
+// on load); it converts to and from std::map<std::string, Tensor>.
+using TensorMap = StateDict;
 using Metadata = std::map<std::string, std::string>;
 
 // Writes atomically: a temporary file <path>.vnn-tmp-<pid>-<rand> in the

@@ -4,11 +4,14 @@
 #include <string>
 
 #include "vnn/nn/module.h"
+#include "vnn/nn/options.h"
 
 namespace vnn::nn {
 
 enum class Reduction { none, mean, sum };
 Reduction reduction_from_string(const std::string& s);  // "none", "mean", "sum"
+// LibTorch's spellings: .reduction(vnn::nn::kSum).
+inline constexpr Reduction kNone = Reduction::none, kMean = Reduction::mean, kSum = Reduction::sum;
 
 struct CrossEntropyOptions {
   Tensor weight;              // [C] class weights, or undefined
@@ -35,75 +38,125 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 // Fraction of rows whose argmax over dim 1 equals target.
 double accuracy(const Tensor& logits, const Tensor& target);
 
-// Module forms, for Sequential-style code: loss(input, target).
-class CrossEntropyLoss : public Module {
+// Options with chained setters, as LibTorch's:
+//   vnn::nn::CrossEntropyLoss loss_fn(vnn::nn::CrossEntropyLossOptions().label_smoothing(0.1).reduction(vnn::nn::kSum));
+//   vnn::Tensor loss = loss_fn(logits, target);
+// They convert to CrossEntropyOptions, so either form goes to cross_entropy.
+struct CrossEntropyLossOptions {
+  operator CrossEntropyOptions() const { return {weight_, ignore_index_, label_smoothing_, reduction_}; }
+  VNN_ARG(Tensor, weight);
+  VNN_ARG(int64_t, ignore_index) = -100;
+  VNN_ARG(double, label_smoothing) = 0.0;
+  VNN_ARG(Reduction, reduction) = Reduction::mean;
+};
+using NLLLossOptions = CrossEntropyLossOptions;
+using CrossEntropyFuncOptions = CrossEntropyLossOptions;
+
+struct ReductionOptions {  // MSELoss, L1Loss
+  ReductionOptions(Reduction reduction = Reduction::mean) : reduction_(reduction) {}  // NOLINT: implicit
+  VNN_ARG(Reduction, reduction);
+};
+using MSELossOptions = ReductionOptions;
+using L1LossOptions = ReductionOptions;
+struct SmoothL1LossOptions {
+  VNN_ARG(Reduction, reduction) = Reduction::mean;
+  VNN_ARG(double, beta) = 1.0;
+};
+struct BCELossOptions {
+  VNN_ARG(Tensor, weight);
+  VNN_ARG(Reduction, reduction) = Reduction::mean;
+};
+struct BCEWithLogitsLossOptions {
+  VNN_ARG(Tensor, weight);
+  VNN_ARG(Tensor, pos_weight);
+  VNN_ARG(Reduction, reduction) = Reduction::mean;
+};
+
+// Module forms (holders as the layers'): loss(input, target). Losses have
+// no parameters; clone() copies the options.
+class CrossEntropyLossImpl : public Cloneable<CrossEntropyLossImpl> {
  public:
-  explicit CrossEntropyLoss(CrossEntropyOptions opt = {}) : Module("CrossEntropyLoss"), opt_(std::move(opt)) {}
-  Tensor forward(const Tensor& input, const Tensor& target) { return cross_entropy(input, target, opt_); }
+  explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options = {})
+      : Cloneable("CrossEntropyLoss"), options(options) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input, const Tensor& target) { return cross_entropy(input, target, options); }
   Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
-
- private:
-  CrossEntropyOptions opt_;
+  CrossEntropyLossOptions options;
 };
+VNN_MODULE(CrossEntropyLoss);
 
-class NLLLoss : public Module {
+class NLLLossImpl : public Cloneable<NLLLossImpl> {
  public:
-  explicit NLLLoss(CrossEntropyOptions opt = {}) : Module("NLLLoss"), opt_(std::move(opt)) {}
-  Tensor operator()(const Tensor& input, const Tensor& target) { return nll_loss(input, target, opt_); }
+  explicit NLLLossImpl(const NLLLossOptions& options = {}) : Cloneable("NLLLoss"), options(options) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input, const Tensor& target) { return nll_loss(input, target, options); }
+  Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
+  NLLLossOptions options;
+};
+VNN_MODULE(NLLLoss);
 
- private:
-  CrossEntropyOptions opt_;
+class MSELossImpl : public Cloneable<MSELossImpl> {
+ public:
+  explicit MSELossImpl(const MSELossOptions& options = {}) : Cloneable("MSELoss"), options(options) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input, const Tensor& target) { return mse_loss(input, target, options.reduction()); }
+  Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
+  MSELossOptions options;
 };
+VNN_MODULE(MSELoss);
 
-// MSELoss, L1Loss, SmoothL1Loss, BCELoss, BCEWithLogitsLoss share one shape.
-class PairLoss : public Module {
+class L1LossImpl : public Cloneable<L1LossImpl> {
  public:
-  using Fn = Tensor (*)(const Tensor&, const Tensor&, Reduction);
-  PairLoss(const char* name, Fn fn, Reduction r) : Module(name), fn_(fn), r_(r) {}
-  Tensor operator()(const Tensor& input, const Tensor& target) { return fn_(input, target, r_); }
+  explicit L1LossImpl(const L1LossOptions& options = {}) : Cloneable("L1Loss"), options(options) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input, const Tensor& target) { return l1_loss(input, target, options.reduction()); }
+  Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
+  L1LossOptions options;
+};
+VNN_MODULE(L1Loss);
 
- private:
-  Fn fn_;
-  Reduction r_;
-};
-class MSELoss : public PairLoss {
+class SmoothL1LossImpl : public Cloneable<SmoothL1LossImpl> {
  public:
-  explicit MSELoss(Reduction r = Reduction::mean) : PairLoss("MSELoss", &mse_loss, r) {}
-};
-class L1Loss : public PairLoss {
- public:
-  explicit L1Loss(Reduction r = Reduction::mean) : PairLoss("L1Loss", &l1_loss, r) {}
-};
-class SmoothL1Loss : public Module {
- public:
-  explicit SmoothL1Loss(Reduction r = Reduction::mean, double beta = 1.0) : Module("SmoothL1Loss"), r_(r), beta_(beta) {}
-  Tensor operator()(const Tensor& input, const Tensor& target) { return smooth_l1_loss(input, target, r_, beta_); }
-
- private:
-  Reduction r_;
-  double beta_;
-};
-class BCELoss : public Module {
- public:
-  explicit BCELoss(Tensor weight = Tensor(), Reduction r = Reduction::mean)
-      : Module("BCELoss"), weight_(std::move(weight)), r_(r) {}
-  Tensor operator()(const Tensor& input, const Tensor& target) { return binary_cross_entropy(input, target, weight_, r_); }
-
- private:
-  Tensor weight_;
-  Reduction r_;
-};
-class BCEWithLogitsLoss : public Module {
- public:
-  explicit BCEWithLogitsLoss(Tensor weight = Tensor(), Tensor pos_weight = Tensor(), Reduction r = Reduction::mean)
-      : Module("BCEWithLogitsLoss"), weight_(std::move(weight)), pos_weight_(std::move(pos_weight)), r_(r) {}
-  Tensor operator()(const Tensor& input, const Tensor& target) {
-    return binary_cross_entropy_with_logits(input, target, weight_, pos_weight_, r_);
+  explicit SmoothL1LossImpl(const SmoothL1LossOptions& options = {}) : Cloneable("SmoothL1Loss"), options(options) {}
+  explicit SmoothL1LossImpl(Reduction r, double beta = 1.0)
+      : SmoothL1LossImpl(SmoothL1LossOptions().reduction(r).beta(beta)) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input, const Tensor& target) {
+    return smooth_l1_loss(input, target, options.reduction(), options.beta());
   }
-
- private:
-  Tensor weight_, pos_weight_;
-  Reduction r_;
+  Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
+  SmoothL1LossOptions options;
 };
+VNN_MODULE(SmoothL1Loss);
+
+class BCELossImpl : public Cloneable<BCELossImpl> {
+ public:
+  explicit BCELossImpl(const BCELossOptions& options = {}) : Cloneable("BCELoss"), options(options) {}
+  explicit BCELossImpl(Tensor weight, Reduction r = Reduction::mean)
+      : BCELossImpl(BCELossOptions().weight(weight).reduction(r)) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input, const Tensor& target) {
+    return binary_cross_entropy(input, target, options.weight(), options.reduction());
+  }
+  Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
+  BCELossOptions options;
+};
+VNN_MODULE(BCELoss);
+
+class BCEWithLogitsLossImpl : public Cloneable<BCEWithLogitsLossImpl> {
+ public:
+  explicit BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options = {})
+      : Cloneable("BCEWithLogitsLoss"), options(options) {}
+  explicit BCEWithLogitsLossImpl(Tensor weight, Tensor pos_weight = Tensor(), Reduction r = Reduction::mean)
+      : BCEWithLogitsLossImpl(BCEWithLogitsLossOptions().weight(weight).pos_weight(pos_weight).reduction(r)) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input, const Tensor& target) {
+    return binary_cross_entropy_with_logits(input, target, options.weight(), options.pos_weight(),
+                                            options.reduction());
+  }
+  Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
+  BCEWithLogitsLossOptions options;
+};
+VNN_MODULE(BCEWithLogitsLoss);
 
 }  // namespace vnn::nn

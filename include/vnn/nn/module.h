@@ -1,34 +1,55 @@
-// vnn::nn::Module: the base of every layer (torch::nn::Module's shape).
+// vnn::nn::Module: the base of every layer (torch::nn::Module's shape), and
+// ModuleHolder: the handle every layer is used through, as LibTorch's
+// TORCH_MODULE holders.
 //
-//   struct Net : vnn::nn::Module {
-//     std::shared_ptr<vnn::nn::Linear> fc1, fc2;
-//     Net() {
-//       fc1 = register_module("fc1", std::make_shared<vnn::nn::Linear>(784, 128));
-//       fc2 = register_module("fc2", std::make_shared<vnn::nn::Linear>(128, 10));
+//   struct NetImpl : vnn::nn::Cloneable<NetImpl> {
+//     NetImpl() { reset(); }
+//     void reset() override {  // builds every submodule; clone() calls it again
+//       fc1 = register_module("fc1", vnn::nn::Linear(784, 128));
+//       fc2 = register_module("fc2", vnn::nn::Linear(128, 10));
 //     }
-//     vnn::Tensor forward(const vnn::Tensor& x) override { return fc2->forward(vnn::relu(fc1->forward(x))); }
+//     vnn::Tensor forward(const vnn::Tensor& x) override { return fc2(vnn::relu(fc1(x))); }
+//     vnn::nn::Linear fc1{nullptr}, fc2{nullptr};
 //   };
-//   auto net = std::make_shared<Net>();
+//   VNN_MODULE(Net);                      // Net: a holder of NetImpl
+//   Net net;
 //   net->to(vnn::best_device());          // moves every parameter and buffer in place
+//   Net copy = Net(std::dynamic_pointer_cast<NetImpl>(net->clone(vnn::Device("cpu"))));
+//
+// A module that derives from Module directly works everywhere but clone(),
+// which needs Cloneable<Self> and its reset().
 #pragma once
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "vnn/error.h"
+#include "vnn/state_dict.h"
 #include "vnn/tensor.h"
 
 namespace vnn::nn {
 
 // Named tensors in registration order (parameters, then buffers, with
-// dotted paths for submodules: "features.0.weight").
-using StateDict = std::vector<std::pair<std::string, Tensor>>;
+// dotted paths for submodules: "features.0.weight"); the type io::save and
+// io::load use too.
+using StateDict = vnn::StateDict;
+
+class Module;
+using ModulePtr = std::shared_ptr<Module>;
+
+// The base of every ModuleHolder, so templates can tell holders apart.
+struct ModuleHolderTag {};
+template <class H>
+inline constexpr bool is_module_holder_v = std::is_base_of_v<ModuleHolderTag, std::decay_t<H>>;
 
 class Module : public std::enable_shared_from_this<Module> {
  public:
   explicit Module(std::string type_name = "Module") : type_name_(std::move(type_name)) {}
   virtual ~Module() = default;
-  Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
   // Single-tensor forward; modules with other signatures add their own.
@@ -44,6 +65,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<Tensor> buffers(bool recurse = true) const;
   StateDict named_buffers(bool recurse = true) const;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const { return children_; }
+  std::vector<std::shared_ptr<Module>> children() const;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_modules(const std::string& prefix = "");
   int64_t num_parameters() const;
 
@@ -53,9 +75,18 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // In place: every parameter and buffer moves; Tensor handles held
   // elsewhere (in an optimizer, in the layer's members) see the move.
-  void to(const Device& device, bool non_blocking = false);
-  void to(DType dtype);  // floating parameters and buffers only
+  // Returns the module, so calls chain: model->to(device).train().
+  Module& to(const Device& device, bool non_blocking = false);
+  Module& to(DType dtype);  // floating parameters and buffers only
+  Module& to(const Device& device, DType dtype, bool non_blocking = false);
   void zero_grad(bool set_to_none = true);
+
+  // A deep copy (parameters, buffers, their gradients and the training
+  // flag) on `device`, or where each tensor is now when none is given. The
+  // copy shares nothing with this module. Needs Cloneable<Self> (Unsupported
+  // otherwise); a device that does not exist throws DeviceNotFound listing
+  // the devices there are.
+  virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
 
   StateDict state_dict() const;
   // strict: missing and unexpected keys are errors; shapes must match in
@@ -64,25 +95,54 @@ class Module : public std::enable_shared_from_this<Module> {
 
   std::string str() const;  // the module tree with parameter counts
 
- protected:
+  // This module as T (a module class or a holder: as<Linear>() gives
+  // LinearImpl*), or nullptr when it is not one.
+  template <class T>
+  auto* as() {
+    if constexpr (is_module_holder_v<T>) return dynamic_cast<typename std::decay_t<T>::ContainedType*>(this);
+    else return dynamic_cast<T*>(this);
+  }
+
   // Returns a handle sharing the registered tensor: to() and
   // load_state_dict() change that tensor in place, so the handle follows.
   Tensor register_parameter(const std::string& name, Tensor value, bool requires_grad = true);
   Tensor register_buffer(const std::string& name, Tensor value);
+  // Returns what it was given (a shared_ptr or a holder such as Linear).
   template <class M>
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
     add_child(name, module);
     return module;
   }
+  template <class H, std::enable_if_t<is_module_holder_v<H>, int> = 0>
+  std::decay_t<H> register_module(const std::string& name, H&& holder) {
+    add_child(name, holder.ptr());
+    return std::forward<H>(holder);
+  }
+
+ protected:
   void add_child(const std::string& name, std::shared_ptr<Module> module);
   // Registers other's parameters, buffers and submodules here under the same
   // names, sharing the tensors (no copy, no detach): a wrapper whose
   // state_dict() and parameters() are the wrapped module's (DistributedDataParallel).
   void share_registrations(const Module& other);
+  // Copies the type name and the training flag only; registrations are not
+  // shared with the copy (Cloneable's reset() makes its own).
+  Module(const Module& other) : std::enable_shared_from_this<Module>(), type_name_(other.type_name_),
+                                training_(other.training_) {}
+  // The tail of Cloneable::clone: rebuilds `copy` with reset (the default
+  // generator is left where it was) and copies this module's state into it.
+  std::shared_ptr<Module> finish_clone(std::shared_ptr<Module> copy, const std::function<void()>& reset,
+                                       const std::optional<Device>& device) const;
+  // Copies src's parameters, buffers, gradients and training flag into this
+  // module of the same structure; submodules recurse.
+  void copy_state_from(const Module& src, const std::optional<Device>& device);
+  // This module's own flag, not its children's (train() recurses).
+  void set_training_flag(bool on) { training_ = on; }
 
  private:
   void collect(const std::string& prefix, bool recurse, bool params, StateDict& out) const;
   void str_into(std::string& out, const std::string& name, int indent) const;
+  void move_all(const std::optional<Device>& device, std::optional<DType> dtype, bool non_blocking);
 
   std::string type_name_;
   bool training_ = true;
@@ -92,4 +152,93 @@ class Module : public std::enable_shared_from_this<Module> {
 
 std::ostream& operator<<(std::ostream& os, const Module& m);
 
+// The base of a module that can be deep-copied: Derived must be copy
+// constructible (its options and plain members are copied) and build its
+// parameters, buffers and submodules in reset(), which its constructor calls.
+template <class Derived>
+class Cloneable : public Module {
+ public:
+  using Module::Module;
+  virtual void reset() = 0;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    auto copy = std::make_shared<Derived>(static_cast<const Derived&>(*this));
+    Cloneable& c = *copy;
+    return finish_clone(copy, [&c] { c.reset(); }, device);
+  }
+};
+
+// Throws ValueError: an empty holder (made from nullptr) was used.
+[[noreturn]] void throw_empty_holder(const char* what);
+
+// A shared handle to a module of type Impl, as LibTorch's ModuleHolder:
+// copying it shares the module; holder(x) calls forward; holder->weight
+// reaches the module. Converts to std::shared_ptr<Module> (ModulePtr).
+template <class Impl>
+class ModuleHolder : ModuleHolderTag {
+ public:
+  using ContainedType = Impl;
+
+  // Default-constructs the module (a compile error where Impl has no
+  // default constructor: construct it with arguments, or from nullptr).
+  ModuleHolder() : impl_(std::make_shared<Impl>()) {}
+  // An empty holder, to be assigned later (members of a module).
+  ModuleHolder(std::nullptr_t) {}
+  ModuleHolder(std::shared_ptr<Impl> module) : impl_(std::move(module)) {}
+  // Constructs the module from the arguments: Linear(784, 128).
+  template <class Head, class... Tail,
+            class = std::enable_if_t<
+                !(sizeof...(Tail) == 0 && (std::is_same_v<std::decay_t<Head>, std::nullptr_t> ||
+                                           std::is_convertible_v<Head&&, std::shared_ptr<Impl>> ||
+                                           std::is_base_of_v<ModuleHolder, std::decay_t<Head>>)) &&
+                std::is_constructible_v<Impl, Head&&, Tail&&...>>>
+  explicit ModuleHolder(Head&& head, Tail&&... tail)
+      : impl_(std::make_shared<Impl>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {}
+
+  Impl* operator->() const { return get(); }
+  Impl& operator*() const { return *get(); }
+  Impl* get() const {
+    if (!impl_) throw_empty_holder("accessing");
+    return impl_.get();
+  }
+  const std::shared_ptr<Impl>& ptr() const {
+    if (!impl_) throw_empty_holder("taking ptr() of");
+    return impl_;
+  }
+  bool is_empty() const noexcept { return impl_ == nullptr; }
+  explicit operator bool() const noexcept { return impl_ != nullptr; }
+
+  // Calls the module's forward with any arguments: fc(x), loss(input, target).
+  template <class... Args>
+  decltype(auto) operator()(Args&&... args) const {
+    return get()->forward(std::forward<Args>(args)...);
+  }
+  // Indexes the module: seq[0], dict["head"].
+  template <class Arg>
+  decltype(auto) operator[](Arg&& arg) const {
+    return (*get())[std::forward<Arg>(arg)];
+  }
+  // shared_ptr<Module>, shared_ptr<Impl> and any base between.
+  template <class T, std::enable_if_t<std::is_convertible_v<Impl*, T*>, int> = 0>
+  operator std::shared_ptr<T>() const {
+    return impl_;
+  }
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+template <class Impl>
+std::ostream& operator<<(std::ostream& os, const ModuleHolder<Impl>& m) {
+  return os << *m;
+}
+
 }  // namespace vnn::nn
+
+// Declares Name, the holder of NameImpl (LibTorch's TORCH_MODULE):
+//   struct NetImpl : vnn::nn::Cloneable<NetImpl> { ... };
+//   VNN_MODULE(Net);
+#define VNN_MODULE(Name)                                              \
+  class Name : public ::vnn::nn::ModuleHolder<Name##Impl> {           \
+   public:                                                            \
+    using ::vnn::nn::ModuleHolder<Name##Impl>::ModuleHolder;          \
+  }

@@ -2,7 +2,7 @@
 // kernel per parameter per step (VNN_OP_OPTIMIZER_STEP), so a step never
 // reads anything back to the host.
 //
-//   vnn::optim::Adam opt(model.parameters(), vnn::optim::AdamOptions(1e-3).weight_decay(1e-2));
+//   vnn::optim::Adam opt(model->parameters(), vnn::optim::AdamOptions(1e-3).weight_decay(1e-2));
 //   loss.backward(); opt.step(); opt.zero_grad();
 //
 // Options live per parameter group as name -> value ("lr", "momentum",

@@ -1,0 +1,17 @@
+// VNN_ARG: one option of an options class with a chained setter, as
+// LibTorch's TORCH_ARG:
+//   struct LinearOptions { LinearOptions(int64_t in, int64_t out); VNN_ARG(bool, bias) = true; ... };
+//   LinearOptions(784, 10).bias(false);   o.bias() reads it, o.bias() = true writes it.
+#pragma once
+
+#define VNN_ARG(T, name)                                      \
+ public:                                                      \
+  auto& name(const T& new_##name) {                           \
+    this->name##_ = new_##name;                               \
+    return *this;                                             \
+  }                                                           \
+  const T& name() const noexcept { return this->name##_; }    \
+  T& name() noexcept { return this->name##_; }                \
+                                                              \
+ private:                                                     \
+  T name##_
