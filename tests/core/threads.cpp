@@ -5,6 +5,7 @@
 // one.
 #include <catch2/catch.hpp>
 
+#include <exception>
 #include <thread>
 #include <vector>
 
@@ -50,6 +51,28 @@ double elementwise_sum(const Device& dev, uint64_t seed) {
   return sum(c).item();
 }
 
+// Runs f on a new thread; join() rethrows what it threw here (an exception
+// escaping a std::thread would terminate the test program).
+class Worker {
+ public:
+  template <class F>
+  explicit Worker(F f) : thread_([this, f] {
+      try {
+        f();
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+    }) {}
+  void join() {
+    thread_.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
 }  // namespace
 
 TEST_CASE("two host threads train at once on one device, each as if alone", "[threads]") {
@@ -58,8 +81,8 @@ TEST_CASE("two host threads train at once on one device, each as if alone", "[th
   std::vector<double> alone1 = train(dev, 1, steps);
   std::vector<double> alone2 = train(dev, 2, steps);
   std::vector<double> got1, got2;
-  std::thread t1([&] { got1 = train(dev, 1, steps); });
-  std::thread t2([&] { got2 = train(dev, 2, steps); });
+  Worker t1([&] { got1 = train(dev, 1, steps); });
+  Worker t2([&] { got2 = train(dev, 2, steps); });
   t1.join();
   t2.join();
   REQUIRE(got1.size() == alone1.size());
@@ -77,7 +100,7 @@ TEST_CASE("the main thread and a second thread run large kernels at once", "[thr
   Device dev = device_under_test();
   const double expect = 4.5 * (1 << 17);
   double other = 0;
-  std::thread t([&] {
+  Worker t([&] {
     for (int i = 0; i < 3; ++i) other += elementwise_sum(dev, 10 + uint64_t(i));
   });
   double here = 0;
