@@ -52,11 +52,16 @@ run_leg() {
         "-DCMAKE_C_FLAGS_RELEASE=-O1 -DNDEBUG" "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" "${extra[@]}"
       cmake --build "$build" -j "$jobs"
       t1=$(date +%s)
-      # detect_leaks stays on; PoCL's and LLVM's own leaks are suppressed by
-      # name in lsan.supp.
+      # Leak checking is off: every test process loads PoCL (discovery
+      # probes all plugins), and PoCL 3.1 leaves LLVM and device-driver
+      # allocations at exit whose allocating frames lie in modules unloaded by
+      # then ("<unknown module>", so no suppression can name them): a plain
+      # OpenCL program (context, queue, one built kernel; no vnn code) gets
+      # 45 leak reports; LSan's tracer also crashed ("Tracer caught signal
+      # 11") in vnn-devices with PoCL loaded. ASan's memory errors and UBSan
+      # stay fatal.
       (cd "$build" &&
-        ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=0:check_initialization_order=1" \
-        LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
+        ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=0:strict_string_checks=1:detect_stack_use_after_return=0:check_initialization_order=1" \
         UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
         ctest --output-on-failure --no-tests=error -j "${VNN_TEST_JOBS:-2}" -L 'cpu|opencl' -LE slow)
       ;;
