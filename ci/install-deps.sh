@@ -16,12 +16,13 @@ opencl=(ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd
 hip=(hipcc libamdhip64-dev rocm-device-libs)
 data=(dataset-fashion-mnist)
 fuzz=(clang libclang-rt-14-dev)  # the safetensors parser fuzz test (label slow)
+sanitize=(libomp-14-dev)  # ci/sanitize.sh's TSan leg: LLVM's OpenMP and its Archer tool
 bench=(libtorch-dev python3-torch)
 distributed=(libgloo-dev libopenmpi-dev openmpi-bin)  # vnn::distributed's Gloo and MPI engines
 
 want=("${core[@]}")
 if [ "${VNN_DEPS_MINIMAL:-0}" != 1 ]; then
-  want+=("${opencl[@]}" "${hip[@]}" "${data[@]}" "${fuzz[@]}" "${distributed[@]}")
+  want+=("${opencl[@]}" "${hip[@]}" "${data[@]}" "${fuzz[@]}" "${sanitize[@]}" "${distributed[@]}")
 fi
 if [ "${VNN_DEPS_BENCH:-0}" = 1 ]; then want+=("${bench[@]}"); fi
 

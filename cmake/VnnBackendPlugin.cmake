@@ -37,7 +37,13 @@ function(vnn_add_backend name)
   target_link_libraries(${target} PRIVATE ${ARG_LIBRARIES})
   target_link_options(${target} PRIVATE
     "LINKER:--version-script=${VNN_BACKEND_MAP}"
-    "LINKER:--exclude-libs,ALL"
-    "LINKER:--no-undefined")
+    "LINKER:--exclude-libs,ALL")
+  # Sanitized builds (VNN_SANITIZE): clang links the sanitizer runtime into
+  # the executable only, so a plugin's __asan_/__tsan_ references stay
+  # undefined until it is loaded; every other build links with no undefined
+  # symbols.
+  if(NOT VNN_SANITIZE)
+    target_link_options(${target} PRIVATE "LINKER:--no-undefined")
+  endif()
   install(TARGETS ${target} LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}/vnn")
 endfunction()

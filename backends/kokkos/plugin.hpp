@@ -31,6 +31,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <thread>
 #include <type_traits>
 
 #include "kokkos/compat.hpp"
@@ -191,6 +192,7 @@ class Backend {
         std::atexit(finalize);
       }
       state().device = device;
+      state().owner = std::this_thread::get_id();
       state().default_queue = new Exec();
       state().initialized = true;
       return VNN_STATUS_OK;
@@ -257,6 +259,13 @@ class Backend {
   static vnn_status copy_on_device(int32_t, void* dst, size_t dst_off, const void* src, size_t src_off,
                                    size_t bytes, void* queue) {
     return guarded("copy_on_device", [&] {
+      if constexpr (Traits::host_accessible) {
+        if (!on_owner_thread()) {  // never into the host pool from another thread (docs/threads.md)
+          queue_of(queue).fence();
+          std::memcpy(static_cast<char*>(dst) + dst_off, static_cast<const char*>(src) + src_off, bytes);
+          return VNN_STATUS_OK;
+        }
+      }
       Kokkos::deep_copy(queue_of(queue), Bytes(static_cast<char*>(dst) + dst_off, bytes),
                         Bytes(const_cast<char*>(static_cast<const char*>(src)) + src_off, bytes));
       return VNN_STATUS_OK;
@@ -404,7 +413,13 @@ class Backend {
         }
       }
       if constexpr (Traits::inline_small_work) {
-        if (op_work(op) < kInlineGrain) return run_on(Kokkos::Serial(), op, device);
+        // A host pool (Kokkos OpenMP) serves the thread that initialised it:
+        // Kokkos 3.4 opens parallel regions only from that thread and keeps
+        // one set of per-thread scratch for it. Work from any other host
+        // thread runs inline on Kokkos::Serial, on the calling thread, so two
+        // threads never dispatch into one OpenMP instance at once, whatever
+        // the Kokkos version (docs/threads.md).
+        if (op_work(op) < kInlineGrain || !on_owner_thread()) return run_on(Kokkos::Serial(), op, device);
       }
       return run_on(queue_of(op->queue), op, device);
     });
@@ -419,6 +434,7 @@ class Backend {
     bool initialized = false;
     bool finalized = false;
     int32_t device = -1;
+    std::thread::id owner;  // the thread that initialised Kokkos
     Exec* default_queue = nullptr;
   };
   static State& state() {
@@ -434,6 +450,7 @@ class Backend {
     state().initialized = false;
     Kokkos::finalize();
   }
+  static bool on_owner_thread() { return std::this_thread::get_id() == state().owner; }
   static Exec& queue_of(void* queue) { return queue ? *static_cast<Exec*>(queue) : *state().default_queue; }
 
   static const char* op_name(int32_t kind) {

@@ -9,12 +9,16 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "support/device_under_test.hpp"
 #include "vnn/vnn.h"
+
+extern char** environ;
 
 using namespace vnn;
 using vnn::test::device_under_test;
@@ -59,6 +63,20 @@ void check_pattern(const Tensor& t) {
 // VNN_STREAMS_FAKE_DIR on the search path, running only the hidden test
 // case `tag`. Returns its exit status and sets *out to its output.
 int rerun_with_fakes(const char* tag, std::string* out) {
+  // The child's environment is built here: after fork() in a process with
+  // threads (Kokkos's pool, the allocator's) the child may only call
+  // async-signal-safe functions until exec, and setenv allocates (under TSan
+  // the child hung on the allocator lock another thread held at the fork).
+  std::vector<std::string> env_strings = {std::string("VNN_BACKEND_PATH=") + VNN_STREAMS_FAKE_DIR,
+                                          "VNN_TEST_BACKEND=cpu"};
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "VNN_BACKEND_PATH=", 17) != 0 && std::strncmp(*e, "VNN_TEST_BACKEND=", 17) != 0)
+      env_strings.emplace_back(*e);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  char name[] = "test_streams";
+  char* argv[] = {name, const_cast<char*>(tag), nullptr};
   int fds[2];
   REQUIRE(pipe(fds) == 0);
   pid_t pid = fork();
@@ -67,9 +85,7 @@ int rerun_with_fakes(const char* tag, std::string* out) {
     close(fds[0]);
     dup2(fds[1], 1);
     dup2(fds[1], 2);
-    setenv("VNN_BACKEND_PATH", VNN_STREAMS_FAKE_DIR, 1);
-    setenv("VNN_TEST_BACKEND", "cpu", 1);
-    execl("/proc/self/exe", "test_streams", tag, static_cast<char*>(nullptr));
+    execve("/proc/self/exe", argv, envp.data());
     _exit(127);
   }
   close(fds[1]);
