@@ -33,7 +33,9 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <unordered_map>
 
+#include "common/desc_check.hpp"
 #include "kokkos/compat.hpp"
 #include "kokkos/kernels/conv.hpp"
 #include "kokkos/kernels/copy.hpp"
@@ -201,11 +203,15 @@ class Backend {
 
   static vnn_status alloc(int32_t, size_t bytes, void** handle) {
     return guarded("alloc", [&] {
+      if (bytes > size_t(INT64_MAX))
+        return fail(VNN_STATUS_OUT_OF_MEMORY, "alloc: " + std::to_string(bytes) + " bytes is more than any device holds");
       *handle = Kokkos::kokkos_malloc<Mem>("vnn", bytes ? bytes : 1);
+      remember(*handle, bytes);
       return VNN_STATUS_OK;
     });
   }
   static vnn_status free_(int32_t, void* handle) {
+    forget(handle);
     if (state().finalized) return VNN_STATUS_OK;  // memory went with the runtime
     return guarded("free", [&] {
       Kokkos::kokkos_free<Mem>(handle);
@@ -214,11 +220,15 @@ class Backend {
   }
   static vnn_status host_alloc(int32_t, size_t bytes, void** ptr) {
     return guarded("host_alloc", [&] {
+      if (bytes > size_t(INT64_MAX))
+        return fail(VNN_STATUS_OUT_OF_MEMORY, "host_alloc: " + std::to_string(bytes) + " bytes is more than any host holds");
       *ptr = Kokkos::kokkos_malloc<Pinned>("vnn_pinned", bytes ? bytes : 1);
+      remember(*ptr, bytes);
       return VNN_STATUS_OK;
     });
   }
   static vnn_status host_free(int32_t, void* ptr) {
+    forget(ptr);
     if (state().finalized) return VNN_STATUS_OK;
     return guarded("host_free", [&] {
       Kokkos::kokkos_free<Pinned>(ptr);
@@ -229,6 +239,9 @@ class Backend {
   static vnn_status copy_to_device(int32_t, void* dst, size_t dst_off, const void* src, size_t bytes,
                                    void* queue, int32_t blocking) {
     return guarded("copy_to_device", [&] {
+      std::string why;
+      if (!kernels::check_copy_range(dst_off, bytes, capacity(dst), "copy_to_device: dst", &why))
+        return fail(VNN_STATUS_INVALID_ARGUMENT, why);
       Exec& q = queue_of(queue);
       if constexpr (Traits::host_accessible) {
         q.fence();
@@ -244,6 +257,9 @@ class Backend {
   static vnn_status copy_to_host(int32_t, void* dst, const void* src, size_t src_off, size_t bytes, void* queue,
                                  int32_t blocking) {
     return guarded("copy_to_host", [&] {
+      std::string why;
+      if (!kernels::check_copy_range(src_off, bytes, capacity(src), "copy_to_host: src", &why))
+        return fail(VNN_STATUS_INVALID_ARGUMENT, why);
       Exec& q = queue_of(queue);
       if constexpr (Traits::host_accessible) {
         q.fence();
@@ -259,6 +275,10 @@ class Backend {
   static vnn_status copy_on_device(int32_t, void* dst, size_t dst_off, const void* src, size_t src_off,
                                    size_t bytes, void* queue) {
     return guarded("copy_on_device", [&] {
+      std::string why;
+      if (!kernels::check_copy_range(dst_off, bytes, capacity(dst), "copy_on_device: dst", &why) ||
+          !kernels::check_copy_range(src_off, bytes, capacity(src), "copy_on_device: src", &why))
+        return fail(VNN_STATUS_INVALID_ARGUMENT, why);
       if constexpr (Traits::host_accessible) {
         if (!on_owner_thread()) {  // never into the host pool from another thread (docs/threads.md)
           queue_of(queue).fence();
@@ -389,6 +409,11 @@ class Backend {
       if (!state().initialized)
         return fail(VNN_STATUS_INVALID_ARGUMENT, std::string(Traits::name) + ":" + std::to_string(device) +
                                                      ": run before init_device");
+      // Descriptors are re-checked before any kernel sees them (desc_check.hpp).
+      std::string why;
+      if (!check_operands(*op, &why))
+        return fail(VNN_STATUS_INVALID_ARGUMENT, std::string(Traits::name) + ":" + std::to_string(device) + ": " +
+                                                     op_name(op->kind) + ": " + why);
       last_path_slot() = op->kind == VNN_OP_MATMUL ? "kokkos" : nullptr;
       if constexpr (has_host_blas<Traits>::value) {
         // BLAS runs on the calling thread after the queue drained; it
@@ -436,7 +461,48 @@ class Backend {
     int32_t device = -1;
     std::thread::id owner;  // the thread that initialised Kokkos
     Exec* default_queue = nullptr;
+    // Bytes of every live block this plugin handed out (alloc and
+    // host_alloc), so that run() and the copies can bound what they touch.
+    std::mutex blocks_mutex;
+    std::unordered_map<const void*, int64_t> blocks;
   };
+  static void remember(const void* p, size_t bytes) {
+    std::lock_guard<std::mutex> lock(state().blocks_mutex);
+    state().blocks[p] = int64_t(bytes);
+  }
+  static void forget(const void* p) {
+    std::lock_guard<std::mutex> lock(state().blocks_mutex);
+    state().blocks.erase(p);
+  }
+  // -1 for memory this plugin did not allocate (wrap_external, another
+  // plugin's pinned block): only the descriptor arithmetic is checked then.
+  static int64_t capacity(const void* p) {
+    std::lock_guard<std::mutex> lock(state().blocks_mutex);
+    auto it = state().blocks.find(p);
+    return it == state().blocks.end() ? -1 : it->second;
+  }
+  // Descriptors within bounds, and the operand counts the fixed-arity ops
+  // below index without looking.
+  static bool check_operands(const vnn_op& op, std::string* why) {
+    if (!kernels::check_op_descs(op, [](const void* p) { return capacity(p); }, why)) return false;
+    int32_t in = 0, ints = 0, scalars = 0;
+    switch (op.kind) {
+      case VNN_OP_FILL: scalars = 1; break;
+      case VNN_OP_COPY: case VNN_OP_SOFTMAX: case VNN_OP_REDUCE: in = 1; break;
+      case VNN_OP_UNARY: in = 1, ints = 1; break;
+      case VNN_OP_BINARY: in = 2, ints = 1; break;
+      case VNN_OP_MATMUL: in = 2; break;
+      default: break;  // the other kernels check their own counts
+    }
+    if (op.num_outputs < 1 || op.num_inputs < in || op.num_ints < ints || op.num_scalars < scalars) {
+      *why = "needs at least 1 output, " + std::to_string(in) + " inputs, " + std::to_string(ints) + " ints and " +
+             std::to_string(scalars) + " scalars; got " + std::to_string(op.num_outputs) + ", " +
+             std::to_string(op.num_inputs) + ", " + std::to_string(op.num_ints) + " and " +
+             std::to_string(op.num_scalars);
+      return false;
+    }
+    return true;
+  }
   static State& state() {
     static State* s = new State();  // never destroyed: used from atexit paths
     return *s;

@@ -21,6 +21,7 @@
 #include "ops_elementwise.hpp"
 #include "ops_indexing.hpp"
 #include "ops_optimizer.hpp"
+#include "common/desc_check.hpp"
 #include "common/gemm_plan.hpp"
 #include "program_cache.hpp"
 
@@ -46,6 +47,9 @@ struct Layout {
   cl_long8 strides[3]{};  // per tensor, in the order given to make_layout
 };
 
+// The products below cannot overflow: run() rejected any descriptor whose
+// element count or extent does not fit int64 (common/desc_check.hpp), and
+// l.n and every merged size are products of shape's sizes.
 Layout make_layout(const vnn_tensor_desc& shape, std::initializer_list<const vnn_tensor_desc*> ts) {
   Layout l;
   for (int k = shape.ndim - 1; k >= 0; --k) {
@@ -56,8 +60,11 @@ Layout make_layout(const vnn_tensor_desc& shape, std::initializer_list<const vnn
       bool merge = true;
       size_t t = 0;
       int prev = l.ndim - 1;
-      for (const vnn_tensor_desc* d : ts)
-        merge = merge && d->strides[k] == l.strides[t++].s[prev] * l.sizes.s[prev];
+      for (const vnn_tensor_desc* d : ts) {
+        int64_t step;
+        merge = merge && vnn::checked::mul(l.strides[t].s[prev], l.sizes.s[prev], &step) && d->strides[k] == step;
+        ++t;
+      }
       if (merge) {
         l.sizes.s[prev] *= size;
         continue;
@@ -490,6 +497,18 @@ vnn_status run(int32_t device, const vnn_op* op) {
   if (!op || op->struct_size < sizeof(vnn_op))
     return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: run: op is NULL or its struct_size is too small",
                 d->label.c_str());
+  // Every descriptor re-checked before a kernel sees it; the size of a
+  // buffer is its cl_mem's CL_MEM_SIZE.
+  std::string why;
+  if (!vnn::kernels::check_op_descs(*op, [](const void* h) -> int64_t {
+        size_t size = 0;
+        if (!h || clGetMemObjectInfo(static_cast<cl_mem>(const_cast<void*>(h)), CL_MEM_SIZE, sizeof size, &size,
+                                     nullptr) != CL_SUCCESS)
+          return -1;
+        return static_cast<int64_t>(size);
+      }, &why))
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: op kind %d: %s", d->label.c_str(), static_cast<int>(op->kind),
+                why.c_str());
   if (is_indexing_kind(op->kind)) return run_indexing(*d, queue_or_default(*d, op->queue), *op);
   if (is_optimizer_kind(op->kind)) return run_optimizer(*d, queue_or_default(*d, op->queue), *op);
   if (is_elementwise_kind(op->kind)) return run_elementwise_op(*d, queue_or_default(*d, op->queue), *op);

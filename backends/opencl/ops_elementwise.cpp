@@ -8,6 +8,7 @@
 #include <string>
 
 #include "dtype.hpp"
+#include "vnn/checked_size.h"
 #include "errors.hpp"
 #include "launch.hpp"
 #include "program_cache.hpp"
@@ -43,7 +44,13 @@ Layout make_layout(const vnn_tensor_desc& shape, std::initializer_list<const vnn
       bool merge = true;
       size_t t = 0;
       int prev = l.ndim - 1;
-      for (const vnn_tensor_desc* d : ts) merge = merge && d->strides[k] == l.strides[t++].s[prev] * l.sizes.s[prev];
+      // Sizes multiply within int64 (run() checked every descriptor); the
+      // stride product may not, for a broadcast or as_strided operand.
+      for (const vnn_tensor_desc* d : ts) {
+        int64_t step;
+        merge = merge && vnn::checked::mul(l.strides[t].s[prev], l.sizes.s[prev], &step) && d->strides[k] == step;
+        ++t;
+      }
       if (merge) {
         l.sizes.s[prev] *= size;
         continue;

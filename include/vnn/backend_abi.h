@@ -205,7 +205,11 @@ typedef enum vnn_optimizer_fn {
 
 /* One op request. Inputs and outputs have already been validated by the
  * core: shapes agree (broadcast inputs carry stride 0), dtypes are those the
- * op's documentation asks for, all tensors live on this device. */
+ * op's documentation asks for, all tensors live on this device. A plugin
+ * still re-checks every descriptor (sizes >= 0, element count and extent
+ * within int64, the extent inside the allocation where it knows its size)
+ * and answers VNN_STATUS_INVALID_ARGUMENT instead of touching memory out of
+ * bounds; vnn's plugins share backends/common/desc_check.hpp for that. */
 typedef struct vnn_op {
   size_t struct_size;
   int32_t kind;                 /* vnn_op_kind */

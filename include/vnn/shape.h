@@ -27,7 +27,10 @@ class Shape {
   const int64_t* data() const { return d_; }
   void push_back(int64_t v);
   void resize(int n, int64_t fill = 0);
-  int64_t numel() const;  // product; 1 for a scalar
+  // Product; 1 for a scalar. Throws ShapeError for a negative size and
+  // ValueError when the product does not fit int64 (checked_size.h).
+  int64_t numel() const;
+  std::string approx_numel() const;  // the product in double, "1.8e+19", for messages
   std::vector<int64_t> vec() const { return {begin(), end()}; }
   std::string str() const;  // "[2, 3]"
 

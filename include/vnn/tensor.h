@@ -114,6 +114,10 @@ class Tensor {
   Tensor expand(const Shape& shape) const;
   Tensor narrow(int dim, int64_t start, int64_t length) const;
   Tensor select(int dim, int64_t index) const;
+  // A view with explicit sizes, strides and storage offset (in elements), as
+  // torch.as_strided. ValueError when it would reach outside the storage.
+  // Not differentiable: a tensor that requires grad is refused.
+  Tensor as_strided(const Shape& sizes, const Shape& strides, int64_t storage_offset) const;
   Tensor flatten() const;
   // Shape views (src/ops/shape.cpp; free forms in vnn/indexing.h).
   // flatten(start, end) merges dims start..end (a view where their strides

@@ -1,7 +1,9 @@
 #include "vnn/shape.h"
 
+#include <cstdio>
 #include <ostream>
 
+#include "vnn/checked_size.h"
 #include "vnn/error.h"
 
 namespace vnn {
@@ -29,9 +31,22 @@ void Shape::resize(int n, int64_t fill) {
 }
 
 int64_t Shape::numel() const {
-  int64_t n = 1;
-  for (int i = 0; i < ndim_; ++i) n *= d_[i];
-  return n;
+  int64_t n;
+  if (checked::numel(d_, ndim_, &n)) return n;
+  // Tensors never hold such a shape (make_empty and the views check it):
+  // this is a caller's own Shape.
+  for (int i = 0; i < ndim_; ++i)
+    if (d_[i] < 0) throw ShapeError("Shape::numel: shape " + str() + " has a negative size");
+  throw ValueError("Shape::numel: shape " + str() + " has " + approx_numel() +
+                   " elements, more than an int64 index can address");
+}
+
+std::string Shape::approx_numel() const {
+  double n = 1;
+  for (int i = 0; i < ndim_; ++i) n *= double(d_[i]);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2g", n);
+  return buf;
 }
 
 std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << s.str(); }

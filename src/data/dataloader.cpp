@@ -42,7 +42,7 @@ Tensor stack(const std::vector<Tensor>& parts, const std::vector<int64_t>& indic
   Shape shape;
   shape.push_back(int64_t(parts.size()));
   for (auto s : first.sizes()) shape.push_back(s);
-  Tensor out = pinner ? vnn::detail::pinned_empty(*pinner, shape, first.dtype()) : host_empty(shape, first.dtype());
+  Tensor out = pinner ? vnn::detail::pinned_empty(*pinner, shape, first.dtype()) : host_empty(shape, first.dtype(), "DataLoader (collate)");
   char* dst = static_cast<char*>(host_ptr(out));
   size_t bytes = first.nbytes();
   for (size_t i = 0; i < parts.size(); ++i) detail::copy_to_buffer(parts[i], dst + i * bytes);

@@ -14,10 +14,10 @@ void require_host(const Tensor& t, const char* what) {
                      "; datasets hold host data (move it with .cpu())");
 }
 
-Tensor host_empty(const Shape& shape, DType dtype) {
+Tensor host_empty(const Shape& shape, DType dtype, const char* op) {
   // Looked up once: the registry is not meant for concurrent first use.
   static vnn::detail::DeviceContext& cpu = vnn::detail::context(Device("cpu", 0));
-  return vnn::detail::make_empty(cpu, shape, dtype);
+  return vnn::detail::make_empty(cpu, shape, dtype, op);
 }
 
 void* host_ptr(const Tensor& t) { return vnn::detail::host_pointer(*t.impl()); }

@@ -15,7 +15,7 @@ namespace vnn::data::detail {
 // Throws ValueError unless t is a defined cpu tensor ("<what>: ...").
 void require_host(const Tensor& t, const char* what);
 // A new contiguous cpu tensor (no op enqueued).
-Tensor host_empty(const Shape& shape, DType dtype);
+Tensor host_empty(const Shape& shape, DType dtype, const char* op = "empty");
 // Element 0 of a cpu tensor.
 void* host_ptr(const Tensor& t);
 // Copies t's elements in row-major order to dst (any strides).

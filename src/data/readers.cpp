@@ -87,8 +87,9 @@ Tensor read_idx(const std::string& path) {
     if (gz.read(b, 4) != 4) throw FormatError("read_idx: " + path + " is truncated inside the dimension sizes");
     uint64_t s = (uint64_t(b[0]) << 24) | (uint64_t(b[1]) << 16) | (uint64_t(b[2]) << 8) | b[3];
     shape.push_back(int64_t(s));
-    total *= s;
-    if (total > (uint64_t(1) << 34))
+    // total <= 2^34 and s < 2^32 here, so total * s could pass 2^64 and
+    // wrap to a small count: checked.
+    if (__builtin_mul_overflow(total, s, &total) || total > (uint64_t(1) << 34))
       throw FormatError("read_idx: " + path + " declares shape " + shape.str() + ", more than 2^34 elements");
   }
   size_t isz = itemsize(dt);
@@ -107,7 +108,7 @@ Tensor read_idx(const std::string& path) {
                       (plain ? "file holds" : "gzip file can hold (deflate expands at most 1032:1)"));
   Tensor out = detail::host_memory_guard("read_idx: " + path + " (shape " + shape.str() + ", " + std::to_string(want) +
                                              " bytes)",
-                                         [&] { return host_empty(shape, dt); });
+                                         [&] { return host_empty(shape, dt, "read_idx"); });
   size_t got = gz.read(host_ptr(out), want);
   if (got != want)
     throw FormatError("read_idx: " + path + " is truncated: shape " + shape.str() + " needs " + std::to_string(want) +

@@ -59,13 +59,22 @@ ConvGeom geometry(const char* op, const Shape& in, const Shape& w, Size2 stride,
                      " input channels (C/groups = " + std::to_string(g.Cg) + ", groups = " + std::to_string(groups) +
                      ") but input " + in.str() + " has " + std::to_string(g.C));
   if (g.kh <= 0 || g.kw <= 0) throw ShapeError(std::string(op) + ": weight " + w.str() + " has an empty kernel");
-  int64_t eh = dilation.h * (g.kh - 1) + 1, ew = dilation.w * (g.kw - 1) + 1;
-  if (g.H + 2 * padding.h < eh || g.W + 2 * padding.w < ew)
+  // User arguments: every product and sum checked (a huge dilation or
+  // padding must not wrap into a small output size).
+  const int64_t eh = detail::checked_product(op, {dilation.h, g.kh - 1}, "dilation * (kernel - 1)") + 1;
+  const int64_t ew = detail::checked_product(op, {dilation.w, g.kw - 1}, "dilation * (kernel - 1)") + 1;
+  const int64_t ph = detail::checked_sum(op, {g.H, padding.h, padding.h}, "padded height");
+  const int64_t pw = detail::checked_sum(op, {g.W, padding.w, padding.w}, "padded width");
+  if (ph < eh || pw < ew)
     throw ShapeError(std::string(op) + ": kernel of weight " + w.str() + " (dilated " + std::to_string(eh) + "x" +
                      std::to_string(ew) + ") is larger than the padded input " + in.str() + " with padding " +
                      pair_str(padding));
-  g.OH = (g.H + 2 * padding.h - eh) / stride.h + 1;
-  g.OW = (g.W + 2 * padding.w - ew) / stride.w + 1;
+  g.OH = (ph - eh) / stride.h + 1;
+  g.OW = (pw - ew) / stride.w + 1;
+  // The column buffer [C*kh*kw, N, OH*OW] and the GEMM sizes below multiply
+  // these; make_empty checks the whole product.
+  detail::checked_product(op, {g.C, g.kh, g.kw}, "column rows C * kh * kw");
+  detail::checked_product(op, {g.N, g.OH, g.OW}, "column width N * OH * OW");
   return g;
 }
 
@@ -73,7 +82,8 @@ ConvGeom geometry(const char* op, const Shape& in, const Shape& w, Size2 stride,
 // covers the whole batch. IM2COL takes any output strides: it writes through
 // the [N, CK, L] view of this buffer.
 Tensor im2col_rows(const Tensor& input, const ConvGeom& g) {
-  Tensor col = detail::make_empty(input.impl()->ctx(), {g.C * g.kh * g.kw, g.N, g.OH * g.OW}, input.dtype());
+  Tensor col = detail::make_empty(input.impl()->ctx(), {g.C * g.kh * g.kw, g.N, g.OH * g.OW}, input.dtype(),
+                                  "conv2d (column buffer)");
   Tensor view = col.permute({1, 0, 2});
   detail::enqueue(VNN_OP_IM2COL, "conv2d (im2col)", {&input}, view, {},
                   {g.kh, g.kw, g.stride.h, g.stride.w, g.padding.h, g.padding.w, g.dilation.h, g.dilation.w});

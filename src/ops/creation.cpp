@@ -29,7 +29,7 @@ Tensor linspace(double start, double end, int64_t steps, const TensorOptions& op
   if (!std::isfinite(start) || !std::isfinite(end))
     throw ValueError("linspace: start and end must be finite (start=" + std::to_string(start) +
                      ", end=" + std::to_string(end) + ")");
-  std::vector<double> v(static_cast<size_t>(steps));
+  std::vector<double> v = detail::host_vector<double>(steps, "linspace");
   if (steps == 1) v[0] = start;
   if (steps > 1) {
     double step = (end - start) / double(steps - 1);
@@ -45,7 +45,7 @@ Tensor linspace(double start, double end, int64_t steps, const TensorOptions& op
 Tensor eye(int64_t n, int64_t m, const TensorOptions& opt) {
   if (m < 0) m = n;
   if (n < 0) throw ValueError("eye: n must be non-negative, got " + std::to_string(n));
-  std::vector<double> v(static_cast<size_t>(n * m), 0.0);
+  std::vector<double> v = detail::host_vector<double>(detail::checked_product("eye", {n, m}, "n * m"), "eye");
   for (int64_t i = 0; i < n && i < m; ++i) v[size_t(i * m + i)] = 1.0;
   return from_doubles(v, {n, m}, opt);
 }

@@ -57,7 +57,7 @@ Tensor binary(const Tensor& a, const Tensor& b, vnn_binary_fn fn, double alpha =
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), op);
   DType t = binary_compute_type(a.dtype(), b.dtype(), fn);
   DType out_t = is_compare(fn) || is_logical(fn) ? kBool : t;
-  Tensor out = detail::make_empty(a.impl()->ctx(), shape, out_t);
+  Tensor out = detail::make_empty(a.impl()->ctx(), shape, out_t, op);
   Tensor x = a.to(t).expand(shape), y = b.to(t).expand(shape);
   enqueue_binary(out, x, y, fn, alpha);
   if (detail::needs_grad({&x, &y}) && is_floating(out_t))

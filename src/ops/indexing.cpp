@@ -68,7 +68,7 @@ Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
 Tensor run_index_select(const Tensor& t, int d, const Tensor& idx1) {
   Shape shape = t.sizes();
   shape[d] = idx1.numel();
-  Tensor out = detail::make_empty(t.impl()->ctx(), shape, t.dtype());
+  Tensor out = detail::make_empty(t.impl()->ctx(), shape, t.dtype(), "index_select");
   detail::enqueue(VNN_OP_INDEX_SELECT, "index_select", {&t, &idx1}, out, {}, {int64_t(d)});
   if (detail::needs_grad({&t}) && is_floating(t.dtype())) {
     Shape in_sizes = t.sizes();

@@ -58,7 +58,7 @@ Tensor run_matmul(const Tensor& a, const Tensor& b, const Shape& out_shape) {
   detail::DeviceContext& ctx = a.impl()->ctx();
   const bool half = t == kFloat16 || t == kBFloat16;
   if (half && ctx.native_half_matmul.load(std::memory_order_relaxed) != 0) {
-    Tensor out = detail::make_empty(ctx, out_shape, t);
+    Tensor out = detail::make_empty(ctx, out_shape, t, "matmul");
     try {
       matmul_into(a, b, out);
       ctx.native_half_matmul.store(1, std::memory_order_relaxed);
@@ -69,7 +69,7 @@ Tensor run_matmul(const Tensor& a, const Tensor& b, const Shape& out_shape) {
   }
   DType compute = half ? kFloat32 : t;
   Tensor x = a.to(compute), y = b.to(compute);
-  Tensor out = detail::make_empty(ctx, out_shape, compute);
+  Tensor out = detail::make_empty(ctx, out_shape, compute, "matmul");
   matmul_into(x, y, out);
   return compute == t ? out : out.to(t);
 }

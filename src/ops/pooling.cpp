@@ -46,15 +46,18 @@ PoolArgs fixed_args(const char* op, const Tensor& input, int64_t mode, Size2 ker
     throw ValueError(std::string(op) + ": stride must be positive, got " + pair_str(stride));
   if (dilation.h <= 0 || dilation.w <= 0)
     throw ValueError(std::string(op) + ": dilation must be positive, got " + pair_str(dilation));
-  if (padding.h < 0 || padding.w < 0 || padding.h * 2 > kernel.h || padding.w * 2 > kernel.w)
+  if (padding.h < 0 || padding.w < 0 || padding.h > kernel.h / 2 || padding.w > kernel.w / 2)
     throw ValueError(std::string(op) + ": padding " + pair_str(padding) +
                      " must be non-negative and at most half the kernel_size " + pair_str(kernel));
-  int64_t eh = dilation.h * (kernel.h - 1) + 1, ew = dilation.w * (kernel.w - 1) + 1;
-  int64_t H = input.size(2), W = input.size(3);
-  if (H + 2 * padding.h < eh || W + 2 * padding.w < ew)
+  // User arguments: a huge dilation or padding must not wrap.
+  const int64_t eh = detail::checked_product(op, {dilation.h, kernel.h - 1}, "dilation * (kernel_size - 1)") + 1;
+  const int64_t ew = detail::checked_product(op, {dilation.w, kernel.w - 1}, "dilation * (kernel_size - 1)") + 1;
+  const int64_t ph = detail::checked_sum(op, {input.size(2), padding.h, padding.h}, "padded height");
+  const int64_t pw = detail::checked_sum(op, {input.size(3), padding.w, padding.w}, "padded width");
+  if (ph < eh || pw < ew)
     throw ShapeError(std::string(op) + ": kernel_size " + pair_str(kernel) + " (dilation " + pair_str(dilation) +
                      ") is larger than the padded input " + input.sizes().str());
-  Size2 out((H + 2 * padding.h - eh) / stride.h + 1, (W + 2 * padding.w - ew) / stride.w + 1);
+  Size2 out((ph - eh) / stride.h + 1, (pw - ew) / stride.w + 1);
   return PoolArgs{mode, kernel, stride, padding, dilation, 1, 0, out};
 }
 

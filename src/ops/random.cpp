@@ -133,11 +133,13 @@ Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
 }
 
 Tensor rand(const Shape& shape, const TensorOptions& opt, Generator* gen) {
+  detail::checked_nbytes(shape, opt.dtype, "rand");  // size errors name rand, not empty
   Tensor t = empty(shape, opt.with_requires_grad(false));
   return detail::finish_creation(uniform_(t, 0.0, 1.0, gen), opt);
 }
 
 Tensor randn(const Shape& shape, const TensorOptions& opt, Generator* gen) {
+  detail::checked_nbytes(shape, opt.dtype, "randn");  // size errors name randn, not empty
   Tensor t = empty(shape, opt.with_requires_grad(false));
   return detail::finish_creation(normal_(t, 0.0, 1.0, gen), opt);
 }
@@ -147,7 +149,9 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOption
     throw ValueError("randint: expects low < high, got low=" + std::to_string(low) +
                      " high=" + std::to_string(high));
   // int64 unless a dtype was given: a Device alone keeps the default.
-  Tensor t = empty(shape, opt.with(opt.dtype_or(kInt64)));
+  TensorOptions o = opt.with(opt.dtype_or(kInt64));
+  detail::checked_nbytes(shape, o.dtype, "randint");
+  Tensor t = empty(shape, o);
   return fill_random(t, VNN_RANDOM_BITS, double(low), double(high), gen, "randint");
 }
 
@@ -157,11 +161,11 @@ Tensor randint(int64_t high, const Shape& shape, const TensorOptions& opt, Gener
 
 Tensor randperm(int64_t n, const TensorOptions& opt, Generator* gen) {
   if (n < 0) throw ValueError("randperm: n must be non-negative, got " + std::to_string(n));
+  std::vector<int64_t> p = detail::host_vector<int64_t>(n, "randperm");  // checks n first
   Generator& g = pick(gen);
   uint64_t seed = 0;
   // Two words (one 64-bit number) per swap.
   const uint64_t offset = g.reserve(2 * n, &seed);
-  std::vector<int64_t> p(static_cast<size_t>(n));
   std::iota(p.begin(), p.end(), int64_t(0));
   uint32_t c[4] = {};
   for (int64_t j = n - 1, s = 0; j > 0; --j, ++s) {

@@ -9,6 +9,7 @@
 #include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/elementwise.h"
+#include "vnn/checked_size.h"
 #include "vnn/error.h"
 #include "vnn/reduction.h"
 
@@ -111,7 +112,9 @@ Tensor reduce(const Tensor& t0, const bool* reduced_in, vnn_reduce_fn fn, bool k
     if (reduced[i]) {
       perm.push_back(i);
       keep_sizes.push_back(1);
-      inner *= t.sizes()[i];
+      // Fits for a tensor's own sizes (check_shape); checked all the same.
+      if (!checked::mul(inner, t.sizes()[i], &inner))
+        throw ValueError(std::string(op) + ": reduced sizes of " + t.sizes().str() + " overflow int64");
       ++k;
     }
   if (keepdim) {  // keep_sizes in the original order

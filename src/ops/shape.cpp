@@ -6,6 +6,7 @@
 
 #include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/checked_size.h"
 #include "vnn/error.h"
 #include "vnn/indexing.h"
 
@@ -68,7 +69,9 @@ Tensor Tensor::unsqueeze(int d) const {
     if (i == d) {
       sz.push_back(1);
       // Any stride is valid for a size-1 dim; this one keeps contiguity.
-      st.push_back(d < n ? strides()[d] * sizes()[d] : 1);
+      int64_t keep = 1;
+      if (d < n && !checked::mul(strides()[d], sizes()[d], &keep)) keep = 1;
+      st.push_back(keep);
     }
     if (i < n) {
       sz.push_back(sizes()[i]);
@@ -102,14 +105,14 @@ Tensor Tensor::flatten(int start_dim, int end_dim) const {
     throw IndexError("flatten: start_dim " + num(start_dim) + " comes after end_dim " + num(end_dim) +
                      " for a tensor of shape " + sizes().str());
   int64_t merged = 1;
-  for (int i = s; i <= e; ++i) merged *= sizes()[i];
+  for (int i = s; i <= e; ++i) merged *= sizes()[i];  // fits: a tensor's sizes multiply within int64
   // The merged dims form one strided run when each steps over the next.
   bool viewable = true;
   int64_t inner = strides()[e];
   for (int i = e; i >= s; --i) {
     if (sizes()[i] == 1) continue;
     if (strides()[i] != inner) viewable = false;
-    inner = strides()[i] * sizes()[i];
+    if (!checked::mul(strides()[i], sizes()[i], &inner)) viewable = false;  // as_strided strides
   }
   Shape sz, st;
   int64_t run_stride = 1;
@@ -142,8 +145,9 @@ Tensor Tensor::unflatten(int d, const Shape& parts) const {
       infer = i;
     } else if (parts[i] < 0) {
       throw ShapeError("unflatten: invalid sizes " + parts.str());
-    } else {
-      known *= parts[i];
+    } else if (!checked::mul(known, parts[i], &known)) {
+      throw ValueError("unflatten: sizes " + parts.str() + " multiply to " + parts.approx_numel() +
+                       ", more than an int64 index can address (dimension " + num(d) + " has size " + num(have) + ")");
     }
   }
   if (infer >= 0) got[infer] = known == 0 ? 0 : have / known;
@@ -163,7 +167,9 @@ Tensor Tensor::unflatten(int d, const Shape& parts) const {
     int64_t acc = strides()[d];
     for (int k = got.size() - 1; k >= 0; --k) {
       local[k] = acc;
-      acc *= got[k];
+      if (!checked::mul(acc, got[k], &acc))
+        throw ValueError("unflatten: strides of the result overflow int64 (tensor " + sizes().str() + ", strides " +
+                         strides().str() + ")");
     }
     for (int k = 0; k < got.size(); ++k) {
       sz.push_back(got[k]);
@@ -195,7 +201,8 @@ std::vector<Tensor> Tensor::split(const std::vector<int64_t>& parts, int d) cons
   int64_t n = sizes()[d], total = 0;
   for (int64_t p : parts) {
     if (p < 0) throw ValueError("split: split sizes must be non-negative, got " + Shape(parts).str());
-    total += p;
+    if (!checked::add(total, p, &total))
+      throw ValueError("split: split sizes " + Shape(parts).str() + " sum past int64");
   }
   if (total != n)
     throw ShapeError("split: split sizes " + Shape(parts).str() + " sum to " + num(total) +
@@ -256,10 +263,12 @@ Tensor cat(const std::vector<Tensor>& tensors, int dim) {
       throw ShapeError("cat: sizes of tensors must match except in dimension " + num(d) + ": tensors[" + num(ref) +
                        "] has shape " + r.sizes().str() + " but tensors[" + num(int64_t(i)) + "] has shape " +
                        t.sizes().str());
-    total += t.sizes()[d];
+    if (!checked::add(total, t.sizes()[d], &total))
+      throw ValueError("cat: sizes along dimension " + num(d) + " sum past int64 (tensors[" + num(int64_t(i)) +
+                       "] has shape " + t.sizes().str() + ")");
   }
   shape[d] = total;
-  Tensor out = detail::make_empty(r.impl()->ctx(), shape, dt);
+  Tensor out = detail::make_empty(r.impl()->ctx(), shape, dt, "cat");
   int64_t at = 0;
   {
     autograd::NoGradGuard no_grad;  // one node for the whole cat, below

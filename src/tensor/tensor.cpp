@@ -7,6 +7,7 @@
 #include "autograd/autograd.hpp"
 #include "runtime/stream_state.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/checked_size.h"
 #include "vnn/error.h"
 
 namespace vnn {
@@ -17,39 +18,44 @@ Tensor::Tensor() = default;
 Tensor::Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
 
 namespace {
-const TensorImpl& checked(const std::shared_ptr<TensorImpl>& p) {
+const TensorImpl& impl_of(const std::shared_ptr<TensorImpl>& p) {
   if (!p) throw ValueError("use of an undefined Tensor (default-constructed); create it first, e.g. vnn::zeros");
   return *p;
 }
 }  // namespace
 
-const Shape& Tensor::sizes() const { return checked(impl_).sizes; }
-const Shape& Tensor::strides() const { return checked(impl_).strides; }
+const Shape& Tensor::sizes() const { return impl_of(impl_).sizes; }
+const Shape& Tensor::strides() const { return impl_of(impl_).strides; }
 int Tensor::dim() const { return sizes().size(); }
 int64_t Tensor::size(int d) const { return sizes()[detail::normalize_dim(d, dim(), "size")]; }
 int64_t Tensor::stride(int d) const { return strides()[detail::normalize_dim(d, dim(), "stride")]; }
 int64_t Tensor::numel() const { return sizes().numel(); }
-int64_t Tensor::storage_offset() const { return checked(impl_).offset; }
-DType Tensor::dtype() const { return checked(impl_).dtype; }
-Device Tensor::device() const { return checked(impl_).ctx().info.device; }
-bool Tensor::is_contiguous() const { return checked(impl_).is_contiguous(); }
-bool Tensor::is_pinned() const { return checked(impl_).storage->kind == detail::Storage::Kind::pinned_host; }
-void* Tensor::raw_data() const { return checked(impl_).storage->handle; }
+int64_t Tensor::storage_offset() const { return impl_of(impl_).offset; }
+DType Tensor::dtype() const { return impl_of(impl_).dtype; }
+Device Tensor::device() const { return impl_of(impl_).ctx().info.device; }
+bool Tensor::is_contiguous() const { return impl_of(impl_).is_contiguous(); }
+bool Tensor::is_pinned() const { return impl_of(impl_).storage->kind == detail::Storage::Kind::pinned_host; }
+void* Tensor::raw_data() const { return impl_of(impl_).storage->handle; }
 
 // ---- creation -------------------------------------------------------------
 
-Tensor empty(const Shape& shape, const TensorOptions& opt) {
-  Tensor t = detail::make_empty(detail::context(opt.device), shape, opt.dtype);
+namespace {
+// `op` names the public function in size errors ("zeros: shape [...] has ...").
+Tensor empty_as(const char* op, const Shape& shape, const TensorOptions& opt) {
+  Tensor t = detail::make_empty(detail::context(opt.device), shape, opt.dtype, op);
   return detail::finish_creation(opt.pinned ? t.pin_memory() : t, opt);
 }
-
-Tensor full(const Shape& shape, double value, const TensorOptions& opt) {
-  Tensor t = empty(shape, opt.with_requires_grad(false));
+Tensor full_as(const char* op, const Shape& shape, double value, const TensorOptions& opt) {
+  Tensor t = empty_as(op, shape, opt.with_requires_grad(false));
   t.fill_(value);
   return detail::finish_creation(t, opt);
 }
-Tensor zeros(const Shape& shape, const TensorOptions& opt) { return full(shape, 0.0, opt); }
-Tensor ones(const Shape& shape, const TensorOptions& opt) { return full(shape, 1.0, opt); }
+}  // namespace
+
+Tensor empty(const Shape& shape, const TensorOptions& opt) { return empty_as("empty", shape, opt); }
+Tensor full(const Shape& shape, double value, const TensorOptions& opt) { return full_as("full", shape, value, opt); }
+Tensor zeros(const Shape& shape, const TensorOptions& opt) { return full_as("zeros", shape, 0.0, opt); }
+Tensor ones(const Shape& shape, const TensorOptions& opt) { return full_as("ones", shape, 1.0, opt); }
 
 static TensorOptions options_of(const Tensor& t) { return TensorOptions(t.device()).with(t.dtype()); }
 Tensor empty_like(const Tensor& t) { return empty(t.sizes(), options_of(t)); }
@@ -59,7 +65,7 @@ Tensor full_like(const Tensor& t, double v) { return full(t.sizes(), v, options_
 
 Tensor from_blob(const void* data, const Shape& shape, DType dtype, Device device) {
   auto& ctx = detail::context(device);
-  Tensor t = detail::make_empty(ctx, shape, dtype);
+  Tensor t = detail::make_empty(ctx, shape, dtype, "from_blob");
   if (t.nbytes() == 0) return t;
   ctx.ensure_initialized();
   // On the current stream, like every copy: t's block may come from that
@@ -94,18 +100,24 @@ Tensor wrap_external(void* handle, const Shape& shape, DType dtype, Device devic
   auto s = std::make_shared<detail::Storage>();
   s->ctx = &detail::context(device);
   s->handle = handle;
-  s->bytes = size_t(shape.numel()) * itemsize(dtype);
+  s->bytes = detail::checked_nbytes(shape, dtype, "wrap_external");
   s->kind = detail::Storage::Kind::external;
-  return detail::make_tensor(std::move(s), dtype, shape, detail::contiguous_strides(shape), 0);
+  return detail::make_tensor(std::move(s), dtype, shape, detail::contiguous_strides(shape, "wrap_external"), 0);
 }
 
 Tensor arange(double start, double end, double step, const TensorOptions& opt) {
   if (step == 0 || !std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step))
     throw ValueError("arange: step must be non-zero and bounds finite (start=" + std::to_string(start) +
                      ", end=" + std::to_string(end) + ", step=" + std::to_string(step) + ")");
-  double count = std::ceil((end - start) / step);
-  int64_t n = count > 0 ? int64_t(count) : 0;
-  std::vector<double> v(static_cast<size_t>(n));
+  // The count is checked in double: casting a double past int64's range is
+  // undefined (arange(0, 1e300) used to end in std::length_error).
+  const double count = std::ceil((end - start) / step);
+  if (!(count < 9223372036854775808.0))  // 2^63; also catches inf
+    throw ValueError("arange: [" + std::to_string(start) + ", " + std::to_string(end) + ") in steps of " +
+                     std::to_string(step) + " has " + std::to_string(count) +
+                     " elements, more than an int64 index can address");
+  const int64_t n = count > 0 ? int64_t(count) : 0;
+  std::vector<double> v = detail::host_vector<double>(n, "arange");
   for (int64_t i = 0; i < n; ++i) v[size_t(i)] = start + double(i) * step;
   return detail::finish_creation(from_vector(v, {n}, opt.device).to(opt.dtype), opt);
 }
@@ -132,8 +144,10 @@ static Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
       infer = i;
     } else if (shape[i] < 0) {
       throw ShapeError(std::string(op) + ": invalid size " + std::to_string(shape[i]) + " in " + shape.str());
-    } else {
-      known *= shape[i];
+    } else if (!checked::mul(known, shape[i], &known)) {
+      throw ValueError(std::string(op) + ": shape " + shape.str() + " has " + shape.approx_numel() +
+                       " elements, more than an int64 index can address (the input has " + std::to_string(numel) +
+                       ")");
     }
   }
   if (infer >= 0) {
@@ -154,7 +168,7 @@ Tensor Tensor::view(const Shape& shape) const {
     throw ShapeError("view: tensor of shape " + this->sizes().str() +
                      " is not contiguous; use reshape() (copies if needed) or call contiguous() first");
   Shape in_sizes = this->sizes();
-  return differentiable_view(detail::view_of(*this, sizes, detail::contiguous_strides(sizes), storage_offset()), *this,
+  return differentiable_view(detail::view_of(*this, sizes, detail::contiguous_strides(sizes, "view"), storage_offset(), "view"), *this,
                              "ViewBackward", [in_sizes](const Tensor& g) { return g.reshape(in_sizes); });
 }
 
@@ -229,7 +243,7 @@ Tensor Tensor::expand(const Shape& shape) const {
     }
   }
   Shape in_sizes = sizes();
-  return differentiable_view(detail::view_of(*this, sz, st, storage_offset()), *this, "ExpandBackward",
+  return differentiable_view(detail::view_of(*this, sz, st, storage_offset(), "expand"), *this, "ExpandBackward",
                              [in_sizes](const Tensor& g) { return detail::sum_to(g, in_sizes); });
 }
 
@@ -237,13 +251,15 @@ Tensor Tensor::narrow(int d, int64_t start, int64_t length) const {
   d = detail::normalize_dim(d, dim(), "narrow");
   int64_t n = sizes()[d];
   if (start < 0) start += n;
-  if (start < 0 || length < 0 || start + length > n)
-    throw IndexError("narrow: range [" + std::to_string(start) + ", " + std::to_string(start + length) +
-                     ") is out of bounds for dimension " + std::to_string(d) + " of size " + std::to_string(n));
+  // length > n - start, not start + length > n: that sum may overflow.
+  if (start < 0 || start > n || length < 0 || length > n - start)
+    throw IndexError("narrow: range [" + std::to_string(start) + ", " + std::to_string(start) + " + " +
+                     std::to_string(length) + ") is out of bounds for dimension " + std::to_string(d) + " of size " +
+                     std::to_string(n));
   Shape sz = sizes();
   sz[d] = length;
   Shape in_sizes = sizes();
-  return differentiable_view(detail::view_of(*this, sz, strides(), storage_offset() + start * strides()[d]), *this,
+  return differentiable_view(detail::view_of(*this, sz, strides(), storage_offset() + start * strides()[d], "narrow"), *this,
                              "NarrowBackward", [in_sizes, d, start, length](const Tensor& g) {
                                Tensor full = zeros(in_sizes, TensorOptions(g.device()).with(g.dtype()));
                                full.narrow(d, start, length).copy_(g);
@@ -265,12 +281,22 @@ Tensor Tensor::select(int d, int64_t index) const {
       st.push_back(strides()[i]);
     }
   Shape in_sizes = sizes();
-  return differentiable_view(detail::view_of(*this, sz, st, storage_offset() + index * strides()[d]), *this,
+  return differentiable_view(detail::view_of(*this, sz, st, storage_offset() + index * strides()[d], "select"), *this,
                              "SelectBackward", [in_sizes, d, index](const Tensor& g) {
                                Tensor full = zeros(in_sizes, TensorOptions(g.device()).with(g.dtype()));
                                full.select(d, index).copy_(g);
                                return full;
                              });
+}
+
+Tensor Tensor::as_strided(const Shape& sizes, const Shape& strides, int64_t offset) const {
+  if (sizes.size() != strides.size())
+    throw ShapeError("as_strided: sizes " + sizes.str() + " and strides " + strides.str() +
+                     " must have the same number of dimensions");
+  if (offset < 0) throw ValueError("as_strided: storage_offset must be >= 0, got " + std::to_string(offset));
+  if (requires_grad())
+    throw Unsupported("as_strided: not differentiable in vnn; call detach() first, or use view/narrow/select/expand");
+  return detail::view_of(*this, sizes, strides, offset, "as_strided");
 }
 
 }  // namespace vnn

@@ -1,5 +1,9 @@
 #include "tensor/tensor_impl.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
+
 #include "profiler/hooks.hpp"
 #include "runtime/stream_state.hpp"
 #include "vnn/checked_size.h"
@@ -21,23 +25,97 @@ bool TensorImpl::is_contiguous() const {
   for (int i = sizes.size() - 1; i >= 0; --i) {
     if (sizes[i] == 1) continue;
     if (strides[i] != expected) return false;
-    expected *= sizes[i];
+    if (!checked::mul(expected, sizes[i], &expected)) return false;
   }
   return true;
 }
 
-Shape contiguous_strides(const Shape& sizes) {
+namespace {
+
+std::string gib(int64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%lld bytes, %.3g GiB", static_cast<long long>(bytes), double(bytes) / (1 << 30));
+  return buf;
+}
+
+}  // namespace
+
+void check_shape(const Shape& sizes, const char* op) {
+  for (int d = 0; d < sizes.size(); ++d)
+    if (sizes[d] < 0)
+      throw ValueError(std::string(op) + ": size " + std::to_string(sizes[d]) + " of dimension " + std::to_string(d) +
+                       " is negative (shape " + sizes.str() + "); sizes must be >= 0");
+  int64_t n;
+  if (!checked::numel(sizes.data(), sizes.size(), &n))
+    throw ValueError(std::string(op) + ": shape " + sizes.str() + " has " + sizes.approx_numel() +
+                     " elements, more than an int64 index can address");
+}
+
+Shape contiguous_strides(const Shape& sizes, const char* op) {
   Shape s;
   s.resize(sizes.size());
-  int64_t acc = 1;
-  for (int i = sizes.size() - 1; i >= 0; --i) {
-    s[i] = acc;
-    acc *= sizes[i] > 0 ? sizes[i] : 1;
+  if (!checked::contiguous_strides(sizes.data(), sizes.size(), &s[0])) {
+    check_shape(sizes, op);  // names a negative size or an element count that overflows
+    // An empty shape whose other sizes multiply past int64 ([0, 2^62, 2^62]):
+    // its strides could not address it.
+    Shape nonzero;
+    for (auto d : sizes) nonzero.push_back(d > 0 ? d : 1);
+    throw ValueError(std::string(op) + ": shape " + sizes.str() + " has strides that do not fit int64 (its non-zero sizes multiply to " +
+                     nonzero.approx_numel() + "); use smaller sizes");
   }
   return s;
 }
 
+size_t checked_nbytes(const Shape& sizes, DType dtype, const char* op) {
+  check_shape(sizes, op);
+  int64_t bytes;
+  if (!checked::bytes(sizes.numel(), int64_t(itemsize(dtype)), &bytes))
+    throw ValueError(std::string(op) + ": shape " + sizes.str() + " of " + name(dtype) + " has " +
+                     std::to_string(sizes.numel()) + " elements, whose " + std::to_string(itemsize(dtype)) +
+                     "-byte size does not fit int64 (no device can hold it)");
+  return size_t(bytes);
+}
+
+namespace {
+[[noreturn]] void overflow(const char* op, std::initializer_list<int64_t> values, const char* what, const char* sep) {
+  std::string list;
+  for (int64_t v : values) list += (list.empty() ? "" : sep) + std::to_string(v);
+  throw ValueError(std::string(op) + ": " + what + " (" + list + ") overflows int64; use smaller sizes or arguments");
+}
+}  // namespace
+
+int64_t checked_product(const char* op, std::initializer_list<int64_t> values, const char* what) {
+  int64_t p = 1;
+  for (int64_t v : values)
+    if (!checked::mul(p, v, &p)) overflow(op, values, what, " * ");
+  return p;
+}
+
+int64_t checked_sum(const char* op, std::initializer_list<int64_t> values, const char* what) {
+  int64_t p = 0;
+  for (int64_t v : values)
+    if (!checked::add(p, v, &p)) overflow(op, values, what, " + ");
+  return p;
+}
+
+void check_host_bytes(int64_t n, size_t elem_size, const char* op) {
+  int64_t bytes;
+  if (n < 0 || !checked::bytes(n, int64_t(elem_size), &bytes))
+    throw ValueError(std::string(op) + ": " + std::to_string(n) + " elements of " + std::to_string(elem_size) +
+                     " bytes do not fit int64");
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && double(bytes) > double(pages) * double(page))
+    throw OutOfMemory(std::string(op) + ": " + std::to_string(n) + " elements need " + gib(bytes) +
+                      " of host memory, more than this machine's " + gib(int64_t(pages) * page));
+}
+
 std::shared_ptr<Storage> allocate_storage(DeviceContext& ctx, size_t bytes) {
+  // A block larger than the whole device can never be allocated; asking the
+  // backend anyway would, on host memory with overcommit, succeed and get
+  // the process killed at first touch.
+  if (ctx.info.total_memory > 0 && bytes > ctx.info.total_memory)
+    throw OutOfMemory("alloc on " + ctx.info.device.str() + ": " + gib(int64_t(bytes)) +
+                      " is more than the device's total memory (" + gib(int64_t(ctx.info.total_memory)) + ")");
   auto s = std::make_shared<Storage>();
   s->ctx = &ctx;
   // Tagged with the current stream: reused only on it (caching_allocator.hpp).
@@ -56,19 +134,35 @@ Tensor make_tensor(std::shared_ptr<Storage> storage, DType dtype, const Shape& s
   return Tensor(std::move(impl));
 }
 
-Tensor make_empty(DeviceContext& ctx, const Shape& sizes, DType dtype) {
-  for (int d = 0; d < sizes.size(); ++d)
-    if (sizes[d] < 0)
-      throw ValueError("empty: size " + std::to_string(sizes[d]) + " of dimension " + std::to_string(d) +
-                       " is negative (shape " + sizes.str() + "); sizes must be >= 0");
-  int64_t n = 0, nbytes = 0;
-  if (!checked::numel(sizes.data(), sizes.size(), &n) || !checked::bytes(n, int64_t(itemsize(dtype)), &nbytes))
-    throw ValueError("empty: shape " + sizes.str() + " of " + name(dtype) + " has more bytes than fit in 64 bits");
-  return make_tensor(allocate_storage(ctx, size_t(nbytes)), dtype, sizes, contiguous_strides(sizes), 0);
+Tensor make_empty(DeviceContext& ctx, const Shape& sizes, DType dtype, const char* op) {
+  // Every check before the allocator sees a byte count.
+  const size_t bytes = checked_nbytes(sizes, dtype, op);
+  Shape strides = contiguous_strides(sizes, op);
+  std::shared_ptr<Storage> storage;
+  try {
+    storage = allocate_storage(ctx, bytes);
+  } catch (const OutOfMemory& e) {
+    throw OutOfMemory(std::string(op) + ": cannot allocate a tensor of shape " + sizes.str() + " and dtype " +
+                      name(dtype) + " (" + gib(int64_t(bytes)) + ") on " + ctx.info.device.str() + ": " + e.what());
+  }
+  return make_tensor(std::move(storage), dtype, sizes, strides, 0);
 }
 
-Tensor view_of(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset) {
-  return make_tensor(t.impl()->storage, t.dtype(), sizes, strides, offset);
+Tensor view_of(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset, const char* op) {
+  check_shape(sizes, op);
+  const TensorImpl& base = *t.impl();
+  const int64_t capacity = int64_t(base.storage->bytes / itemsize(base.dtype));
+  int64_t lo, hi;
+  bool ok = checked::extent(sizes.data(), strides.data(), sizes.size(), offset, &lo, &hi);
+  // An empty view touches nothing, wherever its offset points.
+  if (!ok || (hi >= lo && (lo < 0 || hi >= capacity)))
+    throw ValueError(std::string(op) + ": a view of sizes " + sizes.str() + ", strides " + strides.str() +
+                     " and offset " + std::to_string(offset) +
+                     (ok ? " reaches elements [" + std::to_string(lo) + ", " + std::to_string(hi) + "]"
+                         : std::string(" has an extent that overflows int64")) +
+                     ", outside its storage of " + std::to_string(capacity) + " " + name(base.dtype) +
+                     " elements");
+  return make_tensor(base.storage, t.dtype(), sizes, strides, offset);
 }
 
 vnn_tensor_desc describe(const TensorImpl& t) {
@@ -120,7 +214,9 @@ void coalesce(vnn_tensor_desc* const* d, size_t n) {
     const int64_t size = d[0]->sizes[i];
     if (size == 1) continue;
     bool merge = m > 0;
-    for (size_t k = 0; merge && k < n; ++k) merge = d[k]->strides[m - 1] == d[k]->strides[i] * size;
+    int64_t span;
+    for (size_t k = 0; merge && k < n; ++k)
+      merge = checked::mul(d[k]->strides[i], size, &span) && d[k]->strides[m - 1] == span;
     if (merge) {
       for (size_t k = 0; k < n; ++k) {
         d[k]->sizes[m - 1] *= size;

@@ -3,9 +3,14 @@
 #include <atomic>
 #include <initializer_list>
 #include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "runtime/device_context.hpp"
 #include "vnn/backend_abi.h"
+#include "vnn/error.h"
 #include "vnn/tensor.h"
 
 namespace vnn::detail {
@@ -41,13 +46,44 @@ struct TensorImpl {
   bool is_contiguous() const;
 };
 
-Shape contiguous_strides(const Shape& sizes);
+// Size checks every new tensor goes through (the arithmetic is
+// vnn/checked_size.h). `op` names the caller in the message. A shape is
+// valid when no size is negative (ValueError) and its element count and
+// contiguous strides fit int64 (ValueError), so every product of its sizes
+// fits too.
+void check_shape(const Shape& sizes, const char* op);
+// Bytes of a contiguous tensor of `sizes` and `dtype`; ValueError when the
+// shape is invalid or the byte count does not fit int64.
+size_t checked_nbytes(const Shape& sizes, DType dtype, const char* op);
+Shape contiguous_strides(const Shape& sizes, const char* op = "contiguous_strides");
 std::shared_ptr<Storage> allocate_storage(DeviceContext& ctx, size_t bytes);
 Tensor make_tensor(std::shared_ptr<Storage> storage, DType dtype, const Shape& sizes,
                    const Shape& strides, int64_t offset);
-Tensor make_empty(DeviceContext& ctx, const Shape& sizes, DType dtype);
-// A view of t's storage (no autograd: see record_view).
-Tensor view_of(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset);
+Tensor make_empty(DeviceContext& ctx, const Shape& sizes, DType dtype, const char* op = "empty");
+// Products and sums of sizes an op derives from its arguments (conv/pool
+// windows, column buffers): ValueError naming op and what on int64 overflow.
+int64_t checked_product(const char* op, std::initializer_list<int64_t> values, const char* what);
+int64_t checked_sum(const char* op, std::initializer_list<int64_t> values, const char* what);
+// Throws ValueError when n elements of elem_size bytes do not fit int64, and
+// OutOfMemory when they are more than the host's physical memory (an
+// allocation that can only fail, or with overcommit get the process killed).
+void check_host_bytes(int64_t n, size_t elem_size, const char* op);
+// A host staging vector of n values for creation ops, its failures typed.
+template <class T>
+std::vector<T> host_vector(int64_t n, const char* op) {
+  check_host_bytes(n, sizeof(T), op);
+  try {
+    return std::vector<T>(static_cast<size_t>(n));
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  throw OutOfMemory(std::string(op) + ": the host staging buffer of " + std::to_string(n) + " elements (" +
+                    std::to_string(n * int64_t(sizeof(T))) + " bytes) could not be allocated");
+}
+// A view of t's storage (no autograd: see record_view). ValueError when the
+// view's shape is invalid or its extent passes either end of the storage.
+Tensor view_of(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset,
+               const char* op = "view");
 vnn_tensor_desc describe(const TensorImpl& t);
 // Runs one op on a device; `name` is what errors call it.
 void run_op(DeviceContext& ctx, vnn_op& op, const char* name);

@@ -14,7 +14,7 @@ namespace vnn::kernels {
 
 // The output storage type of a function on inputs of storage type T.
 template <int Fn> constexpr bool binary_bool_out = Fn >= VNN_BINARY_EQ && Fn <= VNN_BINARY_LOGICAL_XOR;
-template <class T, int Fn> using binary_out_t = std::conditional_t<binary_bool_out<Fn>, bool, T>;
+template <class T, int Fn> using binary_out_t = std::conditional_t<binary_bool_out<Fn>, Bool, T>;
 
 template <int Fn> struct BinaryFn;
 template <> struct BinaryFn<VNN_BINARY_ADD> {
@@ -304,7 +304,7 @@ bool unary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_des
   dispatch_dtype(a.dtype, [&](auto t) {
     using T = decltype(t);
     using C = compute_t<T>;
-    using O = std::conditional_t<bool_out, bool, T>;
+    using O = std::conditional_t<bool_out, Bool, T>;
     if constexpr (!unary_needs_float<Fn> || std::is_floating_point_v<C>) {
       UnaryParams<C> p;
       // A NaN scalar means "no such bound" (clamp); it never reaches an

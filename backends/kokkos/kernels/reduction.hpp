@@ -43,7 +43,7 @@ struct TrailingIndex {
     // stride times the next one's size.
     linear = true;
     for (int i = 0; i + 1 < d.ndim; ++i)
-      if (d.strides[i] != d.strides[i + 1] * d.sizes[i + 1]) linear = false;
+      if (int64_t step; !checked::mul(d.strides[i + 1], d.sizes[i + 1], &step) || d.strides[i] != step) linear = false;
     stride = d.ndim > 0 ? d.strides[d.ndim - 1] : 1;
   }
   KOKKOS_INLINE_FUNCTION int64_t operator()(int64_t j) const { return linear ? j * stride : general(j); }
@@ -190,7 +190,9 @@ void reduce_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
   const TrailingIndex ti(in, k);
   const int64_t outer = numel(out);
   int64_t inner = 1;
-  for (int i = in.ndim - k; i < in.ndim; ++i) inner *= in.sizes[i];
+  // A sub-product of in's sizes: bounded by numel(in), which run() checked.
+  for (int i = in.ndim - k; i < in.ndim; ++i)
+    if (!checked::mul(inner, in.sizes[i], &inner)) return;
   if (outer == 0) return;
 
   // Chunks per row: enough work items to fill the space, each >= min_chunk.

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "vnn/backend_abi.h"
+#include "vnn/checked_size.h"
 
 namespace vnn::kernels {
 
@@ -19,6 +20,11 @@ namespace kmath = ::Kokkos::Experimental;
 // float16 / bfloat16 are stored as bits and computed in float.
 struct Half { uint16_t bits; };
 struct BFloat16 { uint16_t bits; };
+// BOOL storage is one byte read as a byte: a C++ bool holding anything but
+// 0 or 1 is undefined behaviour (UBSan: "load of value 2, which is not a
+// valid value for type 'bool'"), and a tensor's bytes may come from a file,
+// from_blob or a view of uint8 data. Every byte value reads as (byte != 0).
+struct Bool { uint8_t bits; };
 
 KOKKOS_INLINE_FUNCTION uint32_t float_bits(float f) {
   union { float f; uint32_t u; } v{f};
@@ -74,20 +80,21 @@ KOKKOS_INLINE_FUNCTION uint16_t float_to_bf16(float f) {
 template <class T> struct Compute { using type = T; };
 template <> struct Compute<Half> { using type = float; };
 template <> struct Compute<BFloat16> { using type = float; };
-template <> struct Compute<bool> { using type = int32_t; };
+template <> struct Compute<Bool> { using type = int32_t; };
 template <class T> using compute_t = typename Compute<T>::type;
 
 template <class T> KOKKOS_INLINE_FUNCTION compute_t<T> load(const T& v) { return compute_t<T>(v); }
 template <> KOKKOS_INLINE_FUNCTION float load<Half>(const Half& v) { return half_to_float(v.bits); }
 template <> KOKKOS_INLINE_FUNCTION float load<BFloat16>(const BFloat16& v) { return bf16_to_float(v.bits); }
+template <> KOKKOS_INLINE_FUNCTION int32_t load<Bool>(const Bool& v) { return v.bits != 0; }
 
 // Converting store: C casts, bool as (x != 0), floats to half rounding to
 // nearest even.
 template <class T> struct Store {
   template <class C> KOKKOS_INLINE_FUNCTION static T from(C c) { return T(c); }
 };
-template <> struct Store<bool> {
-  template <class C> KOKKOS_INLINE_FUNCTION static bool from(C c) { return c != C(0); }
+template <> struct Store<Bool> {
+  template <class C> KOKKOS_INLINE_FUNCTION static Bool from(C c) { return Bool{uint8_t(c != C(0))}; }
 };
 template <> struct Store<Half> {
   template <class C> KOKKOS_INLINE_FUNCTION static Half from(C c) { return Half{float_to_half(float(c))}; }
@@ -107,7 +114,7 @@ bool dispatch_dtype(int32_t dtype, F&& f) {
     case VNN_INT32: f(int32_t{}); return true;
     case VNN_INT64: f(int64_t{}); return true;
     case VNN_UINT8: f(uint8_t{}); return true;
-    case VNN_BOOL: f(bool{}); return true;
+    case VNN_BOOL: f(Bool{}); return true;
     case VNN_FLOAT16: f(Half{}); return true;
     case VNN_BFLOAT16: f(BFloat16{}); return true;
     default: return false;
@@ -129,7 +136,7 @@ struct StridedIndex {
       sizes[i] = d.sizes[i];
       strides[i] = d.strides[i];
       if (sizes[i] != 1 && strides[i] != expected) contiguous = false;
-      expected *= sizes[i];
+      if (!checked::mul(expected, sizes[i], &expected)) contiguous = false;  // run() checked sizes; stay defined
     }
   }
   KOKKOS_INLINE_FUNCTION int64_t operator()(int64_t i) const {
@@ -189,10 +196,11 @@ struct StridedRuns {
   }
 };
 
+// run() rejected descriptors whose count overflows (common/desc_check.hpp);
+// 0 (nothing to do) keeps this defined for any other caller.
 inline int64_t numel(const vnn_tensor_desc& d) {
-  int64_t n = 1;
-  for (int i = 0; i < d.ndim; ++i) n *= d.sizes[i];
-  return n;
+  int64_t n;
+  return checked::numel(d.sizes, d.ndim, &n) ? n : 0;
 }
 
 template <class T> inline T* typed(const vnn_tensor_desc& d) { return static_cast<T*>(d.data); }

@@ -11,14 +11,14 @@ template <class Exec, class T>
 void where_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& cond,
                  const vnn_tensor_desc& a, const vnn_tensor_desc& b) {
   T* o = typed<T>(out);
-  const bool* c = typed<bool>(cond);
+  const Bool* c = typed<Bool>(cond);  // bytes: any non-zero value is true
   const T* x = typed<T>(a);
   const T* y = typed<T>(b);
   const StridedIndex oi(out), ci(cond), xi(a), yi(b);
   // Elements are copied as stored (no compute type): float16 bits and NaN
   // payloads pass through unchanged.
   Kokkos::parallel_for("vnn::where", Range<Exec>(exec, 0, numel(out)), KOKKOS_LAMBDA(int64_t i) {
-    o[oi(i)] = c[ci(i)] ? x[xi(i)] : y[yi(i)];
+    o[oi(i)] = c[ci(i)].bits != 0 ? x[xi(i)] : y[yi(i)];
   });
 }
 

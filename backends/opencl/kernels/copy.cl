@@ -8,6 +8,9 @@
 #define LOAD_IN(p, i) vload_half((i), (p))
 #elif IN_DT == 7
 #define LOAD_IN(p, i) vnn_bf16_to_float((p)[i])
+#elif IN_DT == 5
+// bool storage is a byte: any non-zero byte is true (1), as in the Kokkos kernels.
+#define LOAD_IN(p, i) ((uchar)((p)[i] != 0))
 #else
 #define LOAD_IN(p, i) ((p)[i])
 #endif

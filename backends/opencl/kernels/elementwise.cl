@@ -31,6 +31,9 @@
 #define LOAD(p, i) vload_half((i), (p))
 #elif DT == 7
 #define LOAD(p, i) vnn_bf16_to_float((p)[i])
+#elif DT == 5
+// bool storage is a byte: any non-zero byte is true (1), as in the Kokkos kernels.
+#define LOAD(p, i) ((CT)((p)[i] != 0))
 #else
 #define LOAD(p, i) ((CT)(p)[i])
 #endif
