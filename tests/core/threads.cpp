@@ -22,9 +22,8 @@ namespace {
 // 65536 elements: the OpenMP path on cpu), every tensor from its own seed.
 std::vector<double> train(const Device& dev, uint64_t seed, int steps) {
   Generator g(seed);
-  auto net = std::make_shared<nn::Sequential>(std::initializer_list<nn::ModulePtr>{
-      std::make_shared<nn::Linear>(64, 128, true, &g), std::make_shared<nn::ReLU>(),
-      std::make_shared<nn::Linear>(128, 4, true, &g)});
+  // Braces: the layers draw from `g` left to right.
+  nn::Sequential net{nn::Linear(64, 128, true, &g), nn::ReLU(), nn::Linear(128, 4, true, &g)};
   net->to(dev);
   Tensor x = randn({512, 64}, TensorOptions(), &g).to(dev);
   Tensor y = randint(0, 4, {512}, TensorOptions().with(kInt64), &g).to(dev);

@@ -328,23 +328,23 @@ TEST_CASE("zero_grad drops or zeroes gradients") {
 TEST_CASE("optimizer state follows a module moved to another device and dtype") {
   Device dev = device_under_test();
   nn::Linear lin(4, 3);
-  std::vector<Tensor> params = lin.parameters();
+  std::vector<Tensor> params = lin->parameters();
   opt::Adam o(params, opt::AdamOptions(0.01));
   auto set_grads = [&](int t) {
     for (Tensor& p : params) p.set_grad(full(p.sizes(), 0.1 * (t + 1), TensorOptions(p.dtype()).with(p.device())));
   };
   // The same schedule, all on the CPU, as the reference.
   nn::Linear ref(4, 3);
-  ref.load_state_dict(lin.state_dict());
-  std::vector<Tensor> rparams = ref.parameters();
+  ref->load_state_dict(lin->state_dict());
+  std::vector<Tensor> rparams = ref->parameters();
   opt::Adam ro(rparams, opt::AdamOptions(0.01));
   auto set_rgrads = [&](int t) {
     for (Tensor& p : rparams) p.set_grad(full(p.sizes(), 0.1 * (t + 1), TensorOptions(p.dtype())));
   };
   set_grads(0); o.step();
   set_rgrads(0); ro.step();
-  lin.to(dev);
-  lin.to(kFloat64);
+  lin->to(dev);
+  lin->to(kFloat64);
   for (int t = 1; t < 3; ++t) {
     set_grads(t); o.step();
     set_rgrads(t); ro.step();

@@ -21,7 +21,7 @@ namespace prof = vnn::profiler;
 namespace {
 
 // One step of a small MLP: forward, backward, SGD.
-void train_step(nn::Sequential& model, optim::Optimizer& opt, const Tensor& x, const Tensor& y) {
+void train_step(nn::Module& model, optim::Optimizer& opt, const Tensor& x, const Tensor& y) {
   opt.zero_grad();
   Tensor loss = nn::cross_entropy(model.forward(x), y);
   loss.backward();
