@@ -53,7 +53,7 @@ else
   echo "quickstart: building the cpu, opencl, cuda and hip plugins ($why)"
 fi
 
-VNN_DEPS_TENSORBOARD=0 "$here/install-deps.sh"
+VNN_DEPS_TENSORBOARD=0 VNN_DEPS_DOCS=0 "$here/install-deps.sh"
 VNN_CMAKE_ARGS="${cmake_args[*]} ${VNN_CMAKE_ARGS:-}" VNN_BUILD_TARGET=vnn-quickstart "$here/build.sh"
 build="${VNN_BUILD_DIR:-$root/build}"
 "$build/bin/vnn-devices"

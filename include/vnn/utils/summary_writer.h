@@ -1,7 +1,8 @@
-// TensorBoard logs: vnn::utils::SummaryWriter, the C++ twin of
-// torch.utils.tensorboard.SummaryWriter. Writes TensorBoard event files
-// (TFRecord framing with masked CRC-32C around Event protobufs, encoded by
-// hand) that `tensorboard --logdir <logdir>` reads.
+/// \file
+/// TensorBoard logs: vnn::utils::SummaryWriter, the C++ twin of
+/// torch.utils.tensorboard.SummaryWriter. Writes TensorBoard event files
+/// (TFRecord framing with masked CRC-32C around Event protobufs, encoded by
+/// hand) that `tensorboard --logdir <logdir>` reads.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -11,6 +12,7 @@
 
 namespace vnn {
 class Tensor;
+/// Utilities around training: TensorBoard logs.
 namespace utils {
 
 /// Options of a SummaryWriter (torch's max_queue, flush_secs, filename_suffix).
@@ -25,7 +27,7 @@ struct SummaryWriterOptions {
 
 /// Writes scalars, histograms and text to a TensorBoard event file in logdir.
 ///
-/// Every writer creates a new file, events.out.tfevents.<time>.<host>.<pid>.<n>,
+/// Every writer creates a new file, `events.out.tfevents.<time>.<host>.<pid>.<n>`,
 /// and never reads old ones, so a corrupt or truncated file left in logdir by
 /// an earlier run cannot break it. All methods are thread-safe (DataLoader
 /// workers may log); events are flushed every flush_secs, when max_queue are
@@ -41,7 +43,7 @@ class SummaryWriter {
 
   /// One scalar point of the series `tag`. walltime < 0 means now (seconds since the epoch).
   void add_scalar(const std::string& tag, double value, int64_t step, double walltime = -1);
-  /// Several series in one chart: each key k goes to <logdir>/<main_tag>_<k>, tag main_tag (as torch does).
+  /// Several series in one chart: each key k goes to `<logdir>/<main_tag>_<k>`, tag main_tag (as torch does).
   void add_scalars(const std::string& main_tag, const std::map<std::string, double>& values, int64_t step,
                    double walltime = -1);
   /// A histogram of `values` with `bins` equal-width buckets between their min and max.
