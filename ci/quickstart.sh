@@ -32,10 +32,11 @@ else
   why="no driver/device found"
 fi
 cmake_args=()
+built=(cpu opencl)
 skipped=()
 for b in cuda hip; do
   case " $wanted " in
-    *" $b "*|*" all "*) on=ON ;;
+    *" $b "*|*" all "*) on=ON; built+=("$b") ;;
     *) on=OFF; skipped+=("$b") ;;
   esac
   cmake_args+=("-DVNN_BACKEND_${b^^}=$on")
@@ -47,8 +48,10 @@ for b in $wanted; do
 done
 if [ "${#skipped[@]}" -gt 0 ]; then
   list="${skipped[*]}"
+  gpus="${built[*]:2} ${list}"  # the GPU plugins already asked for, plus the skipped ones
+  gpus="$(echo $gpus)"
   if [ -n "${VNN_BACKENDS_BUILD:-}" ]; then why="not in VNN_BACKENDS_BUILD"; fi
-  echo "quickstart: building the cpu and opencl plugins; skipped ${list// /, } ($why): add them with VNN_BACKENDS_BUILD=${list// /,} ci/quickstart.sh (ci/test.sh builds all four)"
+  echo "quickstart: building the ${built[*]} plugins; skipped ${list// /, } ($why): add them with VNN_BACKENDS_BUILD=${gpus// /,} ci/quickstart.sh (ci/test.sh builds all four)"
 else
   echo "quickstart: building the cpu, opencl, cuda and hip plugins ($why)"
 fi

@@ -22,6 +22,7 @@
 // state, so it resumes on any number of ranks, or without --distributed.
 #include <vnn/distributed.h>
 #include <vnn/nn/distributed.h>
+#include <vnn/utils/summary_writer.h>
 #include <vnn/vnn.h>
 
 #include <chrono>

@@ -26,4 +26,3 @@
 #include "vnn/version.h"
 #include "vnn/nn.h"
 #include "vnn/io/checkpoint.h"
-#include "vnn/utils/summary_writer.h"
