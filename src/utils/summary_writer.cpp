@@ -273,8 +273,9 @@ void SummaryWriter::add_histogram(const std::string& tag, const std::vector<doub
                                   double walltime) {
   check_tag("add_histogram", tag);
   if (values.empty()) throw ValueError("SummaryWriter::add_histogram(" + tag + "): no values");
-  if (bins < 1) throw ValueError("SummaryWriter::add_histogram(" + tag + "): bins must be >= 1, got " +
-                                 std::to_string(bins));
+  if (bins < 1 || bins > (1 << 20))  // TensorBoard draws a few dozen; a million is a typo, not a histogram
+    throw ValueError("SummaryWriter::add_histogram(" + tag + "): bins must be in [1, 1048576], got " +
+                     std::to_string(bins));
   double lo = values[0], hi = values[0], sum = 0, sum_sq = 0;
   for (double x : values) {
     if (!std::isfinite(x))

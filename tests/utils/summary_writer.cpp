@@ -90,6 +90,7 @@ TEST_CASE("add_histogram: numpy-style buckets and the moments") {
     CHECK_THROWS_AS(w.add_histogram("nan", std::vector<double>{1, std::nan("")}, 0), vnn::ValueError);
     CHECK_THROWS_AS(w.add_histogram("empty", std::vector<double>{}, 0), vnn::ValueError);
     CHECK_THROWS_AS(w.add_histogram("bins", std::vector<double>{1}, 0, 0), vnn::ValueError);
+    CHECK_THROWS_AS(w.add_histogram("bins", std::vector<double>{1}, 0, 2000000000), vnn::ValueError);
   }
   auto ev = evtest::summary_events(path);
   REQUIRE(ev.size() == 3);
