@@ -45,5 +45,7 @@ function(vnn_add_backend name)
   if(NOT VNN_SANITIZE)
     target_link_options(${target} PRIVATE "LINKER:--no-undefined")
   endif()
-  install(TARGETS ${target} LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}/vnn")
+  # cpu and opencl ship in libvnn; the GPU plugins are installed by the
+  # outer project (VnnGpuBackends.cmake) in their own components.
+  install(TARGETS ${target} LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}/vnn" COMPONENT runtime)
 endfunction()

@@ -91,7 +91,8 @@ function(vnn_add_gpu_backend name)
     USES_TERMINAL_BUILD ON)
   install(FILES "${plugin}" DESTINATION "${CMAKE_INSTALL_LIBDIR}/vnn"
           PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
-                      WORLD_READ WORLD_EXECUTE)
+                      WORLD_READ WORLD_EXECUTE
+          COMPONENT backend_${name})
   set(VNN_GPU_BACKEND_${up}_PLUGIN "${plugin}" CACHE INTERNAL "")
 
   if(VNN_BUILD_TESTS OR BUILD_TESTING)

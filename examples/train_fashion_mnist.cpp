@@ -5,11 +5,12 @@
 //   train_fashion_mnist [--device cuda:0] [--epochs 5] [--batch-size 64]
 //                       [--workers 2] [--lr 0.001] [--model cnn|mlp]
 //                       [--data DIR] [--out DIR] [--limit N] [--resume]
-//                       [--distributed]
+//                       [--distributed] [--tensorboard]
 //
 // Writes <out>/checkpoint.safetensors (model, optimizer, scheduler, RNG,
 // progress; --resume continues from it), <out>/metrics.csv and
-// <out>/curves.svg (loss and accuracy per epoch).
+// <out>/curves.svg (loss and accuracy per epoch); with --tensorboard also
+// TensorBoard logs in <out>/tensorboard (tensorboard --logdir <out>/tensorboard).
 //
 // --distributed: data parallel over the ranks vnn-run (or mpirun) started,
 //   vnn-run --nproc-per-node 2 build/bin/train_fashion_mnist --distributed
@@ -21,12 +22,14 @@
 // state, so it resumes on any number of ranks, or without --distributed.
 #include <vnn/distributed.h>
 #include <vnn/nn/distributed.h>
+#include <vnn/utils/summary_writer.h>
 #include <vnn/vnn.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <iostream>
 #include <string>
 #include <sys/stat.h>
@@ -40,7 +43,7 @@ struct Config {
   int epochs = 5, workers = 2;
   int64_t batch = 64, limit = 0;
   double lr = 1e-3;
-  bool resume = false, distributed = false;
+  bool resume = false, distributed = false, tensorboard = false;
 };
 
 Config parse(int argc, char** argv) {
@@ -62,10 +65,11 @@ Config parse(int argc, char** argv) {
     else if (a == "--limit") c.limit = std::stoll(value());
     else if (a == "--resume") c.resume = true;
     else if (a == "--distributed") c.distributed = true;
+    else if (a == "--tensorboard") c.tensorboard = true;
     else {
       std::cout << "usage: train_fashion_mnist [--device D] [--epochs N] [--batch-size B] [--workers W] [--lr LR]\n"
                    "                           [--model cnn|mlp] [--data DIR] [--out DIR] [--limit N] [--resume]\n"
-                   "                           [--distributed]\n";
+                   "                           [--distributed] [--tensorboard]\n";
       std::exit(a == "--help" ? 0 : 2);
     }
   }
@@ -194,6 +198,14 @@ int main(int argc, char** argv) {
       std::cout << "Resumed from " << ckpt << " after epoch " << progress.epoch << " (step " << progress.step << ")\n";
       if (writer) history = read_metrics(csv);
     }
+    std::unique_ptr<vnn::utils::SummaryWriter> tb;  // rank 0's, beside metrics.csv
+    if (cfg.tensorboard && writer) {
+      tb = std::make_unique<vnn::utils::SummaryWriter>(cfg.out + "/tensorboard");
+      tb->add_text("config", "model " + cfg.model + ", device " + device.str() + ", batch " +
+                                 std::to_string(cfg.batch) + ", lr " + std::to_string(cfg.lr) + ", ranks " +
+                                 std::to_string(world),
+                   progress.step);
+    }
     // The wrapper shares the model's parameters, so the optimizer built on
     // them and the checkpoint of the inner model work unchanged.
     std::shared_ptr<vnn::nn::Module> net = model;
@@ -218,6 +230,7 @@ int main(int argc, char** argv) {
           ++sampled;
           double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           if (writer) progress_bar(epoch, cfg.epochs, std::min(seen, train_set->size()), train_set->size(), secs, l);
+          if (tb) tb->add_scalar("loss/train_batch", l, progress.step);
         }
       }
       sched.step();
@@ -234,6 +247,13 @@ int main(int argc, char** argv) {
       std::printf("\nepoch %d: train loss %.4f, test accuracy %.4f, %.1f s (%.0f samples/s)\n", epoch, train_loss, acc,
                   secs, double(seen) / secs);
       history.push_back({epoch, train_loss, acc, secs});
+      if (tb) {
+        tb->add_scalars("loss", {{"train", train_loss}}, epoch);
+        tb->add_scalar("accuracy/test", acc, epoch);
+        tb->add_scalar("throughput/samples_per_s", double(seen) / secs, epoch);
+        for (const auto& p : model->named_parameters()) tb->add_histogram("weights/" + p.first, p.second, epoch);
+        tb->flush();
+      }
       progress.extra["test_accuracy"] = std::to_string(acc);
       vnn::io::save_training_checkpoint(ckpt, *model, &opt, &sched, progress);
       write_metrics(csv, history);
@@ -244,6 +264,10 @@ int main(int argc, char** argv) {
       std::printf("Final test accuracy: %.4f on %s%s. Wrote %s, %s and %s/curves.svg\n", final_acc,
                   device.str().c_str(), cfg.distributed ? (" x " + std::to_string(world) + " ranks").c_str() : "",
                   ckpt.c_str(), csv.c_str(), cfg.out.c_str());
+      if (tb) {
+        tb->close();
+        std::printf("TensorBoard logs: tensorboard --logdir %s/tensorboard\n", cfg.out.c_str());
+      }
       std::cout << vnn::memory_summary(device);
     }
     if (cfg.distributed) vnn::distributed::destroy_process_group();
