@@ -50,7 +50,8 @@ if [ "${VNN_DEPS_MINIMAL:-0}" != 1 ] && [ "${VNN_DEPS_TENSORBOARD:-1}" = 1 ]; th
   venv="$HOME/.cache/vnn/tensorboard-venv"
   if ! "$venv/bin/python3" -c "import tensorboard" 2>/dev/null; then
     echo "install-deps: installing tensorboard into $venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q tensorboard
+    # Best effort: without it test_utils_tensorboard_read reports itself skipped.
+    { python3 -m venv "$venv" && "$venv/bin/pip" install -q tensorboard; } ||
+      echo "install-deps: warning: tensorboard could not be installed; test_utils_tensorboard_read will be skipped"
   fi
 fi
