@@ -14,25 +14,12 @@
 #include <cstdint>
 #include <string>
 
+#include "common/abi_dtype.hpp"
 #include "vnn/backend_abi.h"
 #include "vnn/checked_size.h"
 
 namespace vnn::kernels {
 
-// Bytes per element of a vnn_dtype; 0 for a code this ABI version lacks.
-inline int64_t abi_itemsize(int32_t dtype) {
-  switch (dtype) {
-    case VNN_FLOAT64:
-    case VNN_INT64: return 8;
-    case VNN_FLOAT32:
-    case VNN_INT32: return 4;
-    case VNN_FLOAT16:
-    case VNN_BFLOAT16: return 2;
-    case VNN_UINT8:
-    case VNN_BOOL: return 1;
-    default: return 0;
-  }
-}
 
 inline std::string desc_text(const vnn_tensor_desc& d) {
   std::string s = "sizes [";
@@ -60,7 +47,7 @@ inline bool check_desc(const vnn_tensor_desc& d, int64_t capacity_bytes, const c
   if (!checked::extent(d.sizes, d.strides, d.ndim, d.offset, &lo, &hi))
     return bad("its strided extent overflows int64");
   if (lo < 0) return bad("it reaches element " + std::to_string(lo) + ", before the start of its allocation");
-  const int64_t item = abi_itemsize(d.dtype);
+  const int64_t item = dtype_bytes(d.dtype);
   int64_t end;  // one past the last byte touched
   if (capacity_bytes >= 0 && item > 0) {
     if (!checked::add(hi, 1, &end) || !checked::mul(end, item, &end) || end > capacity_bytes)

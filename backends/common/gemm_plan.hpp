@@ -11,6 +11,7 @@
 #pragma once
 #include <cstdint>
 
+#include "common/abi_dtype.hpp"
 #include "vnn/backend_abi.h"
 
 namespace vnn::kernels {
@@ -126,20 +127,6 @@ inline ColumnMajorGemm column_major(const GemmPlan& p) {
   return c;
 }
 
-// Bytes per element of a vnn_dtype (0 for an unknown one).
-inline int64_t dtype_bytes(int32_t dtype) {
-  switch (dtype) {
-    case VNN_FLOAT64:
-    case VNN_INT64: return 8;
-    case VNN_FLOAT32:
-    case VNN_INT32: return 4;
-    case VNN_FLOAT16:
-    case VNN_BFLOAT16: return 2;
-    case VNN_UINT8:
-    case VNN_BOOL: return 1;
-    default: return 0;
-  }
-}
 
 // A contiguous [B..., rows, cols] descriptor with d's sizes, at offset 0 of
 // another buffer (where an operand that BLAS cannot read in place is packed).
