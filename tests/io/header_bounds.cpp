@@ -152,18 +152,21 @@ const Shape_ kShapes[] = {
     {"long shape", long_shape, true},
 };
 
-// ASan's allocator adds redzones and a quarantine to every block: peak RSS
-// measures it too (1.23x the bound here), so its absolute bound is scaled.
+// ASan's allocator adds redzones and a quarantine to every block, and its
+// checks (at -O1) slow parsing: peak RSS measured 1.23x the bound, the 160k
+// case 2.3 s on a loaded machine. Under ASan the absolute bounds are scaled;
+// the linear-growth checks stay as they are.
 #if defined(__SANITIZE_ADDRESS__)
-constexpr double kAllocatorOverhead = 1.5;
+#define VNN_TEST_UNDER_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-constexpr double kAllocatorOverhead = 1.5;
-#else
-constexpr double kAllocatorOverhead = 1.0;
+#define VNN_TEST_UNDER_ASAN 1
 #endif
+#endif
+#ifdef VNN_TEST_UNDER_ASAN
+constexpr double kAllocatorOverhead = 1.5, kTimeOverhead = 4.0;
 #else
-constexpr double kAllocatorOverhead = 1.0;
+constexpr double kAllocatorOverhead = 1.0, kTimeOverhead = 1.0;
 #endif
 
 }  // namespace
@@ -201,7 +204,7 @@ TEST_CASE("header parsing: 160k tensor names parse in well under a second") {
   io::Header hd = io::parse_header(reinterpret_cast<const uint8_t*>(f.data()), f.size(), f.size(), "keys");
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(hd.tensors.size() == 160000);
-  CHECK(s < 1.0);
+  CHECK(s < 1.0 * kTimeOverhead);
 }
 
 // The issue's bound at the 100 MB header limit (slow label: it writes
@@ -214,7 +217,7 @@ TEST_CASE("header parsing: a 100 MB worst-case header parses or is rejected with
                 c.rejected ? "rejected" : "parsed");
     INFO(s.name << ": " << c.seconds << " s, +" << c.peak_kib << " KiB");
     CHECK(c.rejected == s.rejected);
-    CHECK(c.seconds < 2.0);
-    CHECK(c.peak_kib < 500 * 1024);
+    CHECK(c.seconds < 2.0 * kTimeOverhead);
+    CHECK(c.peak_kib < 500 * 1024 * kAllocatorOverhead);
   }
 }
