@@ -35,14 +35,14 @@ template <class Native, class Fallback>
 auto native_or_float32(DeviceContext& ctx, DType t, vnn_op_kind kind, Native&& native, Fallback&& fallback)
     -> decltype(native()) {
   if (!is_low_precision(t)) return native();
-  std::atomic<int>& known = ctx.native_half_op[kind];
-  if (known.load(std::memory_order_relaxed) != 0) {
+  std::atomic<int>& known = ctx.native_half_op[kind];  // 0 unknown, 1 native, 2 float32
+  if (known.load(std::memory_order_relaxed) != 2) {
     try {
       auto r = native();
       known.store(1, std::memory_order_relaxed);
       return r;
     } catch (const Unsupported&) {
-      known.store(0, std::memory_order_relaxed);
+      known.store(2, std::memory_order_relaxed);
     }
   }
   return fallback();
