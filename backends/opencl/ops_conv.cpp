@@ -129,8 +129,13 @@ vnn_status run_conv_family(Device& d, cl_command_queue q, const vnn_op& op, cons
   if (op.num_inputs < 1 || !op.inputs || op.num_outputs < 1 || !op.outputs)
     return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs at least 1 input and 1 output", what.c_str());
   const int32_t dt = op.outputs[0].dtype;
-  if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64)
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: only float32 and float64 are supported", what.c_str());
+  // Pooling also takes 16-bit storage (computed in float32); im2col / col2im
+  // do not (conv2d runs 16-bit operands on float32 copies).
+  const bool pool = op.kind == VNN_OP_POOL2D || op.kind == VNN_OP_POOL2D_BACKWARD;
+  const bool half = dt == VNN_FLOAT16 || dt == VNN_BFLOAT16;
+  if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64 && !(pool && half))
+    return fail(VNN_STATUS_UNSUPPORTED, "%s: only float32 and float64%s are supported", what.c_str(),
+                pool ? ", float16 and bfloat16" : "");
   if (dt == VNN_FLOAT64 && !d.fp64)
     return fail(VNN_STATUS_UNSUPPORTED, "%s: float64 is not supported on %s (device lacks cl_khr_fp64)",
                 what.c_str(), d.label.c_str());
