@@ -5,7 +5,9 @@
 //   xhat = (x - mean) * rstd, M = elements per statistic,
 //   dx = rstd / M * (M * dxhat - sum(dxhat) - xhat * sum(dxhat * xhat)).
 #include <algorithm>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autograd/autograd.hpp"
@@ -59,6 +61,15 @@ using detail::upcast_low;
 
 // Whether the call has 16-bit operands and so runs on float32 copies.
 bool low(const Tensor& input) { return input.defined() && is_low_precision(input.dtype()); }
+
+// With 16-bit input, weight / bias / running stats may be the input's dtype
+// or float32 (PyTorch's mixed batch_norm); anything else is a DTypeError.
+void check_low_params(const char* op, const Tensor& input, std::initializer_list<std::pair<const char*, Tensor>> ps) {
+  for (const auto& [arg, p] : ps)
+    if (p.defined() && p.dtype() != input.dtype() && p.dtype() != kFloat32)
+      throw DTypeError(std::string(op) + ": " + arg + " dtype " + name(p.dtype()) + " differs from input dtype " +
+                       name(input.dtype()) + " (16-bit input takes its own dtype or float32)");
+}
 
 // A running statistic updated in float32 and stored back in its dtype.
 void store_back(const Tensor& stat, const Tensor& updated) {
@@ -141,6 +152,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Tensor&
                                               double momentum, double eps) {
   if (low(input)) {  // float32 statistics and arithmetic; output rounded once, stats in float32
     check_nc("batch_norm", input);
+    check_low_params("batch_norm", input, {{"weight", weight}, {"bias", bias}, {"running_mean", running_mean},
+                                           {"running_var", running_var}});
     Tensor rm = upcast_low(running_mean), rv = upcast_low(running_var);
     auto [out, m, rstd] = batch_norm(input.to(kFloat32), upcast_low(weight), upcast_low(bias), rm, rv, training,
                                      momentum, eps);
@@ -203,6 +216,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_output
 std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, const Shape& normalized_shape,
                                               const Tensor& weight, const Tensor& bias, double eps) {
   if (low(input)) {
+    check_low_params("layer_norm", input, {{"weight", weight}, {"bias", bias}});
     auto [out, m, rstd] = layer_norm(input.to(kFloat32), normalized_shape, upcast_low(weight), upcast_low(bias), eps);
     return {out.to(input.dtype()), m, rstd};
   }
@@ -288,6 +302,7 @@ std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, int64_t num_g
   const char* op = "group_norm";
   check_nc(op, input);
   if (low(input)) {
+    check_low_params(op, input, {{"weight", weight}, {"bias", bias}});
     auto [out, m, rstd] = group_norm(input.to(kFloat32), num_groups, upcast_low(weight), upcast_low(bias), eps);
     return {out.to(input.dtype()), m, rstd};
   }

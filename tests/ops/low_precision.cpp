@@ -252,6 +252,12 @@ TEST_CASE("low-precision bad input: a non-floating image names the op and the dt
   Tensor xb = ones({1, 1, 4, 4}, TensorOptions(dev).with(kBFloat16));
   Tensor wh = ones({1, 1, 3, 3}, TensorOptions(dev).with(kFloat16));
   CHECK_THROWS_WITH(conv2d(xb, wh), Catch::Contains("bfloat16") && Catch::Contains("float16"));
+  // Norms take 16-bit input with parameters of its dtype or float32, nothing else.
+  Tensor c1 = ones({1}, TensorOptions(dev)), c1h = ones({1}, TensorOptions(dev).with(kFloat16));
+  CHECK(std::get<0>(batch_norm(xb, c1, c1, Tensor(), Tensor(), true, 0.1, 1e-5)).dtype() == kBFloat16);
+  CHECK_THROWS_WITH(batch_norm(xb, c1h, c1, Tensor(), Tensor(), true, 0.1, 1e-5),
+                    Catch::Contains("batch_norm") && Catch::Contains("weight") && Catch::Contains("float16"));
+  CHECK_THROWS_AS(group_norm(xb, 1, c1.to(kFloat64), Tensor(), 1e-5), DTypeError);
 }
 
 namespace {
