@@ -24,4 +24,18 @@ vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, con
   return VNN_STATUS_OK;
 }
 
+vnn_status enqueue_nd(Kernel& k, cl_command_queue q, cl_uint dims, const size_t* global, const size_t* local,
+                      const std::string& what, std::initializer_list<Arg> args) {
+  std::lock_guard<std::mutex> lock(k.mutex);
+  cl_uint i = 0;
+  for (const Arg& a : args) {
+    cl_int err = clSetKernelArg(k.kernel, i, a.size, a.ptr);
+    if (err != CL_SUCCESS) return fail_cl(err, "%s: clSetKernelArg(%u) failed", what.c_str(), i);
+    ++i;
+  }
+  cl_int err = clEnqueueNDRangeKernel(q, k.kernel, dims, nullptr, global, local, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueNDRangeKernel failed", what.c_str());
+  return VNN_STATUS_OK;
+}
+
 }  // namespace vnn_opencl

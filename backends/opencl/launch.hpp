@@ -36,4 +36,9 @@ inline vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t
   return launch(d, k, q, n, what, args.data(), args.size());
 }
 
+// Sets args in order and enqueues k on an explicit dims-D grid (kernels
+// with a fixed work-group shape: reductions, GEMM).
+vnn_status enqueue_nd(Kernel& k, cl_command_queue q, cl_uint dims, const size_t* global, const size_t* local,
+                      const std::string& what, std::initializer_list<Arg> args);
+
 }  // namespace vnn_opencl

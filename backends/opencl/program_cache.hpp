@@ -5,6 +5,9 @@
 #include <CL/cl.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <initializer_list>
 #include <mutex>
 #include <string>
 
@@ -28,6 +31,17 @@ struct Kernel {
 // the device's build log in last_error.
 vnn_status get_kernel(Device& d, const char* file, const char* kernel_name,
                       const std::string& options, Kernel** out);
+
+// The directory of the disk caches (VNN_OPENCL_CACHE_DIR, else
+// $XDG_CACHE_HOME/vnn/opencl, else ~/.cache/vnn/opencl; empty: none).
+std::filesystem::path cache_dir();
+
+// 32 hex digits naming what was built or tuned for this device and driver
+// (platform, name, driver and OpenCL version, then `extra`).
+std::string device_hash(const Device& d, std::initializer_list<const std::string*> extra);
+
+// FNV-1a 64 of n bytes (the cache files' checksum).
+uint64_t fnv64(const void* data, size_t n);
 
 }  // namespace vnn_opencl
 

@@ -70,3 +70,8 @@ inline ushort vnn_bf16_from_double(double v) {
   return vnn_bf16_from_float(f);
 }
 #endif
+
+// Element offset of batch index i over nd merged batch dims (MATMUL, GEMM).
+inline long vnn_strided_offset(long i, int nd, long8 sizes, long8 strides) {
+  return nd <= 1 ? i * strides.s0 : vnn_dot8(vnn_unravel(i, nd, sizes), strides);
+}
