@@ -348,7 +348,7 @@ bool try_clblast(cl_command_queue q, const vnn_op& op, double alpha, double beta
 // `variant`): forced by the tuner's run, else VNN_OPENCL_GEMM
 // (clblast | tiled | simple) and VNN_OPENCL_GEMM_VARIANT, else the
 // device's tuning for this shape class.
-void choose_gemm_path(Device& d, int64_t m, int64_t n, int64_t k, int* path, int* variant) {
+void choose_gemm_path(Device& d, const MatmulShape& s, int32_t dtype, int* path, int* variant) {
   const GemmForce& force = gemm_force();
   if (force.path) {
     *path = force.path;
@@ -356,13 +356,24 @@ void choose_gemm_path(Device& d, int64_t m, int64_t n, int64_t k, int* path, int
     return;
   }
   Tuning t = device_tuning(d);
-  *variant = t.gemm_variant;
+  *variant = pick_gemm_variant(t.gflops, s.m, s.n, s.k);
   if (const char* v = std::getenv("VNN_OPENCL_GEMM_VARIANT"); v && *v) *variant = std::atoi(v);
   const char* env = std::getenv("VNN_OPENCL_GEMM");
   if (env && std::strcmp(env, "simple") == 0) *path = 2;
   else if (env && std::strcmp(env, "tiled") == 0) *path = 3;
   else if (env && std::strcmp(env, "clblast") == 0) *path = 1;
-  else *path = t.vnn_for[static_cast<int>(classify_gemm(m, n, k))] ? 3 : 1;
+  else {
+    bool vnn = t.vnn_for[static_cast<int>(classify_gemm(s.m, s.n, s.k))];
+#ifdef VNN_OPENCL_HAVE_CLBLAST
+    // Float32 shapes CLBlast can take get their own measured answer.
+    const bool a_unit = s.a_cs == 1 || s.a_rs == 1, b_unit = s.b_cs == 1 || s.b_rs == 1;
+    if (dtype == VNN_FLOAT32 && s.batch.n == 1 && a_unit && b_unit && s.o_cs == 1)
+      vnn = vnn_gemm_faster(d, s.m, s.n, s.k, s.a_cs != 1, s.b_cs != 1);
+#else
+    (void)dtype;
+#endif
+    *path = vnn ? 3 : 1;
+  }
   if (*path == 3 && *variant < 0) *path = 2;
 }
 
@@ -390,7 +401,7 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
   if (s.batch.n == 0 || s.m == 0 || s.n == 0) return VNN_STATUS_OK;
 
   int path = 0, variant = -1;
-  choose_gemm_path(d, s.m, s.n, s.k, &path, &variant);
+  choose_gemm_path(d, s, out.dtype, &path, &variant);
 #ifdef VNN_OPENCL_HAVE_CLBLAST
   if (path == 1 && (out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64)) {
     std::string why;

@@ -15,12 +15,14 @@ namespace {
 
 // 8x8 items with 4x4 outputs suit small work-groups (Mali, Intel); 16x16
 // with 4x4 suits NVIDIA/AMD; 8x8 items with 8x8 outputs give PoCL long
-// vectorisable rows; 16x8 items of 2x8 outputs sit between.
+// vectorisable rows; 8x16 items of 4x8 outputs sit between; 16x16 tiles
+// of 2x2 keep little padding on skinny outputs (conv2d weight gradients).
 constexpr GemmConfig kVariants[kNumGemmVariants] = {
     {32, 32, 16, 4, 4},
     {64, 64, 16, 4, 4},
     {64, 64, 8, 8, 8},
     {32, 128, 8, 4, 8},
+    {16, 16, 16, 2, 2},
 };
 
 size_t items(const GemmConfig& c) { return size_t(c.tsm / c.wptm) * size_t(c.tsn / c.wptn); }
@@ -74,6 +76,20 @@ bool gemm_variant_fits(const Device& d, int v, int32_t dtype) {
   // Local memory: ours plus headroom the driver may reserve.
   return items(c) <= d.max_work_group_size && size_t(c.tsn / c.wptn) <= d.max_item_sizes[0] &&
          size_t(c.tsm / c.wptm) <= d.max_item_sizes[1] && local + 1024 <= d.local_mem;
+}
+
+int pick_gemm_variant(const double* gflops, int64_t m, int64_t n, int64_t k) {
+  int best = -1;
+  double best_t = 0;
+  for (int v = 0; v < kNumGemmVariants; ++v) {
+    if (!(gflops[v] > 0)) continue;
+    const GemmConfig& c = kVariants[v];
+    const double padded = double((m + c.tsm - 1) / c.tsm * c.tsm) * double((n + c.tsn - 1) / c.tsn * c.tsn) *
+                          double(std::max<int64_t>(k, 1));
+    const double t = padded / gflops[v];
+    if (best < 0 || t < best_t) best = v, best_t = t;
+  }
+  return best;
 }
 
 GemmShape classify_gemm(int64_t m, int64_t n, int64_t k) {

@@ -35,7 +35,7 @@ struct GemmConfig {
 
 // The candidates the tuner times, in a fixed order (the index is the
 // variant stored in the tuning cache and named by VNN_OPENCL_GEMM_VARIANT).
-constexpr int kNumGemmVariants = 4;
+constexpr int kNumGemmVariants = 5;
 const GemmConfig& gemm_variant(int v);
 std::string gemm_variant_name(int v);  // "64x64x16/4x4"
 
@@ -45,6 +45,10 @@ bool gemm_variant_fits(const Device& d, int v, int32_t dtype);
 // Enqueues p with variant v on q; split-K where the output has too few
 // tiles to fill the device.
 vnn_status run_gemm_variant(Device& d, cl_command_queue q, const GemmProblem& p, int v, const std::string& what);
+
+// The variant with the least estimated time for an m x n x k problem: the
+// padded work of its tiles over its tuned rate (gflops[v] <= 0: unfit).
+int pick_gemm_variant(const double* gflops, int64_t m, int64_t n, int64_t k);
 
 // Shape classes with their own CLBlast-or-vnn decision (tuning.cpp).
 enum class GemmShape { square = 0, long_k = 1, short_k = 2 };

@@ -21,7 +21,7 @@ namespace {
 
 // Bump when the variants or the file layout change: old files are then
 // simply not found (the version is part of the file name).
-const std::string kTuneVersion = "vnn-opencl-tuning 1";
+const std::string kTuneVersion = "vnn-opencl-tuning 2";
 
 struct State {
   std::mutex mutex;  // held over a whole tuning run: concurrent first uses wait for it
@@ -45,12 +45,25 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
-std::string body_text(const Device& d, const Tuning& t, const std::string& gflops) {
+std::string body_text(const Device& d, const Tuning& t, const std::string& notes) {
   std::string s = kTuneVersion + "\ndevice=" + d.name + "\ndriver=" + d.driver_version + "\ngemm_variant=" +
                   std::to_string(t.gemm_variant) + " " + (t.gemm_variant >= 0 ? gemm_variant_name(t.gemm_variant) : "simple") +
                   "\nvnn_for=";
   for (int c = 0; c < 3; ++c) s += std::string(c ? " " : "") + (t.vnn_for[c] ? "1" : "0");
-  return s + "\ngflops=" + gflops + "\n";
+  s += "\ngflops=";
+  char buf[32];
+  for (int v = 0; v < kNumGemmVariants; ++v) {
+    std::snprintf(buf, sizeof buf, "%s%.4g", v ? " " : "", t.gflops[v]);
+    s += buf;
+  }
+  s += "\nnotes=" + notes + "\n";
+  for (const auto& [key, vnn] : t.shapes) s += "shape=" + key + " " + (vnn ? "1" : "0") + "\n";
+  return s;
+}
+
+std::string shape_key(int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+  return std::to_string(m) + " " + std::to_string(n) + " " + std::to_string(k) + " " + (ta ? "1" : "0") + " " +
+         (tb ? "1" : "0");
 }
 
 // Parses a tuning file; false with *why set when it is unusable.
@@ -63,10 +76,11 @@ bool parse(const Device& d, const std::string& text, Tuning* t, std::string* why
   if (check != hex64(fnv64(body.data(), body.size()))) return *why = "checksum mismatch", false;
   std::istringstream in(body);
   std::string line;
-  bool have_variant = false, have_for = false;
+  bool have_variant = false, have_for = false, have_gflops = false;
   if (!std::getline(in, line) || line != kTuneVersion) return *why = "bad header", false;
   while (std::getline(in, line)) {
     if (line.rfind("device=", 0) == 0 && line.substr(7) != d.name) return *why = "made for another device", false;
+    if (line.rfind("notes=", 0) == 0) t->notes = line.substr(6);
     if (line.rfind("gemm_variant=", 0) == 0) {
       int v = -2;
       char name[64] = {0};
@@ -85,8 +99,25 @@ bool parse(const Device& d, const std::string& text, Tuning* t, std::string* why
       }
       have_for = true;
     }
+    if (line.rfind("shape=", 0) == 0) {
+      long long m = -1, n = -1, k = -1;
+      int ta = -1, tb = -1, vnn = -1;
+      if (std::sscanf(line.c_str() + 6, "%lld %lld %lld %d %d %d", &m, &n, &k, &ta, &tb, &vnn) != 6 || m < 0 ||
+          n < 0 || k < 0 || (ta | tb | vnn) & ~1)
+        return *why = "bad shape line", false;
+      t->shapes[shape_key(m, n, k, ta, tb)] = vnn == 1;
+    }
+    if (line.rfind("gflops=", 0) == 0) {
+      std::istringstream nums(line.substr(7));
+      for (int v = 0; v < kNumGemmVariants; ++v)
+        if (!(nums >> t->gflops[v]) || !(t->gflops[v] >= 0) || t->gflops[v] > 1e7 ||
+            (t->gflops[v] > 0 && !gemm_variant_fits(d, v, VNN_FLOAT32)))
+          return *why = "bad gflops line", false;
+      have_gflops = true;
+    }
   }
-  if (!have_variant || !have_for) return *why = "missing lines", false;
+  if (!have_variant || !have_for || !have_gflops) return *why = "missing lines", false;
+  if (t->gemm_variant >= 0 && !(t->gflops[t->gemm_variant] > 0)) return *why = "gemm_variant without a rate", false;
   return true;
 }
 
@@ -127,13 +158,14 @@ vnn_tensor_desc matrix(cl_mem m, int64_t rows, int64_t cols) {
 // path forced; negative when the path failed (e.g. a variant the compiled
 // kernel does not allow).
 struct Bench {
+  static constexpr size_t kFloats = size_t(4) << 20;  // per buffer: every tuning shape fits
   Device& d;
   cl_command_queue q = nullptr;
   cl_mem a = nullptr, b = nullptr, c = nullptr;
   explicit Bench(Device& dev) : d(dev) {
     cl_int err = CL_SUCCESS;
     q = clCreateCommandQueue(d.context, d.id, 0, &err);
-    const size_t bytes = 4u << 20;  // 1M floats: every shape below fits
+    const size_t bytes = kFloats * sizeof(float);
     const float one = 1.0f;
     for (cl_mem* m : {&a, &b, &c}) {
       *m = clCreateBuffer(d.context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
@@ -147,8 +179,12 @@ struct Bench {
     if (q) clReleaseCommandQueue(q);
   }
   bool ok() const { return q && a && b && c; }
-  double time(int path, int variant, int64_t m, int64_t n, int64_t k) {
+  // ta / tb: that operand is a transposed view, as conv2d's gradients pass them.
+  double time(int path, int variant, int64_t m, int64_t n, int64_t k, bool ta = false, bool tb = false,
+              int timed = 3) {
     vnn_tensor_desc in[2] = {matrix(a, m, k), matrix(b, k, n)};
+    if (ta) in[0].strides[0] = 1, in[0].strides[1] = m;
+    if (tb) in[1].strides[0] = 1, in[1].strides[1] = k;
     vnn_tensor_desc out = matrix(c, m, n);
     double scalars[2] = {1.0, 0.0};
     vnn_op op{};
@@ -164,7 +200,7 @@ struct Bench {
     GemmForce saved = gemm_force();
     gemm_force() = {path, variant};
     double best = -1;
-    for (int rep = 0; rep < 4; ++rep) {  // rep 0 warms up (and compiles)
+    for (int rep = 0; rep <= timed; ++rep) {  // rep 0 warms up (and compiles)
       auto t0 = std::chrono::steady_clock::now();
       if (run(d.index, &op) != VNN_STATUS_OK || clFinish(q) != CL_SUCCESS) {
         best = -1;
@@ -178,52 +214,61 @@ struct Bench {
   }
 };
 
-Tuning measure(Device& d, std::string* gflops) {
+Tuning measure(Device& d, std::string* notes) {
   Tuning t;
   t.source = "tuned";
   Bench bench(d);
   if (!bench.ok()) {
     t.source = "defaults (no buffers for the tuning run)";
-    t.gemm_variant = gemm_variant_fits(d, 0, VNN_FLOAT32) ? 0 : -1;
+    if (gemm_variant_fits(d, 0, VNN_FLOAT32)) t.gemm_variant = 0, t.gflops[0] = 1;
     return t;
   }
   const int64_t sq = (d.cl_type & CL_DEVICE_TYPE_GPU) ? 512 : 256;
   double best = -1;
-  char buf[32];
   for (int v = 0; v < kNumGemmVariants; ++v) {
     double s = gemm_variant_fits(d, v, VNN_FLOAT32) ? bench.time(3, v, sq, sq, sq) : -1;
-    std::snprintf(buf, sizeof buf, "%s%.2f", v ? " " : "", s > 0 ? 2.0 * double(sq * sq * sq) / s * 1e-9 : 0.0);
-    *gflops += buf;
+    t.gflops[v] = s > 0 ? 2.0 * double(sq * sq * sq) / s * 1e-9 : 0.0;
     if (s > 0 && (best < 0 || s < best)) {
       best = s;
       t.gemm_variant = v;
     }
   }
 #ifdef VNN_OPENCL_HAVE_CLBLAST
-  // One representative shape per class: vnn's best against CLBlast.
-  const int64_t shapes[3][3] = {{sq, sq, sq}, {64, 64, 4096}, {256, 4096, 32}};
-  const int own = t.gemm_variant >= 0 ? 3 : 2;
+  // One shape per class, laid out as conv2d's GEMMs are: vnn's pick for it
+  // against CLBlast.
+  struct Rep {
+    int64_t m, n, k;
+    bool ta, tb;
+  };
+  const Rep reps[3] = {{sq, sq, sq, false, false}, {64, 288, 4096, false, true}, {288, 4096, 64, true, false}};
+  char buf[64];
   for (int c = 0; c < 3; ++c) {
-    double tv = bench.time(own, t.gemm_variant, shapes[c][0], shapes[c][1], shapes[c][2]);
-    double tb = bench.time(1, -1, shapes[c][0], shapes[c][1], shapes[c][2]);
+    const Rep& r = reps[c];
+    const int v = pick_gemm_variant(t.gflops, r.m, r.n, r.k);
+    double tv = bench.time(v >= 0 ? 3 : 2, v, r.m, r.n, r.k, r.ta, r.tb);
+    double tb = bench.time(1, -1, r.m, r.n, r.k, r.ta, r.tb);
     t.vnn_for[c] = tv > 0 && (tb < 0 || tv <= tb);
-    std::snprintf(buf, sizeof buf, " c%d:%.3g/%.3g", c, tv, tb);
-    *gflops += buf;
+    std::snprintf(buf, sizeof buf, "%sclass%d vnn %.3gs clblast %.3gs", c ? ", " : "", c, tv, tb);
+    *notes += buf;
   }
 #endif
   return t;
 }
 
-Tuning tune_and_store(Device& d) {
-  std::string gflops;
-  Tuning t = measure(d, &gflops);
+void store(Device& d, Tuning& t) {
   std::filesystem::path path = tuning_file(d);
   t.path = path.string();
-  if (!path.empty()) {
-    std::string body = body_text(d, t, gflops);
-    if (!write_atomic(path, body + "check=" + hex64(fnv64(body.data(), body.size())) + "\n"))
-      std::fprintf(stderr, "vnn-opencl: warning: could not write the tuning cache %s\n", path.string().c_str());
-  }
+  if (path.empty()) return;
+  std::string body = body_text(d, t, t.notes);
+  if (!write_atomic(path, body + "check=" + hex64(fnv64(body.data(), body.size())) + "\n"))
+    std::fprintf(stderr, "vnn-opencl: warning: could not write the tuning cache %s\n", path.string().c_str());
+}
+
+Tuning tune_and_store(Device& d) {
+  std::string notes;
+  Tuning t = measure(d, &notes);
+  t.notes = notes;
+  store(d, t);
   return t;
 }
 
@@ -263,6 +308,35 @@ Tuning device_tuning(Device& d) {
   Tuning t = env && std::strcmp(env, "1") == 0 ? tune_and_store(d) : load_or_tune(d);
   s.done[&d] = t;
   return t;
+}
+
+bool vnn_gemm_faster(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+  Tuning t = device_tuning(d);
+  const bool by_class = t.vnn_for[static_cast<int>(classify_gemm(m, n, k))];
+  const std::string key = shape_key(m, n, k, ta, tb);
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  Tuning& held = s.done[&d];
+  auto it = held.shapes.find(key);
+  if (it != held.shapes.end()) return it->second;
+  // Timing costs two warm-up and two timed runs per path: only for shapes
+  // that fit the scratch buffers and take under ~4 GFLOP, at most 256 kept.
+  const int64_t cap = int64_t(Bench::kFloats);
+  if (m * k > cap || k * n > cap || m * n > cap || 2.0 * double(m) * double(n) * double(k) > 4e9 ||
+      held.shapes.size() >= 256)
+    return by_class;
+  clFinish(d.queue);  // queued work would run inside the measurement
+  Bench bench(d);
+  bool vnn = by_class;
+  if (bench.ok()) {
+    const int v = pick_gemm_variant(held.gflops, m, n, k);
+    double tv = bench.time(v >= 0 ? 3 : 2, v, m, n, k, ta, tb, 2);
+    double tc = bench.time(1, -1, m, n, k, ta, tb, 2);
+    vnn = tv > 0 && (tc < 0 || tv <= tc);
+  }
+  held.shapes[key] = vnn;
+  store(d, held);
+  return vnn;
 }
 
 Tuning retune(Device& d) {

@@ -7,6 +7,7 @@
 #ifndef VNN_OPENCL_TUNING_HPP
 #define VNN_OPENCL_TUNING_HPP
 
+#include <map>
 #include <string>
 
 #include "device.hpp"
@@ -15,17 +16,28 @@
 namespace vnn_opencl {
 
 struct Tuning {
-  int gemm_variant = -1;  // best vnn_gemm variant; -1: none fits (simple kernel)
+  int gemm_variant = -1;  // best vnn_gemm variant at the square size; -1: none fits (simple kernel)
+  double gflops[kNumGemmVariants] = {};  // each variant's rate there (0: does not fit)
   // Per GemmShape: vnn's GEMM beat CLBlast there (always true without CLBlast).
   bool vnn_for[3] = {true, true, true};
+  // Per float32 problem shape "m n k ta tb" met so far: vnn's GEMM beat
+  // CLBlast on it (measured at its first use, then kept in the cache file).
+  std::map<std::string, bool> shapes;
   std::string source;  // "cache" or "tuned"
   std::string path;    // the cache file ("" without a cache directory)
+  std::string notes;   // the class timings, kept in the file for people
 };
 
 // The device's tuning, tuned (or read from the cache) on the first call;
 // thread safe. Tuning failures fall back to defaults (variant 0 if it
 // fits), reported in the source text.
 Tuning device_tuning(Device& d);
+
+// Whether vnn's GEMM beats CLBlast on this float32 single-batch shape (ta,
+// tb: transposed operand views): from the cache, else timed once on scratch
+// buffers (after draining the device queue) and stored; shapes too large to
+// time cheaply get their class's answer.
+bool vnn_gemm_faster(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb);
 
 // Tunes again and rewrites the cache file (VNN_OPENCL_TUNE=1).
 Tuning retune(Device& d);
