@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "device.hpp"
@@ -18,10 +19,11 @@ namespace vnn_opencl {
 struct Arg {
   size_t size;
   const void* ptr;
+  bool mem = false;  // a cl_mem: always set again (see set_args)
 };
 template <typename V>
 Arg arg(const V& v) {
-  return {sizeof v, &v};
+  return {sizeof v, &v, std::is_same<V, cl_mem>::value};
 }
 
 // Sets args in order and enqueues k over n items on q (nothing for n <= 0).

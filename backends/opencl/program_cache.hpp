@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "device.hpp"
 #include "vnn/backend_abi.h"
@@ -23,6 +24,7 @@ struct Kernel {
   cl_kernel kernel = nullptr;
   size_t work_group_size = 1;  // CL_KERNEL_WORK_GROUP_SIZE on its device
   std::mutex mutex;
+  std::vector<std::string> last_args;  // bytes of the arguments set last (under mutex)
 };
 
 // The kernel `kernel_name` of kernels/common.cl + kernels/<file>.cl built

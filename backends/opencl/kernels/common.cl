@@ -19,8 +19,25 @@
     rem = q_;                                \
   }
 
+// Indices below 2^32 (nearly every tensor) divide in 32 bits, several
+// times cheaper than 64-bit division on CPUs and GPUs alike; a size past
+// 2^32 then only ever gives quotient 0, which the clamp to UINT_MAX keeps.
+#define VNN_UNRAVEL_STEP32(k)                                                  \
+  if (ndim > k) {                                                              \
+    uint s_ = sizes.s##k > (long)UINT_MAX ? UINT_MAX : (uint)sizes.s##k;       \
+    uint q_ = r32 / s_;                                                        \
+    idx.s##k = r32 - q_ * s_;                                                  \
+    r32 = q_;                                                                  \
+  }
+
 inline long8 vnn_unravel(long i, int ndim, long8 sizes) {
   long8 idx = (long8)(0);
+  if (i < (long)UINT_MAX) {
+    uint r32 = (uint)i;
+    VNN_UNRAVEL_STEP32(0) VNN_UNRAVEL_STEP32(1) VNN_UNRAVEL_STEP32(2) VNN_UNRAVEL_STEP32(3)
+    VNN_UNRAVEL_STEP32(4) VNN_UNRAVEL_STEP32(5) VNN_UNRAVEL_STEP32(6) VNN_UNRAVEL_STEP32(7)
+    return idx;
+  }
   long rem = i;
   VNN_UNRAVEL_STEP(0) VNN_UNRAVEL_STEP(1) VNN_UNRAVEL_STEP(2) VNN_UNRAVEL_STEP(3)
   VNN_UNRAVEL_STEP(4) VNN_UNRAVEL_STEP(5) VNN_UNRAVEL_STEP(6) VNN_UNRAVEL_STEP(7)
