@@ -97,9 +97,13 @@ bool run_maxpool_backward_scatter(Device& d, cl_command_queue q, const vnn_op& o
   cl_mem mo = mem(out), mi = mem(gy), mx = mem(idx);
   cl_long oo = out.offset, io = gy.offset, xo = idx.offset, OH = gy.sizes[2], OW = gy.sizes[3];
   cl_long4 os = strides4(out), is = strides4(gy), xs = strides4(idx), dims = sizes4(out);
+  cl_long8 geom{};
+  for (int i = 0; i < 8; ++i) geom.s[i] = g[i];
+  cl_long4 g2{};
+  g2.s[0] = g[8];
   *st = launch(d, *k, q, gy.sizes[0] * gy.sizes[1] * OH * OW, what,
                {arg(mo), arg(oo), arg(os), arg(mx), arg(xo), arg(xs), arg(mi), arg(io), arg(is), arg(dims), arg(OH),
-                arg(OW)});
+                arg(OW), arg(geom), arg(g2)});
   return true;
 }
 

@@ -59,6 +59,33 @@ inline long vnn_dot8(long8 idx, long8 strides) {
 // Multi-index of linear index i; unused (zero) on the fast path.
 #define VNN_INDEX(i) ((ndim <= 1) ? (long8)(0) : vnn_unravel((i), ndim, sizes))
 
+// idx + step in the mixed radix of sizes (both digit vectors in range, so
+// one subtraction per digit carries); a carry out of the top digit only
+// happens past the last element, which the loop never reaches.
+#define VNN_ADVANCE_STEP(k)                              \
+  if (ndim > k) {                                        \
+    long v_ = idx.s##k + step.s##k + carry;              \
+    carry = v_ >= sizes.s##k;                            \
+    idx.s##k = carry ? v_ - sizes.s##k : v_;             \
+  }
+
+inline long8 vnn_advance(long8 idx, long8 step, int ndim, long8 sizes) {
+  if (ndim <= 1) return idx;
+  long carry = 0;
+  VNN_ADVANCE_STEP(0) VNN_ADVANCE_STEP(1) VNN_ADVANCE_STEP(2) VNN_ADVANCE_STEP(3)
+  VNN_ADVANCE_STEP(4) VNN_ADVANCE_STEP(5) VNN_ADVANCE_STEP(6) VNN_ADVANCE_STEP(7)
+  return idx;
+}
+
+// The grid-stride loop of the elementwise kernels, i < n, with idx the
+// multi-index of i: unravelled once per work item and then advanced by the
+// grid size, so strided tensors cost no division per element. Needs ndim
+// and sizes in scope; declares idx.
+#define VNN_GRID_LOOP(i, n)                                    \
+  long8 idx = VNN_INDEX((long)get_global_id(0));               \
+  const long8 vnn_step_ = VNN_INDEX((long)get_global_size(0)); \
+  for (long i = get_global_id(0); i < (n); i += get_global_size(0), idx = vnn_advance(idx, vnn_step_, ndim, sizes))
+
 // bfloat16 is the top half of a float32.
 inline float vnn_bf16_to_float(ushort h) { return as_float((uint)h << 16); }
 
