@@ -355,7 +355,7 @@ void choose_gemm_path(Device& d, const MatmulShape& s, int32_t dtype, int* path,
     *variant = force.variant;
     return;
   }
-  Tuning t = device_tuning(d);
+  TunedRates t = tuned_rates(d);
   *variant = pick_gemm_variant(t.gflops, s.m, s.n, s.k);
   if (const char* v = std::getenv("VNN_OPENCL_GEMM_VARIANT"); v && *v) *variant = std::atoi(v);
   const char* env = std::getenv("VNN_OPENCL_GEMM");

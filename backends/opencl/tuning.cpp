@@ -299,24 +299,41 @@ GemmForce& gemm_force() {
   return f;
 }
 
-Tuning device_tuning(Device& d) {
+namespace {
+
+// The device's tuning, tuned or read on first use; the caller holds
+// state().mutex.
+Tuning& ensure_locked(Device& d) {
   State& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
   auto it = s.done.find(&d);
   if (it != s.done.end()) return it->second;
   const char* env = std::getenv("VNN_OPENCL_TUNE");
   Tuning t = env && std::strcmp(env, "1") == 0 ? tune_and_store(d) : load_or_tune(d);
-  s.done[&d] = t;
-  return t;
+  return s.done[&d] = t;
+}
+
+}  // namespace
+
+Tuning device_tuning(Device& d) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return ensure_locked(d);
+}
+
+TunedRates tuned_rates(Device& d) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  const Tuning& t = ensure_locked(d);
+  TunedRates r;
+  r.gemm_variant = t.gemm_variant;
+  for (int v = 0; v < kNumGemmVariants; ++v) r.gflops[v] = t.gflops[v];
+  for (int c = 0; c < 3; ++c) r.vnn_for[c] = t.vnn_for[c];
+  return r;
 }
 
 bool vnn_gemm_faster(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
-  Tuning t = device_tuning(d);
-  const bool by_class = t.vnn_for[static_cast<int>(classify_gemm(m, n, k))];
   const std::string key = shape_key(m, n, k, ta, tb);
-  State& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  Tuning& held = s.done[&d];
+  std::lock_guard<std::mutex> lock(state().mutex);
+  Tuning& held = ensure_locked(d);
+  const bool by_class = held.vnn_for[static_cast<int>(classify_gemm(m, n, k))];
   auto it = held.shapes.find(key);
   if (it != held.shapes.end()) return it->second;
   // Timing costs two warm-up and two timed runs per path: only for shapes
@@ -337,14 +354,6 @@ bool vnn_gemm_faster(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool t
   held.shapes[key] = vnn;
   store(d, held);
   return vnn;
-}
-
-Tuning retune(Device& d) {
-  State& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  Tuning t = tune_and_store(d);
-  s.done[&d] = t;
-  return t;
 }
 
 std::string tuning_report(const Device& d) {

@@ -28,9 +28,9 @@ struct Tuning {
   std::string notes;   // the class timings, kept in the file for people
 };
 
-// The device's tuning, tuned (or read from the cache) on the first call;
-// thread safe. Tuning failures fall back to defaults (variant 0 if it
-// fits), reported in the source text.
+// The device's tuning, tuned (or read from the cache) on the first call,
+// tuned afresh and rewritten when VNN_OPENCL_TUNE=1; thread safe. Tuning
+// failures fall back to defaults (variant 0 if it fits), said in source.
 Tuning device_tuning(Device& d);
 
 // Whether vnn's GEMM beats CLBlast on this float32 single-batch shape (ta,
@@ -39,8 +39,13 @@ Tuning device_tuning(Device& d);
 // time cheaply get their class's answer.
 bool vnn_gemm_faster(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb);
 
-// Tunes again and rewrites the cache file (VNN_OPENCL_TUNE=1).
-Tuning retune(Device& d);
+// What MATMUL reads on every call, without copying the shape table.
+struct TunedRates {
+  int gemm_variant = -1;
+  double gflops[kNumGemmVariants] = {};
+  bool vnn_for[3] = {true, true, true};
+};
+TunedRates tuned_rates(Device& d);
 
 // device_info lines: gemm_tuning=..., gemm_variant=..., ...; "pending"
 // before the first MATMUL.
