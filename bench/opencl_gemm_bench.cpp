@@ -7,7 +7,8 @@
 //   (b) per-op overhead of a 64-element float add: enqueue only, and with a
 //       queue synchronize after every op
 // The plugin is dlopen()ed through the C ABI as the core does.
-//   usage: opencl_gemm_bench [--big] [--samples N] [--plugin path/libvnn-backend-opencl.so]
+//   (c) the CNN training step's GEMM shapes: CLBlast, vnn tiled, auto
+//   usage: opencl_gemm_bench [--big] [--no-square] [--no-shapes] [--samples N] [--plugin path/libvnn-backend-opencl.so]
 #include "timing.hpp"
 #include <CL/cl.h>
 #include <clblast_c.h>
@@ -91,13 +92,15 @@ int main(int argc, char** argv) {
 #else
       "libvnn-backend-opencl.so";
 #endif
-  bool big = false;
+  bool big = false, skip_shapes = false, skip_square = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--big")) big = true;
+    else if (!std::strcmp(argv[i], "--no-shapes")) skip_shapes = true;
+    else if (!std::strcmp(argv[i], "--no-square")) skip_square = true;
     else if (!std::strcmp(argv[i], "--samples") && i + 1 < argc) g_samples = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--plugin") && i + 1 < argc) plugin = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--big] [--samples N] [--plugin libvnn-backend-opencl.so]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--big] [--no-square] [--no-shapes] [--samples N] [--plugin libvnn-backend-opencl.so]\n", argv[0]);
       return 2;
     }
   }
@@ -134,6 +137,7 @@ int main(int argc, char** argv) {
               "vnn tiled");
   std::vector<int64_t> sizes = {256, 512, 1024};
   if (big) sizes.push_back(2048);
+  if (skip_square) sizes.clear();
   for (int64_t n : sizes) {
     size_t bytes = size_t(n * n) * 4;
     std::vector<float> ha(size_t(n * n)), hb(size_t(n * n));
@@ -178,6 +182,53 @@ int main(int argc, char** argv) {
     check(B->free(DEV, a), "free");
     check(B->free(DEV, b), "free");
     check(B->free(DEV, c), "free");
+  }
+
+  if (!skip_shapes) {
+    // (c) the GEMMs of the CNN training step (conv2d forward, both conv
+    // gradients, fc layers), operands as the core hands them over (a
+    // transposed operand is a strided view): CLBlast, vnn's tiled GEMM and
+    // the path the tuning picks, all through the plugin's MATMUL.
+    struct Shape {
+      const char* what;
+      int64_t m, n, k;
+      bool ta, tb;
+    };
+    const Shape shapes[] = {
+        {"conv1 fwd W@col", 32, 50176, 9, false, false},      {"conv1 dW gy@col^T", 32, 9, 50176, false, true},
+        {"conv2 fwd W@col", 64, 12544, 288, false, false},    {"conv2 dW gy@col^T", 64, 288, 12544, false, true},
+        {"conv2 dcol W^T@gy", 288, 12544, 64, true, false},   {"fc1 fwd x@W^T", 64, 128, 3136, false, true},
+        {"fc1 dW gy^T@x", 128, 3136, 64, true, false},        {"fc1 dx gy@W", 64, 3136, 128, false, false},
+    };
+    std::printf("\n(c) CNN training GEMMs through MATMUL, float32, ms per call (median of %d)\n", g_samples);
+    std::printf("%-20s %18s %10s %10s %8s %10s %8s\n", "gemm", "m x n x k", "CLBlast", "vnn tiled", "ratio",
+                "auto", "path");
+    for (const Shape& sh : shapes) {
+      const int64_t m = sh.m, n = sh.n, k = sh.k;
+      void *a = nullptr, *b = nullptr, *c = nullptr;
+      check(B->alloc(DEV, size_t(m * k) * 4, &a), "alloc");
+      check(B->alloc(DEV, size_t(k * n) * 4, &b), "alloc");
+      check(B->alloc(DEV, size_t(m * n) * 4, &c), "alloc");
+      vnn_tensor_desc in[2] = {mat(a, m, k), mat(b, k, n)};
+      if (sh.ta) in[0].strides[0] = 1, in[0].strides[1] = m;  // [k, m] storage
+      if (sh.tb) in[1].strides[0] = 1, in[1].strides[1] = k;  // [n, k] storage
+      vnn_tensor_desc out = mat(c, m, n);
+      check(run_op(VNN_OP_FILL, nullptr, 0, mat(a, m * k, 1), {0.5}, {}, qh), "fill");
+      check(run_op(VNN_OP_FILL, nullptr, 0, mat(b, k * n, 1), {0.25}, {}, qh), "fill");
+      auto mm = [&] { check(run_op(VNN_OP_MATMUL, in, 2, out, {1.0, 0.0}, {}, qh), "matmul"); };
+      double t_auto = median_seconds(1, mm, sync);
+      std::string path = gemm_last();
+      setenv("VNN_OPENCL_GEMM", "tiled", 1);
+      double t_tiled = median_seconds(1, mm, sync);
+      setenv("VNN_OPENCL_GEMM", "clblast", 1);
+      double t_blast = median_seconds(1, mm, sync);
+      unsetenv("VNN_OPENCL_GEMM");
+      char dims[48];
+      std::snprintf(dims, sizeof dims, "%lldx%lldx%lld", (long long)m, (long long)n, (long long)k);
+      std::printf("%-20s %18s %10.2f %10.2f %8.2f %10.2f %8s\n", sh.what, dims, t_blast * 1e3, t_tiled * 1e3,
+                  t_blast / t_tiled, t_auto * 1e3, path.c_str());
+      for (void* p : {a, b, c}) check(B->free(DEV, p), "free");
+    }
   }
 
   std::printf("\n(b) per-op overhead, out = a + b on 64 float32 elements\n");

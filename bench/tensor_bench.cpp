@@ -256,6 +256,46 @@ void conv_table() {
   }
 }
 
+// (e) the same conv2d layers on opencl:0 against cpu:0, same run: forward,
+// and the three backward ops (input, weight, bias gradients) on their own.
+void conv_device_table() {
+  const vnn::Device cl("opencl", 0), cpu("cpu", 0);
+  if (!vnn::is_available(cl)) {
+    std::printf("\n## (e) conv2d opencl:0 vs cpu:0: no OpenCL device, skipped\n");
+    return;
+  }
+  std::printf("\n## (e) conv2d float32, opencl:0 (%s) vs cpu:0, ms per call, same run\n\n",
+              vnn::device_info(cl).name.c_str());
+  std::printf("| layer | cpu fwd | opencl fwd | opencl / cpu | cpu bwd | opencl bwd | opencl / cpu |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  struct L { int64_t n, c, h, w, o; const char* name; };
+  for (L l : {L{64, 1, 28, 28, 32, "64x1x28x28, 32 3x3 pad 1"}, L{64, 32, 14, 14, 64, "64x32x14x14, 64 3x3 pad 1"}}) {
+    auto xv = random_floats(size_t(l.n * l.c * l.h * l.w), 11), wv = random_floats(size_t(l.o * l.c * 9), 12),
+         bv = random_floats(size_t(l.o), 13), gv = random_floats(size_t(l.n * l.o * l.h * l.w), 14);
+    double t[2][2];
+    int col = 0;
+    for (const vnn::Device& dev : {cpu, cl}) {
+      vnn::Tensor x = vnn::from_vector(xv, {l.n, l.c, l.h, l.w}).to(dev), w = vnn::from_vector(wv, {l.o, l.c, 3, 3}).to(dev),
+                  b = vnn::from_vector(bv, {l.o}).to(dev), gy = vnn::from_vector(gv, {l.n, l.o, l.h, l.w}).to(dev);
+      auto sync = [&] { vnn::synchronize(dev); };
+      vnn::Tensor y = vnn::conv2d(x, w, b, 1, 1);  // warm-up: kernels built, GEMM shapes tuned
+      vnn::conv2d_backward_weight(gy, x, w.sizes(), 1, 1);
+      vnn::conv2d_backward_input(gy, w, x.sizes(), 1, 1);
+      sync();
+      t[col][0] = median_seconds(3, [&] { y = vnn::conv2d(x, w, b, 1, 1); }, sync);
+      t[col][1] = median_seconds(3, [&] {
+        vnn::Tensor gx = vnn::conv2d_backward_input(gy, w, x.sizes(), 1, 1);
+        vnn::Tensor gw = vnn::conv2d_backward_weight(gy, x, w.sizes(), 1, 1);
+        vnn::Tensor gb = vnn::conv2d_backward_bias(gy);
+      }, sync);
+      ++col;
+    }
+    std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", l.name, t[0][0] * 1e3, t[1][0] * 1e3,
+                t[1][0] / t[0][0], t[0][1] * 1e3, t[1][1] * 1e3, t[1][1] / t[0][1]);
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -295,5 +335,6 @@ int main(int argc, char** argv) {
     bandwidth_table();
   }
   conv_table();
+  conv_device_table();
   return 0;
 }

@@ -3,12 +3,14 @@
 #include <CL/cl_ext.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "errors.hpp"
+#include "tuning.hpp"
 
 // Vendor queries not in every cl_ext.h (cl_nv_device_attribute_query).
 #ifndef CL_DEVICE_PCI_BUS_ID_NV
@@ -113,6 +115,13 @@ Device* describe(cl_platform_id p, cl_device_id id) {
   d->correctly_rounded_sqrt =
       (device_value<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG, 0) &
        CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+  size_t items[3] = {1, 1, 1};
+  if (clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, nullptr) == CL_SUCCESS)
+    for (int i = 0; i < 3; ++i) d->max_item_sizes[i] = items[i] ? items[i] : 1;
+  d->images = device_value<cl_bool>(id, CL_DEVICE_IMAGE_SUPPORT, CL_FALSE) != CL_FALSE;
+  d->local_mem_dedicated =
+      device_value<cl_device_local_mem_type>(id, CL_DEVICE_LOCAL_MEM_TYPE, CL_GLOBAL) == CL_LOCAL;
+  d->vector_width_float = device_value<cl_uint>(id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, 1);
   return d;
 }
 
@@ -300,16 +309,17 @@ vnn_status device_info(int32_t device, vnn_device_info* info) {
     copy_text(info->unusable_reason, sizeof info->unusable_reason,
               "no OpenCL C compiler for this device (CL_DEVICE_COMPILER_AVAILABLE is false)");
   std::snprintf(info->properties, sizeof info->properties,
-                "platform=%s\nopencl_version=%s\nmax_work_group_size=%zu\nfp64=%s\n"
-                "fp16=%s\nmax_alloc=%llu\nlocal_mem=%llu\n",
+                "platform=%s\nopencl_version=%s\nmax_work_group_size=%zu\nmax_work_item_sizes=%zux%zux%zu\n"
+                "fp64=%s\nfp16=%s\nimages=%s\nmax_alloc=%llu\nlocal_mem=%llu (%s)\nvector_width_float=%u\n",
                 d->platform_name.c_str(), d->opencl_version.c_str(), d->max_work_group_size,
-                d->fp64 ? "yes" : "no", d->fp16 ? "yes" : "no",
-                static_cast<unsigned long long>(d->max_alloc),
-                static_cast<unsigned long long>(d->local_mem));
+                d->max_item_sizes[0], d->max_item_sizes[1], d->max_item_sizes[2], d->fp64 ? "yes" : "no",
+                d->fp16 ? "yes" : "no", d->images ? "yes" : "no", static_cast<unsigned long long>(d->max_alloc),
+                static_cast<unsigned long long>(d->local_mem), d->local_mem_dedicated ? "dedicated" : "global",
+                d->vector_width_float);
   // The MATMUL path: CLBlast (float32/float64, unit-stride operands) when
   // the plugin was built with it, else the tiled kernel; gemm_last says
   // which one the latest MATMUL on this device used.
-  static const char* const kGemmLast[] = {"none", "clblast", "tiled"};
+  static const char* const kGemmLast[] = {"none", "clblast", "tiled", "simple"};
   size_t used = std::strlen(info->properties);
   std::snprintf(info->properties + used, sizeof info->properties - used, "gemm=%s\ngemm_last=%s\n",
 #ifdef VNN_OPENCL_HAVE_CLBLAST
@@ -317,7 +327,15 @@ vnn_status device_info(int32_t device, vnn_device_info* info) {
 #else
                 "tiled",
 #endif
-                kGemmLast[d->last_gemm.load(std::memory_order_relaxed) % 3]);
+                kGemmLast[d->last_gemm.load(std::memory_order_relaxed) % 4]);
+  // VNN_OPENCL_TUNE=1 (vnn-devices --tune) tunes here and rewrites the
+  // cache; otherwise the tuning runs at the first MATMUL.
+  if (const char* tune = std::getenv("VNN_OPENCL_TUNE"); tune && std::strcmp(tune, "1") == 0) {
+    Device* ready = nullptr;
+    if (ready_device(device, &ready) == VNN_STATUS_OK) device_tuning(*ready);
+  }
+  used = std::strlen(info->properties);
+  std::snprintf(info->properties + used, sizeof info->properties - used, "%s", tuning_report(*d).c_str());
   return VNN_STATUS_OK;
 }
 

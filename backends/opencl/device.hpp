@@ -28,6 +28,11 @@ struct Device {
   bool available = true, compiler_available = true;
   bool fp64 = false, fp16 = false;
   bool correctly_rounded_sqrt = false;  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT
+  // Limits the tuned kernels check before choosing a work-group shape.
+  size_t max_item_sizes[3] = {1, 1, 1};  // CL_DEVICE_MAX_WORK_ITEM_SIZES
+  bool images = false;                   // CL_DEVICE_IMAGE_SUPPORT
+  bool local_mem_dedicated = false;      // CL_DEVICE_LOCAL_MEM_TYPE is CL_LOCAL
+  cl_uint vector_width_float = 1;        // CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT
 
   // Created by init_device, under init_mutex, then read without locking.
   std::mutex init_mutex;
@@ -38,7 +43,8 @@ struct Device {
   // default queue a blocking map would first wait for all queued work.
   cl_command_queue host_queue = nullptr;
 
-  // The path the latest MATMUL took: 0 none yet, 1 CLBlast, 2 tiled kernel.
+  // The path the latest MATMUL took: 0 none yet, 1 CLBlast, 2 vnn's tiled
+  // GEMM (gemm.cl), 3 the simple kernel (matmul.cl).
   std::atomic<int> last_gemm{0};
 
   bool has_extension(const char* ext) const;

@@ -1,11 +1,38 @@
 #include "launch.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 
 #include "errors.hpp"
 
 namespace vnn_opencl {
+namespace {
+
+// Sets the arguments whose bytes differ from the ones this kernel holds
+// already (the caller holds k.mutex): repeated launches of one op shape set
+// little more than their buffers. Buffers are always set again: a released
+// cl_mem's handle value can come back for a new buffer, and some drivers
+// resolve the buffer when the argument is set.
+vnn_status set_args(Kernel& k, const Arg* args, size_t count, const std::string& what) {
+  if (k.last_args.size() < count) k.last_args.resize(count);
+  for (cl_uint i = 0; i < count; ++i) {
+    std::string& last = k.last_args[i];
+    const char* bytes = static_cast<const char*>(args[i].ptr);
+    const bool always = args[i].mem || !args[i].ptr;
+    if (!always && last.size() == args[i].size && std::memcmp(last.data(), bytes, args[i].size) == 0) continue;
+    cl_int err = clSetKernelArg(k.kernel, i, args[i].size, args[i].ptr);
+    if (err != CL_SUCCESS) {
+      last.clear();
+      return fail_cl(err, "%s: clSetKernelArg(%u) failed", what.c_str(), i);
+    }
+    if (always) last.clear();
+    else last.assign(bytes, args[i].size);
+  }
+  return VNN_STATUS_OK;
+}
+
+}  // namespace
 
 vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, const std::string& what,
                   const Arg* args, size_t count) {
@@ -15,11 +42,17 @@ vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, con
   size_t global = std::min<size_t>(groups, 4096) * local;
   // A cl_kernel's arguments are shared state: set and enqueue under its lock.
   std::lock_guard<std::mutex> lock(k.mutex);
-  for (cl_uint i = 0; i < count; ++i) {
-    cl_int err = clSetKernelArg(k.kernel, i, args[i].size, args[i].ptr);
-    if (err != CL_SUCCESS) return fail_cl(err, "%s: clSetKernelArg(%u) failed", what.c_str(), i);
-  }
+  if (vnn_status st = set_args(k, args, count, what)) return st;
   cl_int err = clEnqueueNDRangeKernel(q, k.kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueNDRangeKernel failed", what.c_str());
+  return VNN_STATUS_OK;
+}
+
+vnn_status enqueue_nd(Kernel& k, cl_command_queue q, cl_uint dims, const size_t* global, const size_t* local,
+                      const std::string& what, std::initializer_list<Arg> args) {
+  std::lock_guard<std::mutex> lock(k.mutex);
+  if (vnn_status st = set_args(k, args.begin(), args.size(), what)) return st;
+  cl_int err = clEnqueueNDRangeKernel(q, k.kernel, dims, nullptr, global, local, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueNDRangeKernel failed", what.c_str());
   return VNN_STATUS_OK;
 }

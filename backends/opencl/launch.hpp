@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "device.hpp"
@@ -18,10 +19,11 @@ namespace vnn_opencl {
 struct Arg {
   size_t size;
   const void* ptr;
+  bool mem = false;  // a cl_mem: always set again (see set_args)
 };
 template <typename V>
 Arg arg(const V& v) {
-  return {sizeof v, &v};
+  return {sizeof v, &v, std::is_same<V, cl_mem>::value};
 }
 
 // Sets args in order and enqueues k over n items on q (nothing for n <= 0).
@@ -35,5 +37,10 @@ inline vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t
                          const std::vector<Arg>& args) {
   return launch(d, k, q, n, what, args.data(), args.size());
 }
+
+// Sets args in order and enqueues k on an explicit dims-D grid (kernels
+// with a fixed work-group shape: reductions, GEMM).
+vnn_status enqueue_nd(Kernel& k, cl_command_queue q, cl_uint dims, const size_t* global, const size_t* local,
+                      const std::string& what, std::initializer_list<Arg> args);
 
 }  // namespace vnn_opencl

@@ -23,7 +23,9 @@
 #include "ops_optimizer.hpp"
 #include "common/desc_check.hpp"
 #include "common/gemm_plan.hpp"
+#include "ops_gemm.hpp"
 #include "program_cache.hpp"
+#include "tuning.hpp"
 
 #ifdef VNN_OPENCL_HAVE_CLBLAST
 #include <clblast.h>
@@ -176,16 +178,7 @@ vnn_status get_wg_kernel(Device& d, const char* file, const char* name, const st
 
 vnn_status enqueue(Kernel& k, cl_command_queue q, cl_uint dims, const size_t* global, const size_t* local,
                    const std::string& what, std::initializer_list<Arg> args) {
-  std::lock_guard<std::mutex> lock(k.mutex);
-  cl_uint i = 0;
-  for (const Arg& a : args) {
-    cl_int err = clSetKernelArg(k.kernel, i, a.size, a.ptr);
-    if (err != CL_SUCCESS) return fail_cl(err, "%s: clSetKernelArg(%u) failed", what.c_str(), i);
-    ++i;
-  }
-  cl_int err = clEnqueueNDRangeKernel(q, k.kernel, dims, nullptr, global, local, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueNDRangeKernel failed", what.c_str());
-  return VNN_STATUS_OK;
+  return enqueue_nd(k, q, dims, global, local, what, args);
 }
 
 // The first `nd` dims of t as a descriptor of their own.
@@ -355,6 +348,39 @@ bool try_clblast(cl_command_queue q, const vnn_op& op, double alpha, double beta
 }
 #endif
 
+// The MATMUL path (1 CLBlast, 2 the simple kernel of matmul.cl, 3 vnn_gemm
+// `variant`): forced by the tuner's run, else VNN_OPENCL_GEMM
+// (clblast | tiled | simple) and VNN_OPENCL_GEMM_VARIANT, else the
+// device's tuning for this shape class.
+void choose_gemm_path(Device& d, const MatmulShape& s, int32_t dtype, int* path, int* variant) {
+  const GemmForce& force = gemm_force();
+  if (force.path) {
+    *path = force.path;
+    *variant = force.variant;
+    return;
+  }
+  TunedRates t = tuned_rates(d);
+  *variant = pick_gemm_variant(t.gflops, s.m, s.n, s.k);
+  if (const char* v = std::getenv("VNN_OPENCL_GEMM_VARIANT"); v && *v) *variant = std::atoi(v);
+  const char* env = std::getenv("VNN_OPENCL_GEMM");
+  if (env && std::strcmp(env, "simple") == 0) *path = 2;
+  else if (env && std::strcmp(env, "tiled") == 0) *path = 3;
+  else if (env && std::strcmp(env, "clblast") == 0) *path = 1;
+  else {
+    bool vnn = t.vnn_for[static_cast<int>(classify_gemm(s.m, s.n, s.k))];
+#ifdef VNN_OPENCL_HAVE_CLBLAST
+    // Float32 shapes CLBlast can take get their own measured answer.
+    const bool a_unit = s.a_cs == 1 || s.a_rs == 1, b_unit = s.b_cs == 1 || s.b_rs == 1;
+    if (dtype == VNN_FLOAT32 && s.batch.n == 1 && a_unit && b_unit && s.o_cs == 1)
+      vnn = vnn_gemm_faster(d, s.m, s.n, s.k, s.a_cs != 1, s.b_cs != 1);
+#else
+    (void)dtype;
+#endif
+    *path = vnn ? 3 : 1;
+  }
+  if (*path == 3 && *variant < 0) *path = 2;
+}
+
 // float32, float64, int32, int64. a is [B..., M, K], b [B..., K, N], out
 // [B..., M, N], all with any strides; scalars[0] = alpha (1), scalars[1] =
 // beta (0).
@@ -378,11 +404,10 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
   s.batch = make_layout(ob, {&ob, &ab, &bb});
   if (s.batch.n == 0 || s.m == 0 || s.n == 0) return VNN_STATUS_OK;
 
+  int path = 0, variant = -1;
+  choose_gemm_path(d, s, out.dtype, &path, &variant);
 #ifdef VNN_OPENCL_HAVE_CLBLAST
-  // VNN_OPENCL_GEMM=tiled keeps every MATMUL on the tiled kernel.
-  const char* force = std::getenv("VNN_OPENCL_GEMM");
-  bool allow_clblast = !(force && std::strcmp(force, "tiled") == 0);
-  if (allow_clblast && (out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64)) {
+  if (path == 1 && (out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64)) {
     std::string why;
     bool done = false;
     try {
@@ -397,6 +422,20 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
     }
   }
 #endif
+  if (path == 1) path = variant >= 0 ? 3 : 2;  // CLBlast absent or not applicable
+  if (path == 3) {
+    GemmProblem p;
+    p.out = mem(out), p.a = mem(a), p.b = mem(b);
+    p.out_off = out.offset, p.a_off = a.offset, p.b_off = b.offset;
+    p.dtype = out.dtype, p.alpha = alpha, p.beta = beta;
+    p.m = s.m, p.n = s.n, p.k = s.k;
+    p.a_rs = s.a_rs, p.a_cs = s.a_cs, p.b_rs = s.b_rs, p.b_cs = s.b_cs, p.o_rs = s.o_rs, p.o_cs = s.o_cs;
+    p.batch = s.batch.n, p.batch_ndim = s.batch.ndim, p.batch_sizes = s.batch.sizes;
+    p.o_bs = s.batch.strides[0], p.a_bs = s.batch.strides[1], p.b_bs = s.batch.strides[2];
+    vnn_status st = run_gemm_variant(d, q, p, variant, what);
+    if (st == VNN_STATUS_OK) d.last_gemm.store(2, std::memory_order_relaxed);
+    return st;
+  }
 
   size_t ts = d.max_work_group_size >= 256 ? 16 : 8;
   std::string defs = std::string("-DT=") + dtype_info(out.dtype)->storage;
@@ -425,7 +464,7 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
                            arg(n), arg(k), arg(ars), arg(acs), arg(brs), arg(bcs), arg(ors), arg(ocs),
                            arg(s.batch.ndim), arg(s.batch.sizes), arg(s.batch.strides[1]), arg(s.batch.strides[2]),
                            arg(s.batch.strides[0])});
-  if (st == VNN_STATUS_OK) d.last_gemm.store(2, std::memory_order_relaxed);
+  if (st == VNN_STATUS_OK) d.last_gemm.store(3, std::memory_order_relaxed);
   return st;
 }
 

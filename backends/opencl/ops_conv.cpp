@@ -73,6 +73,41 @@ vnn_status run_im2col(Device& d, cl_command_queue q, const vnn_op& op, const std
                 {arg(mo), arg(oo), arg(os), arg(mi), arg(io), arg(is), arg(dims), arg(geom), arg(OH), arg(OW)});
 }
 
+// Max pooling backward as zero-fill + scatter (kernels/pooling.cl) where
+// the windows cannot overlap and grad_in is dense; false (nothing done)
+// where the gather kernel has to run instead.
+bool run_maxpool_backward_scatter(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what,
+                                  const vnn_tensor_desc& idx, vnn_status* st) {
+  const int64_t* g = op.ints;
+  const vnn_tensor_desc& out = op.outputs[0];  // grad_in [N, C, H, W]
+  const vnn_tensor_desc& gy = op.inputs[0];    // [N, C, OH, OW]
+  if (g[3] < g[7] * (g[1] - 1) + 1 || g[4] < g[8] * (g[2] - 1) + 1) return false;
+  int64_t expect = 1;
+  for (int i = 3; i >= 0; --i) {
+    if (out.sizes[i] != 1 && out.strides[i] != expect) return false;
+    expect *= out.sizes[i];
+  }
+  const size_t esize = out.dtype == VNN_FLOAT64 ? 8 : 4;
+  if (expect == 0) return *st = VNN_STATUS_OK, true;
+  const uint64_t zero = 0;
+  cl_int err = clEnqueueFillBuffer(q, mem(out), &zero, esize, size_t(out.offset) * esize, size_t(expect) * esize, 0,
+                                   nullptr, nullptr);
+  if (err != CL_SUCCESS) return *st = fail_cl(err, "%s: clEnqueueFillBuffer failed", what.c_str()), true;
+  Kernel* k = nullptr;
+  if ((*st = get_kernel(d, "pooling", "vnn_maxpool2d_backward_scatter", type_define(out.dtype), &k))) return true;
+  cl_mem mo = mem(out), mi = mem(gy), mx = mem(idx);
+  cl_long oo = out.offset, io = gy.offset, xo = idx.offset, OH = gy.sizes[2], OW = gy.sizes[3];
+  cl_long4 os = strides4(out), is = strides4(gy), xs = strides4(idx), dims = sizes4(out);
+  cl_long8 geom{};
+  for (int i = 0; i < 8; ++i) geom.s[i] = g[i];
+  cl_long4 g2{};
+  g2.s[0] = g[8];
+  *st = launch(d, *k, q, gy.sizes[0] * gy.sizes[1] * OH * OW, what,
+               {arg(mo), arg(oo), arg(os), arg(mx), arg(xo), arg(xs), arg(mi), arg(io), arg(is), arg(dims), arg(OH),
+                arg(OW), arg(geom), arg(g2)});
+  return true;
+}
+
 vnn_status run_pool(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what, bool backward) {
   const int64_t* g = op.ints;
   if (op.num_ints < 11 || !g || g[0] < 0 || g[0] > 3 || g[1] <= 0 || g[2] <= 0 || g[3] <= 0 || g[4] <= 0 ||
@@ -102,6 +137,10 @@ vnn_status run_pool(Device& d, cl_command_queue q, const vnn_op& op, const std::
     for (int i = 0; i < 4; ++i)
       if (idx->sizes[i] != small.sizes[i])
         return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: indices sizes differ from the pooled output", what.c_str());
+  if (backward && g[0] == 0) {
+    vnn_status st = VNN_STATUS_OK;
+    if (run_maxpool_backward_scatter(d, q, op, what, *idx, &st)) return st;
+  }
   Kernel* k = nullptr;
   // 16-bit storage computes in float32 (pooling.cl, common.cl's VNN_LD / VNN_ST).
   const std::string defs = std::string("-DT=") + dtype_info(out.dtype)->storage + " -DDT=" + std::to_string(out.dtype);

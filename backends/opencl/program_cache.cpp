@@ -49,6 +49,8 @@ uint64_t checksum(const void* data, size_t n) {
   return f.h;
 }
 
+}  // namespace
+
 std::filesystem::path cache_dir() {
   if (const char* v = std::getenv("VNN_OPENCL_CACHE_DIR"); v && *v) return v;
   if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v)
@@ -60,21 +62,27 @@ std::filesystem::path cache_dir() {
 
 // Binaries are only valid for the same device and driver, so both are part
 // of the name; two differently seeded FNV-1a hashes make 128 bits.
-std::string cache_file_name(const Device& d, const std::string& source,
-                            const std::string& options) {
+std::string device_hash(const Device& d, std::initializer_list<const std::string*> extra) {
   char buf[40];
   uint64_t h[2];
   const uint64_t seeds[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
   for (int i = 0; i < 2; ++i) {
     Fnv f{seeds[i]};
-    for (const std::string* s : {&d.platform_name, &d.name, &d.driver_version,
-                                 &d.opencl_version, &source, &options})
-      f.add(*s);
+    for (const std::string* s : {&d.platform_name, &d.name, &d.driver_version, &d.opencl_version}) f.add(*s);
+    for (const std::string* s : extra) f.add(*s);
     h[i] = f.h;
   }
   std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h[0]),
                 static_cast<unsigned long long>(h[1]));
-  return std::string(buf) + ".bin";
+  return buf;
+}
+
+uint64_t fnv64(const void* data, size_t n) { return checksum(data, n); }
+
+namespace {
+
+std::string cache_file_name(const Device& d, const std::string& source, const std::string& options) {
+  return device_hash(d, {&source, &options}) + ".bin";
 }
 
 std::string build_log(const Device& d, cl_program p) {

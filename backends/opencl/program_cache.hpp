@@ -5,8 +5,12 @@
 #include <CL/cl.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <initializer_list>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "device.hpp"
 #include "vnn/backend_abi.h"
@@ -20,6 +24,7 @@ struct Kernel {
   cl_kernel kernel = nullptr;
   size_t work_group_size = 1;  // CL_KERNEL_WORK_GROUP_SIZE on its device
   std::mutex mutex;
+  std::vector<std::string> last_args;  // bytes of the arguments set last (under mutex)
 };
 
 // The kernel `kernel_name` of kernels/common.cl + kernels/<file>.cl built
@@ -28,6 +33,17 @@ struct Kernel {
 // the device's build log in last_error.
 vnn_status get_kernel(Device& d, const char* file, const char* kernel_name,
                       const std::string& options, Kernel** out);
+
+// The directory of the disk caches (VNN_OPENCL_CACHE_DIR, else
+// $XDG_CACHE_HOME/vnn/opencl, else ~/.cache/vnn/opencl; empty: none).
+std::filesystem::path cache_dir();
+
+// 32 hex digits naming what was built or tuned for this device and driver
+// (platform, name, driver and OpenCL version, then `extra`).
+std::string device_hash(const Device& d, std::initializer_list<const std::string*> extra);
+
+// FNV-1a 64 of n bytes (the cache files' checksum).
+uint64_t fnv64(const void* data, size_t n);
 
 }  // namespace vnn_opencl
 

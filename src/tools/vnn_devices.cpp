@@ -1,7 +1,9 @@
 // vnn-devices: lists the devices vnn can run on (like clinfo -l or
 // nvidia-smi -L). --verbose adds properties and the backend report,
-// --json prints the same for scripts.
+// --json prints the same for scripts. --tune (re)runs the OpenCL plugin's
+// per-device auto-tuning and rewrites its cache (VNN_OPENCL_TUNE=1).
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -113,8 +115,13 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--verbose") || !std::strcmp(argv[i], "-v")) verbose = true;
     else if (!std::strcmp(argv[i], "--json")) json = true;
+    else if (!std::strcmp(argv[i], "--tune")) {
+      // Read by the OpenCL plugin when it reports its devices.
+      setenv("VNN_OPENCL_TUNE", "1", 1);
+      verbose = true;
+    }
     else {
-      std::cout << "usage: vnn-devices [--verbose] [--json]\n"
+      std::cout << "usage: vnn-devices [--verbose] [--json] [--tune]\n"
                    "Lists the devices vnn finds. Environment: VNN_DEVICE, VNN_BACKENDS, VNN_BACKEND_PATH, VNN_STRICT.\n";
       return std::strcmp(argv[i], "--help") && std::strcmp(argv[i], "-h") ? 2 : 0;
     }

@@ -38,8 +38,7 @@
 
 __kernel void vnn_copy(__global OUT_T* out, long out_off, __global const IN_T* in, long in_off,
                        long n, int ndim, long8 sizes, long8 out_strides, long8 in_strides) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
-    long8 idx = VNN_INDEX(i);
+  VNN_GRID_LOOP(i, n) {
     long o = VNN_OFFSET(i, out_off, out_strides);
     long s = VNN_OFFSET(i, in_off, in_strides);
     STORE_OUT(out, o, LOAD_IN(in, s));

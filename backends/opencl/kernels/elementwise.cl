@@ -128,8 +128,7 @@ inline CT vnn_binary(CT a, CT b, CT alpha) {
 __kernel void vnn_binary_op(__global OT* out, long out_off, __global const T* a, long a_off,
                             __global const T* b, long b_off, CT alpha, long n, int ndim,
                             long8 sizes, long8 out_strides, long8 a_strides, long8 b_strides) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
-    long8 idx = VNN_INDEX(i);
+  VNN_GRID_LOOP(i, n) {
     CT x = LOAD(a, VNN_OFFSET(i, a_off, a_strides));
     CT y = LOAD(b, VNN_OFFSET(i, b_off, b_strides));
     STORE(out, VNN_OFFSET(i, out_off, out_strides), vnn_binary(x, y, alpha));
@@ -245,8 +244,7 @@ inline CT vnn_unary(CT x, CT s0, CT s1, int has0, int has1) {
 __kernel void vnn_unary_op(__global OT* out, long out_off, __global const T* a, long a_off,
                            long n, int ndim, long8 sizes, long8 out_strides, long8 a_strides,
                            CT s0, CT s1, int has0, int has1) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
-    long8 idx = VNN_INDEX(i);
+  VNN_GRID_LOOP(i, n) {
     CT x = LOAD(a, VNN_OFFSET(i, a_off, a_strides));
     STORE(out, VNN_OFFSET(i, out_off, out_strides), vnn_unary(x, s0, s1, has0, has1));
   }

@@ -5,8 +5,7 @@
 
 __kernel void vnn_fill(__global T* out, long out_off, T value, long n, int ndim,
                        long8 sizes, long8 out_strides) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
-    long8 idx = VNN_INDEX(i);
+  VNN_GRID_LOOP(i, n) {
     out[VNN_OFFSET(i, out_off, out_strides)] = value;
   }
 }

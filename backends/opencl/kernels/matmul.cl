@@ -7,10 +7,6 @@
 //
 // Defines: T storage type (float, double, int, long), TS tile size.
 
-inline long vnn_strided(long i, int nd, long8 sizes, long8 strides) {
-  return nd <= 1 ? i * strides.s0 : vnn_dot8(vnn_unravel(i, nd, sizes), strides);
-}
-
 __kernel void vnn_matmul(__global T* out, long out_off, __global const T* a, long a_off,
                          __global const T* b, long b_off, T alpha, T beta, int use_beta,
                          long m, long n, long k,
@@ -22,9 +18,9 @@ __kernel void vnn_matmul(__global T* out, long out_off, __global const T* a, lon
   const long col = get_group_id(0) * TS + tx;
   const long row = get_group_id(1) * TS + ty;
   const long bi = get_global_id(2);
-  const long ab = a_off + vnn_strided(bi, batch_ndim, batch_sizes, a_bs);
-  const long bb = b_off + vnn_strided(bi, batch_ndim, batch_sizes, b_bs);
-  const long ob = out_off + vnn_strided(bi, batch_ndim, batch_sizes, o_bs);
+  const long ab = a_off + vnn_strided_offset(bi, batch_ndim, batch_sizes, a_bs);
+  const long bb = b_off + vnn_strided_offset(bi, batch_ndim, batch_sizes, b_bs);
+  const long ob = out_off + vnn_strided_offset(bi, batch_ndim, batch_sizes, o_bs);
   T acc = 0;
   for (long p0 = 0; p0 < k; p0 += TS) {
     // ta[ty][tx] = a[row, p0 + tx]; tb[ty][tx] = b[p0 + ty, col]

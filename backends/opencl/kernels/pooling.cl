@@ -115,3 +115,29 @@ __kernel void vnn_pool2d_backward(__global T* out, long out_off, long4 os, __glo
     VNN_ST(out, out_off + n * os.s0 + c * os.s1 + h * os.s2 + w * os.s3, sum);
   }
 }
+
+// Max pooling backward when windows do not overlap (stride >= dilated
+// window): an input pixel is the argmax of at most one output, so one work
+// item per output writes its gradient there, after grad_in (out) was
+// zero-filled. A quarter of the items of the gather above for 2x2 pools,
+// and no window search. An index outside its own window routes nothing,
+// as in the gather.
+inline int vnn_in_window(long x, long o, long k, long s, long p, long d) {
+  const long off = x - (o * s - p);
+  return off >= 0 && off <= (k - 1) * d && (d == 1 || off % d == 0);
+}
+
+__kernel void vnn_maxpool2d_backward_scatter(__global T* out, long out_off, long4 os, __global const long* idx,
+                                             long idx_off, long4 xs, __global const T* gy, long gy_off, long4 gs,
+                                             long4 dims, long OH, long OW, long8 g, long4 g2) {
+  const long C = dims.s1, H = dims.s2, W = dims.s3;
+  const long total = dims.s0 * C * OH * OW;
+  for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+    const long ow = i % OW, oh = (i / OW) % OH, c = (i / (OW * OH)) % C, n = i / (OW * OH * C);
+    const long at = idx[idx_off + n * xs.s0 + c * xs.s1 + oh * xs.s2 + ow * xs.s3];
+    if (at < 0 || at >= H * W) continue;
+    const long h = at / W, w = at - h * W;
+    if (!vnn_in_window(h, oh, g.s1, g.s3, g.s5, g.s7) || !vnn_in_window(w, ow, g.s2, g.s4, g.s6, g2.s0)) continue;
+    out[out_off + n * os.s0 + c * os.s1 + h * os.s2 + w * os.s3] = gy[gy_off + n * gs.s0 + c * gs.s1 + oh * gs.s2 + ow * gs.s3];
+  }
+}

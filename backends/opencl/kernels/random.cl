@@ -24,8 +24,7 @@ inline uint vnn_word(uint4 c, int w) { return w == 0 ? c.s0 : w == 1 ? c.s1 : w 
 
 __kernel void vnn_random(__global T* out, long out_off, long n, int ndim, long8 sizes, long8 out_strides,
                          ulong seed, ulong offset, ST a, ST b) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
-    long8 idx = VNN_INDEX(i);
+  VNN_GRID_LOOP(i, n) {
     ulong ctr = offset + ((ulong)i >> 2);
     uint4 c = vnn_philox4x32_10((uint4)((uint)ctr, (uint)(ctr >> 32), 0u, 0u), (uint)seed, (uint)(seed >> 32));
     int w = (int)(i & 3);

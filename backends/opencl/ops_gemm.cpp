@@ -1,0 +1,159 @@
+#include "ops_gemm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "dtype.hpp"
+#include "errors.hpp"
+#include "launch.hpp"
+#include "program_cache.hpp"
+#include "vnn/checked_size.h"
+
+namespace vnn_opencl {
+namespace {
+
+// 8x8 items with 4x4 outputs suit small work-groups (Mali, Intel); 16x16
+// with 4x4 suits NVIDIA/AMD; 8x8 items with 8x8 outputs give PoCL long
+// vectorisable rows; 8x16 items of 4x8 outputs sit between; 16x16 tiles
+// of 2x2 keep little padding on skinny outputs (conv2d weight gradients).
+constexpr GemmConfig kVariants[kNumGemmVariants] = {
+    {32, 32, 16, 4, 4},
+    {64, 64, 16, 4, 4},
+    {64, 64, 8, 8, 8},
+    {32, 128, 8, 4, 8},
+    {16, 16, 16, 2, 2},
+};
+
+size_t items(const GemmConfig& c) { return size_t(c.tsm / c.wptm) * size_t(c.tsn / c.wptn); }
+
+template <typename I>
+I saturating(double v) {
+  if (std::isnan(v)) return 0;
+  if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(v);
+}
+
+// alpha and beta in the kernel's T.
+struct TypedScalar {
+  cl_float f;
+  cl_double d;
+  cl_int i;
+  cl_long l;
+  explicit TypedScalar(double v) : f(cl_float(v)), d(v), i(saturating<cl_int>(v)), l(saturating<cl_long>(v)) {}
+  Arg as(int32_t dtype) const {
+    return dtype == VNN_FLOAT32 ? arg(f) : dtype == VNN_FLOAT64 ? arg(d) : dtype == VNN_INT32 ? arg(i) : arg(l);
+  }
+};
+
+// Splits of k that give the device about four work-groups per compute
+// unit, each chunk at least 8 TSK steps deep; 1 for batched problems.
+int64_t choose_splits(const Device& d, const GemmProblem& p, const GemmConfig& c) {
+  if (p.batch != 1 || p.k < int64_t(c.tsk) * 16) return 1;
+  const int64_t tiles = ((p.m + c.tsm - 1) / c.tsm) * ((p.n + c.tsn - 1) / c.tsn);
+  const int64_t target = 4 * int64_t(std::max<cl_uint>(d.compute_units, 1));
+  if (tiles >= target) return 1;
+  const int64_t by_fill = (target + tiles - 1) / tiles, by_depth = p.k / (int64_t(c.tsk) * 8);
+  return std::max<int64_t>(1, std::min<int64_t>({by_fill, by_depth, 256}));
+}
+
+}  // namespace
+
+const GemmConfig& gemm_variant(int v) { return kVariants[v]; }
+
+std::string gemm_variant_name(int v) {
+  const GemmConfig& c = kVariants[v];
+  return std::to_string(c.tsm) + "x" + std::to_string(c.tsn) + "x" + std::to_string(c.tsk) + "/" +
+         std::to_string(c.wptm) + "x" + std::to_string(c.wptn);
+}
+
+bool gemm_variant_fits(const Device& d, int v, int32_t dtype) {
+  if (v < 0 || v >= kNumGemmVariants) return false;
+  const GemmConfig& c = kVariants[v];
+  const DtypeInfo* info = dtype_info(dtype);
+  const size_t local = size_t(c.tsk) * size_t(c.tsm + c.tsn) * (info ? info->size : 8);
+  // Local memory: ours plus headroom the driver may reserve.
+  return items(c) <= d.max_work_group_size && size_t(c.tsn / c.wptn) <= d.max_item_sizes[0] &&
+         size_t(c.tsm / c.wptm) <= d.max_item_sizes[1] && local + 1024 <= d.local_mem;
+}
+
+int pick_gemm_variant(const double* gflops, int64_t m, int64_t n, int64_t k) {
+  int best = -1;
+  double best_t = 0;
+  for (int v = 0; v < kNumGemmVariants; ++v) {
+    if (!(gflops[v] > 0)) continue;
+    const GemmConfig& c = kVariants[v];
+    const double padded = double((m + c.tsm - 1) / c.tsm * c.tsm) * double((n + c.tsn - 1) / c.tsn * c.tsn) *
+                          double(std::max<int64_t>(k, 1));
+    const double t = padded / gflops[v];
+    if (best < 0 || t < best_t) best = v, best_t = t;
+  }
+  return best;
+}
+
+GemmShape classify_gemm(int64_t m, int64_t n, int64_t k) {
+  if (k >= 8 * std::max(m, n)) return GemmShape::long_k;
+  if (k <= 128 && std::max(m, n) >= 4 * k) return GemmShape::short_k;
+  return GemmShape::square;
+}
+
+vnn_status run_gemm_variant(Device& d, cl_command_queue q, const GemmProblem& p, int v, const std::string& what) {
+  if (!gemm_variant_fits(d, v, p.dtype))
+    return fail(VNN_STATUS_UNSUPPORTED, "%s: GEMM variant %s does not fit %s (%s: max work-group %zu, local memory %llu)",
+                what.c_str(), gemm_variant_name(v).c_str(), d.label.c_str(), d.name.c_str(), d.max_work_group_size,
+                static_cast<unsigned long long>(d.local_mem));
+  const GemmConfig& c = kVariants[v];
+  const DtypeInfo* info = dtype_info(p.dtype);
+  const std::string defs = std::string("-DT=") + info->storage + " -DTSM=" + std::to_string(c.tsm) +
+                           " -DTSN=" + std::to_string(c.tsn) + " -DTSK=" + std::to_string(c.tsk) +
+                           " -DWPTM=" + std::to_string(c.wptm) + " -DWPTN=" + std::to_string(c.wptn);
+  Kernel* kern = nullptr;
+  if (vnn_status st = get_kernel(d, "gemm", "vnn_gemm", defs, &kern)) return st;
+  if (kern->work_group_size < items(c))
+    return fail(VNN_STATUS_UNSUPPORTED, "%s: GEMM variant %s needs %zu work items, the compiled kernel allows %zu on %s",
+                what.c_str(), gemm_variant_name(v).c_str(), items(c), kern->work_group_size, d.label.c_str());
+  const int64_t splits = choose_splits(d, p, c);
+  const int64_t steps = (p.k + c.tsk - 1) / c.tsk;
+  const cl_long k_chunk = splits > 1 ? ((steps + splits - 1) / splits) * c.tsk : std::max<cl_long>(p.k, 1);
+  const cl_long used_splits = splits > 1 ? (p.k + k_chunk - 1) / k_chunk : 1;
+  const size_t local[3] = {size_t(c.tsn / c.wptn), size_t(c.tsm / c.wptm), 1};
+  const size_t global[3] = {size_t((p.n + c.tsn - 1) / c.tsn) * local[0], size_t((p.m + c.tsm - 1) / c.tsm) * local[1],
+                            size_t(p.batch * used_splits)};
+  // Partial products of split-K: a buffer per call, released right after
+  // the enqueues (OpenCL keeps it until the kernels that use it are done).
+  cl_mem part = nullptr;
+  if (used_splits > 1) {
+    const int64_t dims[3] = {used_splits, p.m, p.n};
+    int64_t count = 0, bytes = 0;
+    if (!vnn::checked::numel(dims, 3, &count) || !vnn::checked::bytes(count, int64_t(info->size), &bytes))
+      return fail(VNN_STATUS_OUT_OF_MEMORY, "%s: split-K scratch of %lld x %lld x %lld overflows", what.c_str(),
+                  static_cast<long long>(used_splits), static_cast<long long>(p.m), static_cast<long long>(p.n));
+    cl_int err = CL_SUCCESS;
+    part = clCreateBuffer(d.context, CL_MEM_READ_WRITE, size_t(bytes), nullptr, &err);
+    if (err != CL_SUCCESS)
+      return fail_cl(err, "%s: split-K scratch of %lld bytes: clCreateBuffer failed", what.c_str(),
+                     static_cast<long long>(bytes));
+  }
+  cl_mem scratch = part ? part : p.out;  // unused by the kernel when splits == 1
+  TypedScalar alpha(p.alpha), beta(p.beta);
+  cl_int use_beta = p.beta != 0.0;
+  vnn_status st = enqueue_nd(*kern, q, 3, global, local, what,
+                             {arg(p.out), arg(p.out_off), arg(p.a), arg(p.a_off), arg(p.b), arg(p.b_off),
+                              alpha.as(p.dtype), beta.as(p.dtype), arg(use_beta), arg(p.m), arg(p.n), arg(p.k),
+                              arg(p.a_rs), arg(p.a_cs), arg(p.b_rs), arg(p.b_cs), arg(p.o_rs), arg(p.o_cs),
+                              arg(p.batch_ndim), arg(p.batch_sizes), arg(p.a_bs), arg(p.b_bs), arg(p.o_bs),
+                              arg(used_splits), arg(k_chunk), arg(scratch)});
+  if (st == VNN_STATUS_OK && part) {
+    Kernel* sum = nullptr;
+    st = get_kernel(d, "gemm", "vnn_gemm_splitk_sum", defs, &sum);
+    if (st == VNN_STATUS_OK)
+      st = launch(d, *sum, q, p.m * p.n, what,
+                  {arg(p.out), arg(p.out_off), arg(p.o_rs), arg(p.o_cs), arg(part), arg(used_splits), arg(p.m),
+                   arg(p.n), alpha.as(p.dtype), beta.as(p.dtype), arg(use_beta)});
+  }
+  if (part) clReleaseMemObject(part);
+  return st;
+}
+
+}  // namespace vnn_opencl

@@ -1,0 +1,375 @@
+#include "tuning.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+#include <vector>
+
+#include "ops.hpp"
+#include "program_cache.hpp"
+
+namespace vnn_opencl {
+namespace {
+
+// Bump when the variants or the file layout change: old files are then
+// simply not found (the version is part of the file name).
+const std::string kTuneVersion = "vnn-opencl-tuning 2";
+
+struct State {
+  std::mutex mutex;  // held over a whole tuning run: concurrent first uses wait for it
+  std::unordered_map<const Device*, Tuning> done;
+};
+
+State& state() {
+  static State* s = new State;  // never destroyed, as the kernel cache
+  return *s;
+}
+
+std::filesystem::path tuning_file(const Device& d) {
+  std::filesystem::path dir = cache_dir();
+  if (dir.empty()) return {};
+  return dir / ("tune-" + device_hash(d, {&kTuneVersion}) + ".txt");
+}
+
+std::string hex64(uint64_t v) {
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string body_text(const Device& d, const Tuning& t, const std::string& notes) {
+  std::string s = kTuneVersion + "\ndevice=" + d.name + "\ndriver=" + d.driver_version + "\ngemm_variant=" +
+                  std::to_string(t.gemm_variant) + " " + (t.gemm_variant >= 0 ? gemm_variant_name(t.gemm_variant) : "simple") +
+                  "\nvnn_for=";
+  for (int c = 0; c < 3; ++c) s += std::string(c ? " " : "") + (t.vnn_for[c] ? "1" : "0");
+  s += "\ngflops=";
+  char buf[32];
+  for (int v = 0; v < kNumGemmVariants; ++v) {
+    std::snprintf(buf, sizeof buf, "%s%.4g", v ? " " : "", t.gflops[v]);
+    s += buf;
+  }
+  s += "\nnotes=" + notes + "\n";
+  for (const auto& [key, vnn] : t.shapes) s += "shape=" + key + " " + (vnn ? "1" : "0") + "\n";
+  return s;
+}
+
+std::string shape_key(int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+  return std::to_string(m) + " " + std::to_string(n) + " " + std::to_string(k) + " " + (ta ? "1" : "0") + " " +
+         (tb ? "1" : "0");
+}
+
+// Parses a tuning file; false with *why set when it is unusable.
+bool parse(const Device& d, const std::string& text, Tuning* t, std::string* why) {
+  const size_t at = text.rfind("check=");
+  if (at == std::string::npos || at == 0 || text[at - 1] != '\n') return *why = "no checksum line", false;
+  const std::string body = text.substr(0, at);
+  std::string check = text.substr(at + 6);
+  while (!check.empty() && (check.back() == '\n' || check.back() == '\r')) check.pop_back();
+  if (check != hex64(fnv64(body.data(), body.size()))) return *why = "checksum mismatch", false;
+  std::istringstream in(body);
+  std::string line;
+  bool have_variant = false, have_for = false, have_gflops = false;
+  if (!std::getline(in, line) || line != kTuneVersion) return *why = "bad header", false;
+  while (std::getline(in, line)) {
+    if (line.rfind("device=", 0) == 0 && line.substr(7) != d.name) return *why = "made for another device", false;
+    if (line.rfind("notes=", 0) == 0) t->notes = line.substr(6);
+    if (line.rfind("gemm_variant=", 0) == 0) {
+      int v = -2;
+      char name[64] = {0};
+      if (std::sscanf(line.c_str() + 13, "%d %63s", &v, name) != 2 || v < -1 || v >= kNumGemmVariants ||
+          (v >= 0 && (gemm_variant_name(v) != name || !gemm_variant_fits(d, v, VNN_FLOAT32))))
+        return *why = "bad gemm_variant line", false;
+      t->gemm_variant = v;
+      have_variant = true;
+    }
+    if (line.rfind("vnn_for=", 0) == 0) {
+      int f[3] = {-1, -1, -1};
+      if (std::sscanf(line.c_str() + 8, "%d %d %d", &f[0], &f[1], &f[2]) != 3) return *why = "bad vnn_for line", false;
+      for (int c = 0; c < 3; ++c) {
+        if (f[c] != 0 && f[c] != 1) return *why = "bad vnn_for line", false;
+        t->vnn_for[c] = f[c] == 1;
+      }
+      have_for = true;
+    }
+    if (line.rfind("shape=", 0) == 0) {
+      long long m = -1, n = -1, k = -1;
+      int ta = -1, tb = -1, vnn = -1;
+      if (std::sscanf(line.c_str() + 6, "%lld %lld %lld %d %d %d", &m, &n, &k, &ta, &tb, &vnn) != 6 || m < 0 ||
+          n < 0 || k < 0 || (ta | tb | vnn) & ~1)
+        return *why = "bad shape line", false;
+      t->shapes[shape_key(m, n, k, ta, tb)] = vnn == 1;
+    }
+    if (line.rfind("gflops=", 0) == 0) {
+      std::istringstream nums(line.substr(7));
+      for (int v = 0; v < kNumGemmVariants; ++v)
+        if (!(nums >> t->gflops[v]) || !(t->gflops[v] >= 0) || t->gflops[v] > 1e7 ||
+            (t->gflops[v] > 0 && !gemm_variant_fits(d, v, VNN_FLOAT32)))
+          return *why = "bad gflops line", false;
+      have_gflops = true;
+    }
+  }
+  if (!have_variant || !have_for || !have_gflops) return *why = "missing lines", false;
+  if (t->gemm_variant >= 0 && !(t->gflops[t->gemm_variant] > 0)) return *why = "gemm_variant without a rate", false;
+  return true;
+}
+
+// Written to a unique temporary name and renamed: a concurrent reader
+// (another process) sees the old file, no file or the complete new one.
+bool write_atomic(const std::filesystem::path& path, const std::string& text) {
+  static std::atomic<unsigned> counter{0};
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  std::filesystem::path tmp = path;
+  tmp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(text.data(), std::streamsize(text.size())) || !out.flush()) {
+      out.close();
+      std::filesystem::remove(tmp, ec);
+      return false;
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+  return !ec;
+}
+
+vnn_tensor_desc matrix(cl_mem m, int64_t rows, int64_t cols) {
+  vnn_tensor_desc t{};
+  t.data = m;
+  t.dtype = VNN_FLOAT32;
+  t.ndim = 2;
+  t.sizes[0] = rows;
+  t.sizes[1] = cols;
+  t.strides[0] = cols;
+  t.strides[1] = 1;
+  return t;
+}
+
+// Best-of-3 seconds of one float32 m x n x k MATMUL through run() with the
+// path forced; negative when the path failed (e.g. a variant the compiled
+// kernel does not allow).
+struct Bench {
+  static constexpr size_t kFloats = size_t(4) << 20;  // per buffer: every tuning shape fits
+  Device& d;
+  cl_command_queue q = nullptr;
+  cl_mem a = nullptr, b = nullptr, c = nullptr;
+  explicit Bench(Device& dev) : d(dev) {
+    cl_int err = CL_SUCCESS;
+    q = clCreateCommandQueue(d.context, d.id, 0, &err);
+    const size_t bytes = kFloats * sizeof(float);
+    const float one = 1.0f;
+    for (cl_mem* m : {&a, &b, &c}) {
+      *m = clCreateBuffer(d.context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+      if (*m && q) clEnqueueFillBuffer(q, *m, &one, sizeof one, 0, bytes, 0, nullptr, nullptr);
+    }
+    if (q) clFinish(q);
+  }
+  ~Bench() {
+    for (cl_mem m : {a, b, c})
+      if (m) clReleaseMemObject(m);
+    if (q) clReleaseCommandQueue(q);
+  }
+  bool ok() const { return q && a && b && c; }
+  // ta / tb: that operand is a transposed view, as conv2d's gradients pass them.
+  double time(int path, int variant, int64_t m, int64_t n, int64_t k, bool ta = false, bool tb = false,
+              int timed = 3) {
+    vnn_tensor_desc in[2] = {matrix(a, m, k), matrix(b, k, n)};
+    if (ta) in[0].strides[0] = 1, in[0].strides[1] = m;
+    if (tb) in[1].strides[0] = 1, in[1].strides[1] = k;
+    vnn_tensor_desc out = matrix(c, m, n);
+    double scalars[2] = {1.0, 0.0};
+    vnn_op op{};
+    op.struct_size = sizeof op;
+    op.kind = VNN_OP_MATMUL;
+    op.num_inputs = 2;
+    op.num_outputs = 1;
+    op.num_scalars = 2;
+    op.inputs = in;
+    op.outputs = &out;
+    op.scalars = scalars;
+    op.queue = q;
+    GemmForce saved = gemm_force();
+    gemm_force() = {path, variant};
+    double best = -1;
+    for (int rep = 0; rep <= timed; ++rep) {  // rep 0 warms up (and compiles)
+      auto t0 = std::chrono::steady_clock::now();
+      if (run(d.index, &op) != VNN_STATUS_OK || clFinish(q) != CL_SUCCESS) {
+        best = -1;
+        break;
+      }
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (rep > 0 && (best < 0 || s < best)) best = s;
+    }
+    gemm_force() = saved;
+    return best;
+  }
+};
+
+Tuning measure(Device& d, std::string* notes) {
+  Tuning t;
+  t.source = "tuned";
+  Bench bench(d);
+  if (!bench.ok()) {
+    t.source = "defaults (no buffers for the tuning run)";
+    if (gemm_variant_fits(d, 0, VNN_FLOAT32)) t.gemm_variant = 0, t.gflops[0] = 1;
+    return t;
+  }
+  const int64_t sq = (d.cl_type & CL_DEVICE_TYPE_GPU) ? 512 : 256;
+  double best = -1;
+  for (int v = 0; v < kNumGemmVariants; ++v) {
+    double s = gemm_variant_fits(d, v, VNN_FLOAT32) ? bench.time(3, v, sq, sq, sq) : -1;
+    t.gflops[v] = s > 0 ? 2.0 * double(sq * sq * sq) / s * 1e-9 : 0.0;
+    if (s > 0 && (best < 0 || s < best)) {
+      best = s;
+      t.gemm_variant = v;
+    }
+  }
+#ifdef VNN_OPENCL_HAVE_CLBLAST
+  // One shape per class, laid out as conv2d's GEMMs are: vnn's pick for it
+  // against CLBlast.
+  struct Rep {
+    int64_t m, n, k;
+    bool ta, tb;
+  };
+  const Rep reps[3] = {{sq, sq, sq, false, false}, {64, 288, 4096, false, true}, {288, 4096, 64, true, false}};
+  char buf[64];
+  for (int c = 0; c < 3; ++c) {
+    const Rep& r = reps[c];
+    const int v = pick_gemm_variant(t.gflops, r.m, r.n, r.k);
+    double tv = bench.time(v >= 0 ? 3 : 2, v, r.m, r.n, r.k, r.ta, r.tb);
+    double tb = bench.time(1, -1, r.m, r.n, r.k, r.ta, r.tb);
+    t.vnn_for[c] = tv > 0 && (tb < 0 || tv <= tb);
+    std::snprintf(buf, sizeof buf, "%sclass%d vnn %.3gs clblast %.3gs", c ? ", " : "", c, tv, tb);
+    *notes += buf;
+  }
+#endif
+  return t;
+}
+
+void store(Device& d, Tuning& t) {
+  std::filesystem::path path = tuning_file(d);
+  t.path = path.string();
+  if (path.empty()) return;
+  std::string body = body_text(d, t, t.notes);
+  if (!write_atomic(path, body + "check=" + hex64(fnv64(body.data(), body.size())) + "\n"))
+    std::fprintf(stderr, "vnn-opencl: warning: could not write the tuning cache %s\n", path.string().c_str());
+}
+
+Tuning tune_and_store(Device& d) {
+  std::string notes;
+  Tuning t = measure(d, &notes);
+  t.notes = notes;
+  store(d, t);
+  return t;
+}
+
+Tuning load_or_tune(Device& d) {
+  std::filesystem::path path = tuning_file(d);
+  if (!path.empty()) {
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      Tuning t;
+      std::string why;
+      if (parse(d, text, &t, &why)) {
+        t.source = "cache";
+        t.path = path.string();
+        return t;
+      }
+      std::fprintf(stderr, "vnn-opencl: warning: ignoring the corrupt tuning cache %s (%s); tuning %s again\n",
+                   path.string().c_str(), why.c_str(), d.label.c_str());
+    }
+  }
+  return tune_and_store(d);
+}
+
+}  // namespace
+
+GemmForce& gemm_force() {
+  thread_local GemmForce f;
+  return f;
+}
+
+namespace {
+
+// The device's tuning, tuned or read on first use; the caller holds
+// state().mutex.
+Tuning& ensure_locked(Device& d) {
+  State& s = state();
+  auto it = s.done.find(&d);
+  if (it != s.done.end()) return it->second;
+  const char* env = std::getenv("VNN_OPENCL_TUNE");
+  Tuning t = env && std::strcmp(env, "1") == 0 ? tune_and_store(d) : load_or_tune(d);
+  return s.done[&d] = t;
+}
+
+}  // namespace
+
+Tuning device_tuning(Device& d) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return ensure_locked(d);
+}
+
+TunedRates tuned_rates(Device& d) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  const Tuning& t = ensure_locked(d);
+  TunedRates r;
+  r.gemm_variant = t.gemm_variant;
+  for (int v = 0; v < kNumGemmVariants; ++v) r.gflops[v] = t.gflops[v];
+  for (int c = 0; c < 3; ++c) r.vnn_for[c] = t.vnn_for[c];
+  return r;
+}
+
+bool vnn_gemm_faster(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+  const std::string key = shape_key(m, n, k, ta, tb);
+  std::lock_guard<std::mutex> lock(state().mutex);
+  Tuning& held = ensure_locked(d);
+  const bool by_class = held.vnn_for[static_cast<int>(classify_gemm(m, n, k))];
+  auto it = held.shapes.find(key);
+  if (it != held.shapes.end()) return it->second;
+  // Timing costs two warm-up and two timed runs per path: only for shapes
+  // that fit the scratch buffers and take under ~4 GFLOP, at most 256 kept.
+  const int64_t cap = int64_t(Bench::kFloats);
+  if (m * k > cap || k * n > cap || m * n > cap || 2.0 * double(m) * double(n) * double(k) > 4e9 ||
+      held.shapes.size() >= 256)
+    return by_class;
+  clFinish(d.queue);  // queued work would run inside the measurement
+  Bench bench(d);
+  bool vnn = by_class;
+  if (bench.ok()) {
+    const int v = pick_gemm_variant(held.gflops, m, n, k);
+    double tv = bench.time(v >= 0 ? 3 : 2, v, m, n, k, ta, tb, 2);
+    double tc = bench.time(1, -1, m, n, k, ta, tb, 2);
+    vnn = tv > 0 && (tc < 0 || tv <= tc);
+  }
+  held.shapes[key] = vnn;
+  store(d, held);
+  return vnn;
+}
+
+std::string tuning_report(const Device& d) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.done.find(&d);
+  if (it == s.done.end()) return "gemm_tuning=pending\n";
+  const Tuning& t = it->second;
+  std::string r = "gemm_tuning=" + t.source + "\ngemm_variant=" +
+                  (t.gemm_variant >= 0 ? gemm_variant_name(t.gemm_variant) : std::string("simple")) + "\n";
+#ifdef VNN_OPENCL_HAVE_CLBLAST
+  r += std::string("gemm_vnn_for=square:") + (t.vnn_for[0] ? "yes" : "no") + ",long_k:" + (t.vnn_for[1] ? "yes" : "no") +
+       ",short_k:" + (t.vnn_for[2] ? "yes" : "no") + "\n";
+#endif
+  if (!t.path.empty()) r += "tuning_cache=" + t.path + "\n";
+  return r;
+}
+
+}  // namespace vnn_opencl
