@@ -47,7 +47,7 @@ class LinearImpl : public Cloneable<LinearImpl> {
   /// The sizes the layer maps between (copies of the options).
   ///@{
   int64_t in_features, out_features;
-///@}
+  ///@}
 
  private:
   void build(Generator* gen);
