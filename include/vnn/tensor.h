@@ -75,8 +75,12 @@ struct Slice {
   Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,
         std::optional<int64_t> step = std::nullopt)
       : start(start), stop(stop), step(step) {}
-  /// The bounds as given (std::nullopt: not given).
+  /// The start bound (std::nullopt: the start of the dim).
   std::optional<int64_t> start, stop, step;
+  /// \var stop
+  /// The end bound, exclusive (std::nullopt: the end of the dim).
+  /// \var step
+  /// The stride between positions, positive (std::nullopt: 1).
 };
 /// One element of an index list: an integer, a Slice, None (new dim) or Ellipsis.
 class TensorIndex {
