@@ -27,9 +27,9 @@ class Device {
  public:
   /// cpu:0.
   Device();                                // cpu:0
-  /// Parses "backend[:index]" ("cpu", "cuda:1", "opencl:0"); ValueError when malformed.
+  /// Parses "backend[:index]" ("cpu", "cuda:1", "opencl:0"); DeviceNotFound when it cannot be parsed.
   Device(const char* spec);                // "cpu", "cuda:1", "opencl:0"
-  /// Parses "backend[:index]" ("cpu", "cuda:1", "opencl:0"); ValueError when malformed.
+  /// Parses "backend[:index]" ("cpu", "cuda:1", "opencl:0"); DeviceNotFound when it cannot be parsed.
   Device(const std::string& spec);
   /// The device `index` of `backend`.
   Device(std::string backend, int index);
