@@ -18,48 +18,62 @@
 
 namespace vnn::autograd {
 
+/// Whether ops record the graph on this thread (true unless turned off).
 bool grad_enabled();
+/// Turns graph recording on or off for this thread.
 void set_grad_enabled(bool enabled);
 
-// Turns recording off for a scope, on this thread (torch.no_grad()).
+/// Turns recording off for a scope, on this thread (torch.no_grad()).
 class NoGradGuard {
  public:
+  /// Saves this thread's grad mode and turns recording off.
   NoGradGuard() : previous_(grad_enabled()) { set_grad_enabled(false); }
+  /// Restores the saved grad mode.
   ~NoGradGuard() { set_grad_enabled(previous_); }
+  /// Not copyable: one scope, one restore.
   NoGradGuard(const NoGradGuard&) = delete;
+  /// Not assignable.
   NoGradGuard& operator=(const NoGradGuard&) = delete;
 
  private:
   bool previous_;
 };
-// Inference: no recording (vnn keeps no extra inference-only state).
+/// Inference: no recording (vnn keeps no extra inference-only state).
 using InferenceMode = NoGradGuard;
 
-// Anomaly mode: backward checks every gradient for NaN / Inf and names the
-// op whose backward produced it. Costs a host round trip per node.
+/// Anomaly mode: backward checks every gradient for NaN / Inf and names the
+/// op whose backward produced it. Costs a host round trip per node.
 bool anomaly_enabled();
+/// Turns anomaly mode on or off.
 void set_anomaly_enabled(bool enabled);
+/// Turns anomaly mode on for a scope (torch.autograd.detect_anomaly).
 class DetectAnomalyGuard {
  public:
+  /// Saves the anomaly setting and turns it on.
   DetectAnomalyGuard() : previous_(anomaly_enabled()) { set_anomaly_enabled(true); }
+  /// Restores the saved setting.
   ~DetectAnomalyGuard() { set_anomaly_enabled(previous_); }
 
  private:
   bool previous_;
 };
 
-// d outputs / d inputs without touching .grad() (torch.autograd.grad).
+/// d outputs / d inputs without touching .grad() (torch.autograd.grad).
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs = {}, bool retain_graph = false);
 
+/// What gradcheck found: pass/fail, the largest error, and where it disagreed.
 struct GradcheckResult {
+  /// True when every analytic gradient matched the finite differences.
   bool ok = true;
+  /// The largest |analytic - numeric| over all checked elements.
   double max_abs_error = 0;
+  /// Which input and element disagreed, by how much (empty when ok).
   std::string message;  // which input / element disagreed, by how much
 };
-// Compares analytic gradients of sum(f(inputs) * r) (r a fixed random
-// weighting) with central finite differences. Inputs should be float64 and
-// require grad; they may live on any device.
+/// Compares analytic gradients of sum(f(inputs) * r) (r a fixed random
+/// weighting) with central finite differences. Inputs should be float64 and
+/// require grad; they may live on any device.
 GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f,
                           const std::vector<Tensor>& inputs, double eps = 1e-6, double atol = 1e-5,
                           double rtol = 1e-3);

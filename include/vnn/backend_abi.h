@@ -33,16 +33,22 @@
 extern "C" {
 #endif
 
+/** The ABI version this header describes; the core passes it to the entry point. */
 #define VNN_BACKEND_ABI_VERSION 1u
+/** Name of the one symbol a plugin exports, of type vnn_backend_entry_fn. */
 #define VNN_BACKEND_ENTRY_NAME "vnn_backend_entry"
+/** The most dims a vnn_tensor_desc describes (vnn::kMaxDims). */
 #define VNN_MAX_DIMS 8
 
 #if defined(_WIN32)
+/** Marks the entry point exported from the plugin's shared library. */
 #define VNN_BACKEND_EXPORT __declspec(dllexport)
 #else
+/** Marks the entry point exported from the plugin's shared library. */
 #define VNN_BACKEND_EXPORT __attribute__((visibility("default")))
 #endif
 
+/** Result of every ABI call; on failure last_error() holds the message. */
 typedef enum vnn_status {
   VNN_STATUS_OK = 0,
   VNN_STATUS_UNSUPPORTED = 1,   /* op or dtype not available on this backend */
@@ -56,6 +62,7 @@ typedef enum vnn_status {
 } vnn_status;
 
 /* Stable numbering: append only. */
+/** Element types; the numbers equal vnn::DType's and only grow (append only). */
 typedef enum vnn_dtype {
   VNN_FLOAT32 = 0,
   VNN_FLOAT64 = 1,
@@ -67,42 +74,67 @@ typedef enum vnn_dtype {
   VNN_BFLOAT16 = 7
 } vnn_dtype;
 
+/** Device kinds as a plugin reports them (vnn::DeviceType). */
 typedef enum vnn_device_type {
   VNN_DEVICE_CPU = 0,
   VNN_DEVICE_GPU = 1,
   VNN_DEVICE_ACCELERATOR = 2
 } vnn_device_type;
 
+/** What device_info() fills in for one device; the caller sets struct_size first. */
 typedef struct vnn_device_info {
+  /** Set by the caller to sizeof(vnn_device_info). */
   size_t struct_size;          /* set by the caller to sizeof(vnn_device_info) */
+  /** Device name, NUL-terminated. */
   char name[256];
+  /** Vendor name, NUL-terminated. */
   char vendor[128];
+  /** Driver or runtime version, NUL-terminated. */
   char driver_version[64];
+  /** PCI address "0000:3b:00.0" where known, else "". */
   char pci_id[32];             /* "0000:3b:00.0" where known, else "" */
+  /** Vendor UUID ("GPU-...") where known, else "". */
   char uuid[48];               /* "GPU-..." where known, else "" */
+  /** Architecture: "sm_90", "gfx90a", "avx512", ... */
   char arch[64];               /* "sm_90", "gfx90a", "avx512", ... */
+  /** A vnn_device_type. */
   int32_t type;                /* vnn_device_type */
+  /** SMs, CUs, OpenCL compute units or threads. */
   int32_t compute_units;       /* SMs, CUs, OpenCL compute units, threads */
+  /** Total device memory in bytes. */
   uint64_t total_memory;       /* bytes */
+  /** Free device memory in bytes, 0 where unknown. */
   uint64_t free_memory;        /* bytes, 0 where unknown */
+  /** 1 when device pointers are plain host memory. */
   int32_t host_accessible;     /* 1: device pointers are plain host memory */
+  /** 0 when the device is listed but unusable (see unusable_reason). */
   int32_t usable;              /* 0: listed but unusable (see unusable_reason) */
+  /** Why it is unusable, e.g. "compiled for sm_80, device is sm_50". */
   char unusable_reason[256];   /* e.g. "compiled for sm_80, device is sm_50" */
+  /** Extra "key=value" lines for vnn-devices --verbose. */
   char properties[1024];       /* extra "key=value" lines for --verbose */
 } vnn_device_info;
 
 /* A strided view of device memory. Strides and offset count elements. */
+/** A strided view of device memory; sizes, strides and offset count elements. */
 typedef struct vnn_tensor_desc {
+  /** Device allocation handle (cl_mem on OpenCL). */
   void* data;                  /* device allocation handle */
+  /** Elements from the start of the allocation. */
   int64_t offset;              /* elements from the start of the allocation */
+  /** A vnn_dtype. */
   int32_t dtype;               /* vnn_dtype */
+  /** Number of dims, 0..VNN_MAX_DIMS (0: a scalar). */
   int32_t ndim;                /* 0..VNN_MAX_DIMS (0 = scalar) */
+  /** Size of each of the first ndim dims. */
   int64_t sizes[VNN_MAX_DIMS];
+  /** Stride of each of the first ndim dims, in elements (0 for broadcast dims). */
   int64_t strides[VNN_MAX_DIMS];
 } vnn_tensor_desc;
 
 /* Stable numbering: append only. A backend answers VNN_STATUS_UNSUPPORTED
  * for a kind it does not know. Semantics are documented in docs/ops.md. */
+/** The ops of vnn_op::kind; numbers are stable (append only), semantics in docs/ops.md. */
 typedef enum vnn_op_kind {
   VNN_OP_FILL = 1,          /* out[...] = scalars[0] */
   VNN_OP_COPY = 2,          /* out = in0 (any strides, any dtype: converts) */
@@ -129,6 +161,7 @@ typedef enum vnn_op_kind {
   VNN_OP_COUNT_
 } vnn_op_kind;
 
+/** The function of VNN_OP_BINARY (ints[0]); comparisons and logical ops give bool. */
 typedef enum vnn_binary_fn {
   VNN_BINARY_ADD = 0,       /* in0 + scalars[0] * in1 (alpha) */
   VNN_BINARY_SUB = 1,
@@ -150,6 +183,7 @@ typedef enum vnn_binary_fn {
 
 /* Reductions (VNN_OP_REDUCE). in0 arrives permuted so that the reduced
  * dims are its last k = ints[1] dims; out has in0's leading ndim - k sizes. */
+/** The function of VNN_OP_REDUCE (ints[0]) over the last ints[1] dims of the (permuted) input. */
 typedef enum vnn_reduce_fn {
   VNN_REDUCE_SUM = 0,
   VNN_REDUCE_MEAN = 1,
@@ -164,12 +198,14 @@ typedef enum vnn_reduce_fn {
  * Philox4x32-10 with key = seed (k0 low, k1 high word) and counter
  * (offset + i / 4) in c0 (low) / c1 (high), c2 = c3 = 0, and takes word
  * i % 4: its value depends only on (seed, offset, i). */
+/** The distribution of VNN_OP_RANDOM (ints[0]); element i depends only on (seed, offset, i). */
 typedef enum vnn_random_fn {
   VNN_RANDOM_UNIFORM = 0,   /* [scalars[0], scalars[1]); float32, float64 */
   VNN_RANDOM_NORMAL = 1,    /* mean scalars[0], std scalars[1] (Box-Muller) */
   VNN_RANDOM_BITS = 2       /* integer in [scalars[0], scalars[1]); int32, int64 */
 } vnn_random_fn;
 
+/** The function of VNN_OP_UNARY (ints[0]). */
 typedef enum vnn_unary_fn {
   VNN_UNARY_NEG = 0,
   VNN_UNARY_ABS = 1,
@@ -196,6 +232,7 @@ typedef enum vnn_unary_fn {
   VNN_UNARY_RECIPROCAL = 22
 } vnn_unary_fn;
 
+/** The update rule of VNN_OP_OPTIMIZER_STEP (ints[0]). */
 typedef enum vnn_optimizer_fn {
   VNN_OPTIM_SGD = 0,
   VNN_OPTIM_ADAM = 1,     /* ints[1] = 1: AdamW (decoupled weight decay) */
@@ -210,74 +247,115 @@ typedef enum vnn_optimizer_fn {
  * within int64, the extent inside the allocation where it knows its size)
  * and answers VNN_STATUS_INVALID_ARGUMENT instead of touching memory out of
  * bounds; vnn's plugins share backends/common/desc_check.hpp for that. */
+/** One op request passed to run(): kind, tensor descriptors, scalar and integer arguments, queue. */
 typedef struct vnn_op {
+  /** Set by the core to sizeof(vnn_op). */
   size_t struct_size;
+  /** A vnn_op_kind. */
   int32_t kind;                 /* vnn_op_kind */
+  /** Number of input descriptors. */
   int32_t num_inputs;
+  /** Number of output descriptors. */
   int32_t num_outputs;
+  /** Number of double arguments. */
   int32_t num_scalars;
+  /** Number of int64 arguments. */
   int32_t num_ints;
+  /** Zero; keeps the layout 8-byte aligned for future use. */
   int32_t reserved;
+  /** The input descriptors (num_inputs of them). */
   const vnn_tensor_desc* inputs;
+  /** The output descriptors (num_outputs of them). */
   const vnn_tensor_desc* outputs;
+  /** The double arguments (num_scalars of them). */
   const double* scalars;
+  /** The int64 arguments (num_ints of them). */
   const int64_t* ints;
+  /** The queue to enqueue on (NULL: the device's default queue). */
   void* queue;                  /* NULL = the device's default queue */
 } vnn_op;
 
+/** The table a plugin's entry point returns: identity, then function pointers (later fields optional by struct_size). */
 typedef struct vnn_backend {
+  /** VNN_BACKEND_ABI_VERSION the plugin was built with. */
   uint32_t abi_version;         /* VNN_BACKEND_ABI_VERSION it was built with */
+  /** Zero. */
   uint32_t reserved;
+  /** sizeof(vnn_backend) the plugin was built with (optional fields are read only when covered). */
   size_t struct_size;           /* sizeof(vnn_backend) it was built with */
+  /** Backend name: "openmp", "cuda", "hip", "opencl". */
   const char* name;             /* "openmp", "cuda", "hip", "opencl" */
+  /** One-line description, "Kokkos 3.4.1 OpenMP+Serial, OpenBLAS". */
   const char* description;      /* "Kokkos 3.4.1 OpenMP+Serial, OpenBLAS" */
+  /** Tie-breaker among devices of the same type (higher first). */
   int32_t priority;             /* tie-breaker among equal device types */
+  /** Zero. */
   int32_t reserved2;
 
   /* Discovery, without starting a runtime. On failure *count is 0 and
    * last_error() says why (driver missing, no device...). */
+  /** Counts devices without starting a runtime; on failure *count is 0 and last_error() says why. */
   vnn_status (*probe)(int32_t* count);
+  /** Fills `info` for one device (without starting a runtime). */
   vnn_status (*device_info)(int32_t device, vnn_device_info* info);
 
   /* Runtime start-up for one device; idempotent. */
+  /** Starts the runtime for one device, before its first alloc, copy or run; idempotent. */
   vnn_status (*init_device)(int32_t device);
 
   /* Memory. alloc of 0 bytes returns a valid, unique handle. */
+  /** Allocates `bytes` of device memory; 0 bytes gives a valid, unique handle. */
   vnn_status (*alloc)(int32_t device, size_t bytes, void** handle);
+  /** Frees a handle from alloc. */
   vnn_status (*free)(int32_t device, void* handle);
   /* Host memory the device can DMA from / to (page-locked or mapped). */
+  /** Allocates host memory the device can DMA from / to (page-locked or mapped). */
   vnn_status (*host_alloc)(int32_t device, size_t bytes, void** host_ptr);
+  /** Frees memory from host_alloc. */
   vnn_status (*host_free)(int32_t device, void* host_ptr);
 
   /* Copies. Offsets are in bytes. blocking != 0: return after completion;
    * otherwise enqueue on queue (host memory must then stay alive until the
    * queue is synchronised; pinned host memory makes the copy truly async). */
+  /** Copies host `src` to `dst` + dst_offset bytes; blocking or enqueued on `queue`. */
   vnn_status (*copy_to_device)(int32_t device, void* dst, size_t dst_offset,
                                const void* src, size_t bytes, void* queue,
                                int32_t blocking);
+  /** Copies `src` + src_offset bytes to host `dst`; blocking or enqueued on `queue`. */
   vnn_status (*copy_to_host)(int32_t device, void* dst, const void* src,
                              size_t src_offset, size_t bytes, void* queue,
                              int32_t blocking);
+  /** Copies between two allocations of the device, enqueued on `queue`. */
   vnn_status (*copy_on_device)(int32_t device, void* dst, size_t dst_offset,
                                const void* src, size_t src_offset,
                                size_t bytes, void* queue);
 
   /* Queues (in-order) and events. */
+  /** Creates an in-order queue. */
   vnn_status (*queue_create)(int32_t device, void** queue);
+  /** Destroys a queue from queue_create. */
   vnn_status (*queue_destroy)(int32_t device, void* queue);
+  /** Waits until all work on `queue` (NULL: default) is done. */
   vnn_status (*queue_synchronize)(int32_t device, void* queue);
+  /** Creates an event. */
   vnn_status (*event_create)(int32_t device, void** event);
+  /** Destroys an event. */
   vnn_status (*event_destroy)(int32_t device, void* event);
+  /** Records `event` behind the work enqueued on `queue` so far. */
   vnn_status (*event_record)(int32_t device, void* event, void* queue);
+  /** Waits until the recorded work of `event` is done. */
   vnn_status (*event_synchronize)(int32_t device, void* event);
   /* Milliseconds between two recorded, completed events. */
+  /** Milliseconds between two recorded, completed events. */
   vnn_status (*event_elapsed)(int32_t device, void* start, void* end,
                               double* milliseconds);
 
   /* The one generic op entry. */
+  /** The one generic op entry: validates the descriptors and enqueues `op` on op->queue. */
   vnn_status (*run)(int32_t device, const vnn_op* op);
 
   /* Thread-local text of the last failure on this thread. Never NULL. */
+  /** Thread-local text of the last failure on this thread; never NULL. */
   const char* (*last_error)(void);
 
   /* Optional, appended (read only when struct_size covers them and the
@@ -285,10 +363,13 @@ typedef struct vnn_backend {
   /* The implementation the latest run() on this thread chose where an op
    * has several ("openblas", "kokkos", "clblast", "tiled"); NULL or ""
    * where there was no choice. Static text, valid for the process. */
+  /** The implementation the latest run() on this thread chose ("openblas", "kokkos", "clblast", "tiled"); optional. */
   const char* (*last_path)(int32_t device);
   /* Vendor tool ranges (NVTX on CUDA, roctx on HIP) so that Nsight Systems
    * and rocprof show vnn's op and user range names. Nested per thread. */
+  /** Pushes a vendor tool range (NVTX, roctx), nested per thread; optional. */
   void (*range_push)(const char* name);
+  /** Pops the innermost vendor tool range; optional. */
   void (*range_pop)(void);
 
   /* Optional, appended: streams (docs/streams.md). A core finding either
@@ -297,9 +378,11 @@ typedef struct vnn_backend {
   /* VNN_STATUS_OK when every command before the event's latest record has
    * completed (or it was never recorded), VNN_STATUS_NOT_READY otherwise.
    * Never blocks. */
+  /** VNN_STATUS_OK when the event's recorded work is done (or it was never recorded), VNN_STATUS_NOT_READY otherwise; never blocks; optional. */
   vnn_status (*event_query)(int32_t device, void* event);
   /* Work enqueued on queue (NULL = default) after this call starts only
    * once the event's recorded work completed; the host does not wait. */
+  /** Makes later work on `queue` wait on the device for `event`; the host does not wait; optional. */
   vnn_status (*queue_wait_event)(int32_t device, void* queue, void* event);
 
   /* Optional, appended: collectives of a backend with a communication
@@ -312,28 +395,37 @@ typedef struct vnn_backend {
    * PROD, MAX, MIN or MEAN (the average over ranks). */
   /* One rank makes the id (at most VNN_COMM_ID_BYTES, *size set); the core
    * hands it to every rank through the process group's store. */
+  /** Makes a communicator id (at most VNN_COMM_ID_BYTES, *size set) that the core sends to every rank; optional. */
   vnn_status (*comm_unique_id)(int32_t device, void* id, size_t* size);
   /* Collective over all ranks (each calls it with the same id). */
+  /** Creates this rank's communicator from the shared id (a collective: every rank calls it). */
   vnn_status (*comm_create)(int32_t device, const void* id, size_t size, int32_t rank, int32_t world_size,
                             void** comm);
+  /** Destroys a communicator. */
   vnn_status (*comm_destroy)(int32_t device, void* comm);
+  /** All-reduce of `count` elements of `dtype` at `offset` bytes in `data`, in place; `reduce` a vnn_reduce_fn. */
   vnn_status (*comm_allreduce)(int32_t device, void* comm, void* data, size_t offset, size_t count,
                                int32_t dtype, int32_t reduce, void* queue);
+  /** Broadcast of `count` elements from rank `root`, in place. */
   vnn_status (*comm_broadcast)(int32_t device, void* comm, void* data, size_t offset, size_t count,
                                int32_t dtype, int32_t root, void* queue);
   /* out (offset out_offset) receives world_size * count elements, rank r's at r * count. */
+  /** All-gather: `out` receives world_size * count elements, rank r's at r * count. */
   vnn_status (*comm_allgather)(int32_t device, void* comm, const void* in, size_t in_offset, void* out,
                                size_t out_offset, size_t count, int32_t dtype, void* queue);
   /* in holds world_size * count elements; out gets the reduction of piece `rank`. */
+  /** Reduce-scatter: `in` holds world_size * count elements; `out` gets the reduction of piece `rank`. */
   vnn_status (*comm_reduce_scatter)(int32_t device, void* comm, const void* in, size_t in_offset, void* out,
                                     size_t out_offset, size_t count, int32_t dtype, int32_t reduce, void* queue);
 } vnn_backend;
 
+/** Most bytes of a communicator id from comm_unique_id. */
 #define VNN_COMM_ID_BYTES 128
 
 /* The entry point. Returns NULL if the plugin cannot serve host_abi_version
  * (it may then still return a table whose abi_version tells the core what it
  * was built for). */
+/** The type of the entry point: the table for host_abi_version, or NULL when the plugin cannot serve it. */
 typedef const vnn_backend* (*vnn_backend_entry_fn)(uint32_t host_abi_version);
 
 #ifdef __cplusplus

@@ -10,10 +10,12 @@
 namespace vnn {
 namespace checked {
 
+/// a * b into *out; false on overflow.
 inline bool mul(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_overflow(a, b, out); }
+/// a + b into *out; false on overflow.
 inline bool add(int64_t a, int64_t b, int64_t* out) { return !__builtin_add_overflow(a, b, out); }
 
-// Product of n sizes; false when a size is negative or the product overflows.
+/// Product of n sizes; false when a size is negative or the product overflows.
 inline bool numel(const int64_t* sizes, int n, int64_t* out) {
   int64_t p = 1;
   bool zero = false;
@@ -33,13 +35,13 @@ inline bool numel(const int64_t* sizes, int n, int64_t* out) {
   return true;
 }
 
-// Bytes for n elements of elem_size bytes each.
+/// Bytes for n elements of elem_size bytes each.
 inline bool bytes(int64_t n, int64_t elem_size, int64_t* out) {
   if (n < 0 || elem_size < 0) return false;
   return mul(n, elem_size, out);
 }
 
-// Contiguous (row-major) strides for `sizes`; false on overflow.
+/// Contiguous (row-major) strides for `sizes`; false on overflow.
 inline bool contiguous_strides(const int64_t* sizes, int n, int64_t* strides) {
   int64_t s = 1;
   for (int i = n - 1; i >= 0; --i) {
@@ -50,11 +52,11 @@ inline bool contiguous_strides(const int64_t* sizes, int n, int64_t* strides) {
   return true;
 }
 
-// The element range a strided view touches, relative to its storage:
-// [*lo, *hi] inclusive, offset included. An empty view (a zero size) touches
-// nothing: *lo = offset, *hi = offset - 1. False on negative sizes or
-// overflow. A view fits storage of `capacity` elements when
-// lo >= 0 && hi < capacity.
+/// The element range a strided view touches, relative to its storage:
+/// [*lo, *hi] inclusive, offset included. An empty view (a zero size) touches
+/// nothing: *lo = offset, *hi = offset - 1. False on negative sizes or
+/// overflow. A view fits storage of `capacity` elements when
+/// lo >= 0 && hi < capacity.
 inline bool extent(const int64_t* sizes, const int64_t* strides, int n, int64_t offset, int64_t* lo,
                    int64_t* hi) {
   int64_t low = offset, high = offset;
@@ -76,8 +78,8 @@ inline bool extent(const int64_t* sizes, const int64_t* strides, int n, int64_t 
   return true;
 }
 
-// True when a strided view [sizes, strides, offset] of elements stays inside
-// storage of `capacity` elements.
+/// True when a strided view [sizes, strides, offset] of elements stays inside
+/// storage of `capacity` elements.
 inline bool fits(const int64_t* sizes, const int64_t* strides, int n, int64_t offset, int64_t capacity) {
   int64_t lo, hi;
   if (!extent(sizes, strides, n, offset, &lo, &hi)) return false;

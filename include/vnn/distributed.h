@@ -33,122 +33,163 @@
 
 namespace vnn::distributed {
 
+/// The reduction of a collective: sum, avg (floating dtypes), min, max, product.
 enum class ReduceOp { sum, avg, min, max, product };
+/// The op's name: "sum", "avg", "min", "max", "product".
 const char* name(ReduceOp op);
 
+/// The communication engine of a process group.
 enum class Engine {
   automatic,  // mpi when started by mpirun, else gloo (nccl joins for cuda tensors)
   gloo,
   mpi,
 };
+/// The engine's name: "automatic", "gloo", "mpi".
 const char* name(Engine e);
 
+/// Options of init_process_group; -1 and "" fields come from the environment (torchrun or mpirun variables).
 struct InitOptions {
+  /// The engine (default: mpi under mpirun, else gloo).
   Engine engine = Engine::automatic;
-  // -1 / "": taken from the environment (RANK, WORLD_SIZE, LOCAL_RANK,
-  // LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT as torchrun sets them, or
-  // OMPI_COMM_WORLD_RANK / _SIZE / _LOCAL_RANK / _LOCAL_SIZE under mpirun).
+  /// -1 / "": taken from the environment (RANK, WORLD_SIZE, LOCAL_RANK,
+  /// LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT as torchrun sets them, or
+  /// OMPI_COMM_WORLD_RANK / _SIZE / _LOCAL_RANK / _LOCAL_SIZE under mpirun).
   int rank = -1;
+  /// Number of processes (-1: from WORLD_SIZE or OMPI_COMM_WORLD_SIZE).
   int world_size = -1;
+  /// Rank within this machine (-1: from LOCAL_RANK or OMPI_COMM_WORLD_LOCAL_RANK).
   int local_rank = -1;
+  /// Processes on this machine (-1: from LOCAL_WORLD_SIZE or OMPI_COMM_WORLD_LOCAL_SIZE).
   int local_world_size = -1;
+  /// Host of rank 0's TCP store ("": from MASTER_ADDR).
   std::string master_addr;
+  /// Port of rank 0's TCP store (-1: from MASTER_PORT).
   int master_port = -1;
-  // Rendezvous: "env://", a TCP store served by rank 0 on
-  // MASTER_ADDR:MASTER_PORT (the only method so far; mpi needs none).
+  /// Rendezvous: "env://", a TCP store served by rank 0 on
+  /// MASTER_ADDR:MASTER_PORT (the only method so far; mpi needs none).
   std::string init_method = "env://";
-  // After this long a collective (and the rendezvous) throws
-  // DistributedError. VNN_DIST_TIMEOUT (seconds) overrides the default.
+  /// After this long a collective (and the rendezvous) throws
+  /// DistributedError. VNN_DIST_TIMEOUT (seconds) overrides the default.
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
 };
 
-// One pending or finished collective. Copyable handle; a default-constructed
-// Work is complete.
+/// One pending or finished collective. Copyable handle; a default-constructed
+/// Work is complete.
 class Work {
  public:
+  /// The engine's state behind the handle (defined in the library).
   struct State;
+  /// A completed Work.
   Work() = default;
+  /// Wraps an engine's pending collective (used by the engines).
   explicit Work(std::shared_ptr<State> state) : state_(std::move(state)) {}
-  // Blocks until done; copies staged results back into the tensors; throws
-  // DistributedError (or the error the collective hit) on failure.
+  /// Blocks until done; copies staged results back into the tensors; throws
+  /// DistributedError (or the error the collective hit) on failure.
   void wait();
-  // Non-blocking; true once the engine finished (successfully or not).
+  /// Non-blocking; true once the engine finished (successfully or not).
   bool is_completed() const;
-  // Ok so far (false after a failure; wait() then throws it).
+  /// Ok so far (false after a failure; wait() then throws it).
   bool is_success() const;
 
  private:
   std::shared_ptr<State> state_;
 };
 
+/// A group of ranks running collectives in issue order on one engine (torch's ProcessGroup).
 class ProcessGroup {
  public:
+  /// The engine behind the group (defined in the library).
   struct Impl;
+  /// Wraps an initialised engine (init_process_group builds the default group).
   explicit ProcessGroup(std::unique_ptr<Impl> impl);
+  /// Destroys the group and its engine.
   ~ProcessGroup();
+  /// Not copyable (one group, one engine).
   ProcessGroup(const ProcessGroup&) = delete;
+  /// Not assignable.
   ProcessGroup& operator=(const ProcessGroup&) = delete;
 
+  /// This process's rank in the group.
   int rank() const;
+  /// Number of ranks in the group.
   int size() const;
+  /// The engine's name: "gloo" or "mpi".
   std::string engine() const;  // "gloo", "mpi"
 
-  // In place on `tensor`. avg divides by size() (floating dtypes only).
-  // Dtypes: float32, float64, int32, int64, uint8.
+  /// In place on `tensor`. avg divides by size() (floating dtypes only).
+  /// Dtypes: float32, float64, int32, int64, uint8.
   Work allreduce(const Tensor& tensor, ReduceOp op = ReduceOp::sum);
-  // Every rank's `tensor` gets root's values. Any dtype.
+  /// Every rank's `tensor` gets root's values. Any dtype.
   Work broadcast(const Tensor& tensor, int root = 0);
-  // outputs[r] = rank r's input; size() outputs, each shaped like input. Any dtype.
+  /// outputs[r] = rank r's input; size() outputs, each shaped like input. Any dtype.
   Work allgather(const std::vector<Tensor>& outputs, const Tensor& input);
-  // output (size() * input.numel() elements, first dim size() * input.size(0)
-  // or any shape with that many elements) = the inputs of ranks 0..size()-1, concatenated.
+  /// output (size() * input.numel() elements, first dim size() * input.size(0)
+  /// or any shape with that many elements) = the inputs of ranks 0..size()-1, concatenated.
   Work allgather_into_tensor(const Tensor& output, const Tensor& input);
-  // output = op over ranks of inputs[rank()]; size() inputs, each shaped like output.
+  /// output = op over ranks of inputs[rank()]; size() inputs, each shaped like output.
   Work reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op = ReduceOp::sum);
-  // output = op over ranks of the rank()-th of size() equal pieces of input.
+  /// output = op over ranks of the rank()-th of size() equal pieces of input.
   Work reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op = ReduceOp::sum);
+  /// Completes once every rank has called it.
   Work barrier();
-  // Point to point; tag tells apart messages between the same pair.
+  /// Point to point; tag tells apart messages between the same pair.
   Work send(const Tensor& tensor, int dst, int tag = 0);
+  /// Receives into `tensor` what rank `src` sent with the same `tag`.
   Work recv(const Tensor& tensor, int src, int tag = 0);
 
+  /// Sets how long a collective may take before it throws DistributedError.
   void set_timeout(std::chrono::milliseconds timeout);
+  /// The collective timeout.
   std::chrono::milliseconds timeout() const;
 
-  // Which engine serves which device kind, and why (e.g. "hip: host-staged
-  // gloo, Debian 12 has no RCCL").
+  /// Which engine serves which device kind, and why (e.g. "hip: host-staged
+  /// gloo, Debian 12 has no RCCL").
   std::string report() const;
 
+  /// The engine (for the library's own code; not stable API).
   Impl& impl() { return *impl_; }
 
  private:
   std::unique_ptr<Impl> impl_;
 };
 
-// The default group. init_process_group throws ValueError when a variable is
-// missing or malformed, DistributedError when the rendezvous fails (port in
-// use, peers not arriving within the timeout, world sizes that disagree).
+/// The default group. init_process_group throws ValueError when a variable is
+/// missing or malformed, DistributedError when the rendezvous fails (port in
+/// use, peers not arriving within the timeout, world sizes that disagree).
 void init_process_group(const InitOptions& options = {});
+/// Waits for pending work and tears the default group down; idempotent.
 void destroy_process_group();  // waits for pending work; idempotent
+/// Whether init_process_group has run (and destroy_process_group has not).
 bool is_initialized();
+/// The default group (ValueError unless initialised).
 ProcessGroup& group();  // throws ValueError unless initialised
+/// This process's rank in the default group.
 int rank();
+/// Number of ranks in the default group.
 int world_size();
+/// This process's rank on its machine.
 int local_rank();
+/// Number of ranks on this machine.
 int local_world_size();
-// The device this rank should use: cuda:LOCAL_RANK / hip:LOCAL_RANK where
-// such GPUs exist, otherwise vnn::best_device().
+/// The device this rank should use: cuda:LOCAL_RANK / hip:LOCAL_RANK where
+/// such GPUs exist, otherwise vnn::best_device().
 Device local_device();
-// True when the program runs under mpirun (OMPI_COMM_WORLD_SIZE is set).
+/// True when the program runs under mpirun (OMPI_COMM_WORLD_SIZE is set).
 bool launched_by_mpirun();
 
-// Shorthands on the default group that wait for the result.
+/// Shorthands on the default group that wait for the result.
 void all_reduce(const Tensor& tensor, ReduceOp op = ReduceOp::sum);
+/// Broadcasts root's `tensor` to every rank and waits.
 void broadcast(const Tensor& tensor, int root = 0);
+/// Gathers every rank's `input` into `outputs` and waits.
 void all_gather(const std::vector<Tensor>& outputs, const Tensor& input);
+/// Reduce-scatter over the default group, waiting for the result.
 void reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op = ReduceOp::sum);
+/// Waits until every rank of the default group arrives.
 void barrier();
+/// Sends `tensor` to rank `dst` and waits.
 void send(const Tensor& tensor, int dst, int tag = 0);
+/// Receives from rank `src` into `tensor` and waits.
 void recv(const Tensor& tensor, int src, int tag = 0);
 
 }  // namespace vnn::distributed

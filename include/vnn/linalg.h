@@ -4,13 +4,13 @@
 
 namespace vnn {
 
-// torch.matmul: 1-D x 1-D is a dot product (0-dim result); 2-D x 2-D a
-// matrix product; a 1-D first operand is a row vector and a 1-D second a
-// column vector (the added dim is removed afterwards); otherwise the last
-// two dims multiply and the leading (batch) dims broadcast.
-// Operands: the same floating or 32/64-bit integer dtype, the same device.
+/// torch.matmul: 1-D x 1-D is a dot product (0-dim result); 2-D x 2-D a
+/// matrix product; a 1-D first operand is a row vector and a 1-D second a
+/// column vector (the added dim is removed afterwards); otherwise the last
+/// two dims multiply and the leading (batch) dims broadcast.
+/// Operands: the same floating or 32/64-bit integer dtype, the same device.
 Tensor matmul(const Tensor& a, const Tensor& b);
-// a [n, k] @ b [k, m]; both exactly 2-D.
+/// a [n, k] @ b [k, m]; both exactly 2-D.
 Tensor mm(const Tensor& a, const Tensor& b);
 
 }  // namespace vnn

@@ -23,19 +23,26 @@
 
 namespace vnn {
 
+/// A Philox4x32-10 stream: a (seed, offset) pair advanced atomically by each draw (thread-safe).
 class Generator {
  public:
+  /// A generator seeded with `seed`, counter at 0.
   explicit Generator(uint64_t seed = 67280421310721ull) : seed_(seed) {}
+  /// A copy with the same seed and offset (then independent).
   Generator(const Generator& other);
+  /// Takes other's seed and offset.
   Generator& operator=(const Generator& other);
 
-  // Sets the seed and restarts the counter at 0.
+  /// Sets the seed and restarts the counter at 0.
   Generator& manual_seed(uint64_t seed);
+  /// The seed.
   uint64_t seed() const;
+  /// The next unused counter.
   uint64_t offset() const;
+  /// Moves the counter to `offset` (to replay or skip draws).
   void set_offset(uint64_t offset);
-  // Reserves counters for n values; returns the first counter and, where
-  // seed is given, the seed they go with (read under the same lock).
+  /// Reserves counters for n values; returns the first counter and, where
+  /// seed is given, the seed they go with (read under the same lock).
   uint64_t reserve(int64_t n, uint64_t* seed = nullptr);
 
  private:
@@ -44,27 +51,34 @@ class Generator {
   uint64_t offset_ = 0;
 };
 
-// The process-wide generator used when none is passed.
+/// The process-wide generator used when none is passed.
 Generator& default_generator();
-// Seeds the default generator (and restarts its counter).
+/// Seeds the default generator (and restarts its counter).
 void manual_seed(uint64_t seed);
 
-// Philox4x32-10 of one block, in place: ctr[4] with key (k0, k1).
+/// Philox4x32-10 of one block, in place: ctr[4] with key (k0, k1).
 void philox4x32_10(uint32_t ctr[4], uint32_t k0, uint32_t k1);
 
+/// Uniform values in [0, 1), float32 unless opt names a floating dtype.
 Tensor rand(const Shape& shape, const TensorOptions& opt = {}, Generator* gen = nullptr);
+/// Standard normal values (Box-Muller), float32 unless opt names a floating dtype.
 Tensor randn(const Shape& shape, const TensorOptions& opt = {}, Generator* gen = nullptr);
-// Integers in [low, high); int64 unless opt names a dtype (passing only a
-// Device keeps int64: randint(0, 10, {8}, device)).
+/// Integers in [low, high); int64 unless opt names a dtype (passing only a
+/// Device keeps int64: randint(0, 10, {8}, device)).
 Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOptions& opt = {}, Generator* gen = nullptr);
+/// randint(0, high, shape): integers in [0, high).
 Tensor randint(int64_t high, const Shape& shape, const TensorOptions& opt = {}, Generator* gen = nullptr);
-// A random permutation of 0 .. n-1; int64 unless opt names a dtype.
+/// A random permutation of 0 .. n-1; int64 unless opt names a dtype.
 Tensor randperm(int64_t n, const TensorOptions& opt = {}, Generator* gen = nullptr);
+/// Uniform [0, 1) values with t's shape, dtype and device.
 Tensor rand_like(const Tensor& t, Generator* gen = nullptr);
+/// Standard normal values with t's shape, dtype and device.
 Tensor randn_like(const Tensor& t, Generator* gen = nullptr);
 
 // In place, any strides: uniform on [low, high), normal(mean, std).
+/// Fills t in place (any strides) with uniform values in [low, high).
 Tensor& uniform_(Tensor& t, double low = 0.0, double high = 1.0, Generator* gen = nullptr);
+/// Fills t in place (any strides) with normal values of `mean` and `std`.
 Tensor& normal_(Tensor& t, double mean = 0.0, double std = 1.0, Generator* gen = nullptr);
 
 }  // namespace vnn

@@ -15,65 +15,90 @@
 
 namespace vnn {
 
+/// The sum of all elements, 0-dim (int64 for integer or bool input).
 Tensor sum(const Tensor& t);
+/// The sum over `dims` (all when empty); keepdim keeps them as size 1.
 Tensor sum(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim = false);
+/// The sum over one dim.
 Tensor sum(const Tensor& t, int dim, bool keepdim = false);
+/// The mean of all elements, 0-dim (floating dtypes only).
 Tensor mean(const Tensor& t);
+/// The mean over `dims` (all when empty; floating dtypes only).
 Tensor mean(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim = false);
+/// The mean over one dim (floating dtypes only).
 Tensor mean(const Tensor& t, int dim, bool keepdim = false);
+/// The product of all elements, 0-dim (int64 for integer or bool input).
 Tensor prod(const Tensor& t);
+/// The product over one dim.
 Tensor prod(const Tensor& t, int dim, bool keepdim = false);
 
 // Largest / smallest values over dims (no indices).
+/// The largest values over `dims` (all when empty), without indices.
 Tensor amax(const Tensor& t, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+/// The smallest values over `dims` (all when empty), without indices.
 Tensor amin(const Tensor& t, const std::vector<int64_t>& dims = {}, bool keepdim = false);
 // The whole tensor's max / min (a 0-dim tensor).
+/// The largest element, 0-dim (IndexError when empty).
 Tensor max(const Tensor& t);
+/// The smallest element, 0-dim (IndexError when empty).
 Tensor min(const Tensor& t);
-// Values and int64 indices along one dim: auto [v, i] = vnn::max(t, 1);
+/// Values and int64 indices along one dim: auto [v, i] = vnn::max(t, 1);
 std::tuple<Tensor, Tensor> max(const Tensor& t, int dim, bool keepdim = false);
+/// Smallest values and their int64 indices along `dim`: `auto [v, i] = vnn::min(t, 1);`.
 std::tuple<Tensor, Tensor> min(const Tensor& t, int dim, bool keepdim = false);
-// Index of the first largest / smallest element (of the flattened tensor,
-// or along dim). NaN counts as the largest and the smallest.
+/// Index of the first largest / smallest element (of the flattened tensor,
+/// or along dim). NaN counts as the largest and the smallest.
 Tensor argmax(const Tensor& t);
+/// The int64 index of the first largest element along `dim` (NaN counts as largest).
 Tensor argmax(const Tensor& t, int dim, bool keepdim = false);
+/// The int64 index of the first smallest element of the flattened tensor (NaN counts as smallest).
 Tensor argmin(const Tensor& t);
+/// The int64 index of the first smallest element along `dim` (NaN counts as smallest).
 Tensor argmin(const Tensor& t, int dim, bool keepdim = false);
 
-// Variance / standard deviation over dims: sum((x - mean)^2) / (N -
-// correction), computed in two passes (numerically stable). correction 1 is
-// the unbiased (Bessel) estimate, 0 the population one; N - correction <= 0
-// gives inf or nan, like PyTorch. Floating dtypes only. PyTorch's
-// unbiased=true/false is correction 1/0 (a bool converts to that).
-// Call it vnn::std (as torch::std): after `using namespace vnn`, a bare
-// std(...) is ambiguous with namespace std; std::vector etc. are unaffected.
-// The one-dim overload takes the same (correction, keepdim) so that
-// var(t, {1}, 0) is never ambiguous between the two.
+/// Variance / standard deviation over dims: sum((x - mean)^2) / (N -
+/// correction), computed in two passes (numerically stable). correction 1 is
+/// the unbiased (Bessel) estimate, 0 the population one; N - correction <= 0
+/// gives inf or nan, like PyTorch. Floating dtypes only. PyTorch's
+/// unbiased=true/false is correction 1/0 (a bool converts to that).
+/// Call it vnn::std (as torch::std): after `using namespace vnn`, a bare
+/// std(...) is ambiguous with namespace std; std::vector etc. are unaffected.
+/// The one-dim overload takes the same (correction, keepdim) so that
+/// var(t, {1}, 0) is never ambiguous between the two.
 Tensor var(const Tensor& t, const std::vector<int64_t>& dims = {}, int64_t correction = 1, bool keepdim = false);
+/// The variance along one dim, with Bessel's correction by default (floating dtypes only).
 Tensor var(const Tensor& t, int dim, int64_t correction = 1, bool keepdim = false);
+/// The standard deviation over `dims` (sqrt of var; call it vnn::std).
 Tensor std(const Tensor& t, const std::vector<int64_t>& dims = {}, int64_t correction = 1, bool keepdim = false);
+/// The standard deviation along one dim (sqrt of var).
 Tensor std(const Tensor& t, int dim, int64_t correction = 1, bool keepdim = false);
 
-// Vector p-norm over dims (all dims when empty): p = 1, 2, any p > 0,
-// INFINITY (max |x|), -INFINITY (min |x|), 0 (count of non-zeros); "fro" is
-// the 2-norm over the given dims. Floating dtypes only.
+/// Vector p-norm over dims (all dims when empty): p = 1, 2, any p > 0,
+/// INFINITY (max |x|), -INFINITY (min |x|), 0 (count of non-zeros); "fro" is
+/// the 2-norm over the given dims. Floating dtypes only.
 Tensor norm(const Tensor& t, double p = 2.0, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+/// A named norm over `dims`: "fro" is the 2-norm (ValueError for other names).
 Tensor norm(const Tensor& t, const std::string& p, const std::vector<int64_t>& dims = {}, bool keepdim = false);
 
-// log(sum(exp(x))) over dims, shifted by the maximum (never overflows);
-// integer inputs give float32; an empty reduction gives -inf.
+/// log(sum(exp(x))) over dims, shifted by the maximum (never overflows);
+/// integer inputs give float32; an empty reduction gives -inf.
 Tensor logsumexp(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim = false);
+/// log(sum(exp(x))) along one dim, never overflowing.
 Tensor logsumexp(const Tensor& t, int dim, bool keepdim = false);
 
-// Whether any / all elements are non-zero (NaN counts as non-zero); any
-// dtype in, bool out. Empty reductions: any() false, all() true.
+/// Whether any / all elements are non-zero (NaN counts as non-zero); any
+/// dtype in, bool out. Empty reductions: any() false, all() true.
 Tensor any(const Tensor& t, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+/// Whether any element along `dim` is non-zero, bool result.
 Tensor any(const Tensor& t, int dim, bool keepdim = false);
+/// Whether all elements over `dims` (all when empty) are non-zero, bool result (empty: true).
 Tensor all(const Tensor& t, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+/// Whether all elements along `dim` are non-zero, bool result.
 Tensor all(const Tensor& t, int dim, bool keepdim = false);
 
-// Numerically stable softmax / log_softmax along dim (floating dtypes).
+/// Numerically stable softmax / log_softmax along dim (floating dtypes).
 Tensor softmax(const Tensor& t, int dim);
+/// log(softmax(t, dim)) computed stably (floating dtypes).
 Tensor log_softmax(const Tensor& t, int dim);
 
 }  // namespace vnn

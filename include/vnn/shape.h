@@ -9,32 +9,52 @@
 
 namespace vnn {
 
+/// The most dims a tensor can have (equals VNN_MAX_DIMS of the plugin ABI).
 inline constexpr int kMaxDims = 8;  // equals VNN_MAX_DIMS of the plugin ABI
 
+/// Sizes or strides of up to kMaxDims dims, stored inline (no heap allocation).
 class Shape {
  public:
+  /// No dims (the shape of a 0-dim tensor).
   Shape() = default;
+  /// The given dims: `Shape{2, 3}`.
   Shape(std::initializer_list<int64_t> dims);
+  /// The given dims.
   Shape(const std::vector<int64_t>& dims);
+  /// The dims in [first, last).
   template <class It> Shape(It first, It last) { for (; first != last; ++first) push_back(*first); }
 
+  /// Number of dims.
   int size() const { return ndim_; }
+  /// Whether there are no dims.
   bool empty() const { return ndim_ == 0; }
+  /// Dim `i` (unchecked; i in [0, size())).
   int64_t operator[](int i) const { return d_[i]; }
+  /// Dim `i`, writable (unchecked).
   int64_t& operator[](int i) { return d_[i]; }
+  /// Start of the dims, for range-for.
   const int64_t* begin() const { return d_; }
+  /// End of the dims, for range-for.
   const int64_t* end() const { return d_ + ndim_; }
+  /// Pointer to the dims (size() of them).
   const int64_t* data() const { return d_; }
+  /// Appends a dim; ShapeError beyond kMaxDims.
   void push_back(int64_t v);
+  /// Sets the number of dims to `n` (ShapeError outside [0, kMaxDims]), new dims set to `fill`.
   void resize(int n, int64_t fill = 0);
-  // Product; 1 for a scalar. Throws ShapeError for a negative size and
-  // ValueError when the product does not fit int64 (checked_size.h).
+  /// Product; 1 for a scalar. Throws ShapeError for a negative size and
+  /// ValueError when the product does not fit int64 (checked_size.h).
   int64_t numel() const;
+  /// The product in double as text ("1.8e+19"), for error messages about sizes that overflow.
   std::string approx_numel() const;  // the product in double, "1.8e+19", for messages
+  /// The dims as a std::vector.
   std::vector<int64_t> vec() const { return {begin(), end()}; }
+  /// The dims as text: "[2, 3]".
   std::string str() const;  // "[2, 3]"
 
+  /// Same number of dims and equal dims.
   bool operator==(const Shape& o) const;
+  /// Not operator==.
   bool operator!=(const Shape& o) const { return !(*this == o); }
 
  private:
@@ -42,7 +62,7 @@ class Shape {
   int64_t d_[kMaxDims] = {};
 };
 
-// std::cout << x.sizes() prints "[2, 3]".
+/// std::cout << x.sizes() prints "[2, 3]".
 std::ostream& operator<<(std::ostream& os, const Shape& s);
 
 }  // namespace vnn

@@ -19,54 +19,91 @@ namespace vnn {
 
 namespace detail { struct TensorImpl; struct DeviceContext; }
 
+/// How a creation function makes a tensor: dtype, device, pinned host memory, requires_grad.
 struct TensorOptions {
+  /// Element type of the new tensor (float32 unless given).
   DType dtype = kFloat32;
+  /// Device of the new tensor (cpu:0 unless given).
   Device device = Device("cpu", 0);
+  /// Page-locked host memory, for asynchronous copies to a GPU (cpu tensors only).
   bool pinned = false;  // page-locked host memory (cpu tensors only)
+  /// The new tensor is a leaf that records gradients.
   bool requires_grad = false;  // the new tensor is a leaf that requires grad
   // Whether a dtype was given (a DType or with(DType)): creation functions
   // whose natural dtype is not float32 (randint, randperm, integer arange)
   // keep theirs when only a device is passed.
+  /// Whether a dtype was given explicitly (randint, randperm and integer arange keep theirs otherwise).
   bool has_dtype = false;
+  /// float32 on cpu:0, not pinned, no grad.
   TensorOptions() = default;
+  /// The given dtype on cpu:0 (`zeros({2}, vnn::kInt64)`).
   TensorOptions(DType t) : dtype(t), has_dtype(true) {}
+  /// float32 on the given device.
   TensorOptions(Device d) : device(std::move(d)) {}
+  /// float32 on the device named by a string ("cuda:0", "cpu").
   TensorOptions(const char* d) : device(d) {}
+  /// float32 on the device named by a string ("cuda:0", "cpu").
   TensorOptions(const std::string& d) : device(d) {}
+  /// A copy of these options with dtype `t` (marked as given).
   TensorOptions with(DType t) const { auto o = *this; o.dtype = t; o.has_dtype = true; return o; }
   // The dtype given, else `fallback`.
+  /// The dtype if one was given, else `fallback`.
   DType dtype_or(DType fallback) const { return has_dtype ? dtype : fallback; }
+  /// A copy of these options with device `d`.
   TensorOptions with(Device d) const { auto o = *this; o.device = std::move(d); return o; }
+  /// A copy of these options with requires_grad set to `r`.
   TensorOptions with_requires_grad(bool r = true) const { auto o = *this; o.requires_grad = r; return o; }
 };
 
 // torch::indexing's forms for Tensor::index:
 //   using namespace vnn::indexing;
 //   x.index({Slice(0, 10), 1});   x.index({"...", None, Slice(None, None, 2)});
+/// Index forms for Tensor::index and index_put_ (torch::indexing's `None`, `Ellipsis`, `Slice`).
 namespace indexing {
 // A new dimension of size 1 (NumPy's newaxis); also "no bound" in a Slice.
+/// A new dimension of size 1 in an index list (NumPy's newaxis); also "no bound" in a Slice.
 inline constexpr std::nullopt_t None = std::nullopt;
+/// The type of Ellipsis.
 struct EllipsisIndexType {};
+/// `...` in an index list: as many full slices as the remaining dims need.
 inline constexpr EllipsisIndexType Ellipsis{};
 // start:stop:step; a missing bound is the whole range, negative bounds
 // count from the end and are clamped, as Python's. step must be positive.
+/// Python's start:stop:step on one dim (None bounds are the whole range, negative ones count from the end).
 struct Slice {
+  /// start:stop:step; each bound may be None (std::nullopt).
   Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,
         std::optional<int64_t> step = std::nullopt)
       : start(start), stop(stop), step(step) {}
+  /// The start bound (std::nullopt: the start of the dim).
   std::optional<int64_t> start, stop, step;
+  /// \var stop
+  /// The end bound, exclusive (std::nullopt: the end of the dim).
+  /// \var step
+  /// The stride between positions, positive (std::nullopt: 1).
 };
+/// One element of an index list: an integer, a Slice, None (new dim) or Ellipsis.
 class TensorIndex {
  public:
+  /// Which of the four forms this index is.
   enum class Kind { integer, slice, none, ellipsis };
+  /// An integer index: selects one position and drops the dim.
   TensorIndex(int64_t i) : kind_(Kind::integer), integer_(i) {}
+  /// An integer index: selects one position and drops the dim.
   TensorIndex(int i) : kind_(Kind::integer), integer_(i) {}
+  /// A Slice: keeps the dim, narrowed and strided.
   TensorIndex(Slice s) : kind_(Kind::slice), slice_(s) {}
+  /// None: inserts a new dim of size 1.
   TensorIndex(std::nullopt_t) : kind_(Kind::none) {}
+  /// Ellipsis: stands for the dims not otherwise indexed.
   TensorIndex(EllipsisIndexType) : kind_(Kind::ellipsis) {}
+  /// The string "..." as Ellipsis (anything else is a ValueError).
   TensorIndex(const char* ellipsis);  // "..." only (ValueError otherwise)
+  /// Which form this index is.
   Kind kind() const { return kind_; }
+  /// The integer (Kind::integer only).
   int64_t integer() const { return integer_; }
+  /// The slice (Kind::slice only).
   const Slice& slice() const { return slice_; }
 
  private:
@@ -76,63 +113,104 @@ class TensorIndex {
 };
 }  // namespace indexing
 
+/// A reference-counted, strided view of typed memory on a device; copies share the data, as torch::Tensor.
 class Tensor {
  public:
+  /// An undefined tensor (defined() is false), as a default torch::Tensor.
   Tensor();  // undefined tensor
+  /// Wraps an implementation object (used by the core and ops; users make tensors with vnn::zeros and friends).
   explicit Tensor(std::shared_ptr<detail::TensorImpl> impl);
 
+  /// False for a default-constructed (undefined) tensor.
   bool defined() const { return impl_ != nullptr; }
+  /// The size of each dim.
   const Shape& sizes() const;
+  /// The stride of each dim, in elements.
   const Shape& strides() const;
+  /// The size of `dim` (negative dims count from the end).
   int64_t size(int dim) const;      // negative dims count from the end
+  /// The stride of `dim` in elements (negative dims count from the end).
   int64_t stride(int dim) const;
+  /// The number of dims (0 for a scalar tensor).
   int dim() const;
+  /// The number of elements (product of the sizes; 1 for a 0-dim tensor).
   int64_t numel() const;
+  /// Offset of the first element into the storage, in elements.
   int64_t storage_offset() const;
+  /// The element type.
   DType dtype() const;
+  /// The device the data lives on.
   Device device() const;
+  /// Whether the strides are the row-major strides of the sizes (size-1 dims ignored).
   bool is_contiguous() const;
+  /// Whether the data is page-locked host memory (see pin_memory()).
   bool is_pinned() const;
+  /// numel() times the element size, in bytes.
   size_t nbytes() const { return static_cast<size_t>(numel()) * itemsize(dtype()); }
 
   // Moving between devices and dtypes. Returns *this when nothing changes.
   // non_blocking: the copy is queued; the source must stay alive until the
   // destination device is synchronised (vnn keeps it alive for you).
+  /// A copy on `device` (this tensor itself when it is there already); non_blocking queues the copy.
   Tensor to(const Device& device, bool non_blocking = false) const;
+  /// A copy converted to `dtype` (this tensor itself when it already has it).
   Tensor to(DType dtype) const;
+  /// A copy on `device` converted to `dtype`, in one step.
   Tensor to(const Device& device, DType dtype, bool non_blocking = false) const;
+  /// A copy on cpu:0 (this tensor when it is already there).
   Tensor cpu() const { return to(Device("cpu", 0)); }
+  /// This tensor if contiguous, else a contiguous copy.
   Tensor contiguous() const;
+  /// A contiguous deep copy with its own storage (recorded by autograd).
   Tensor clone() const;
+  /// A copy in page-locked host memory, so copies to a GPU can be asynchronous.
   Tensor pin_memory() const;
 
   // Views (share storage).
+  /// A view with a new shape of the same numel (one size may be -1); needs compatible strides.
   Tensor view(const Shape& shape) const;     // one size may be -1
+  /// The same data in a new shape: a view when the strides allow, else a copy.
   Tensor reshape(const Shape& shape) const;  // view if possible, else copy
+  /// A view with dims `dim0` and `dim1` swapped.
   Tensor transpose(int dim0, int dim1) const;
+  /// A view with the dims reordered: dim i of the result is dim dims[i] of this.
   Tensor permute(const Shape& dims) const;
+  /// A view broadcasting size-1 dims to `shape` (stride 0, no copy).
   Tensor expand(const Shape& shape) const;
+  /// A view of `length` positions of `dim` starting at `start`.
   Tensor narrow(int dim, int64_t start, int64_t length) const;
+  /// A view of position `index` of `dim`, which is removed.
   Tensor select(int dim, int64_t index) const;
   // A view with explicit sizes, strides and storage offset (in elements), as
   // torch.as_strided. ValueError when it would reach outside the storage.
   // Not differentiable: a tensor that requires grad is refused.
+  /// A view with explicit sizes, strides and storage offset, checked against the storage (torch.as_strided).
   Tensor as_strided(const Shape& sizes, const Shape& strides, int64_t storage_offset) const;
+  /// A 1-D view (or copy, when the strides do not allow a view) of all elements.
   Tensor flatten() const;
   // Shape views (src/ops/shape.cpp; free forms in vnn/indexing.h).
   // flatten(start, end) merges dims start..end (a view where their strides
   // allow, else a copy); squeeze(dim) leaves a dim whose size is not 1.
+  /// Merges dims start_dim..end_dim into one (a view where the strides allow, else a copy).
   Tensor flatten(int start_dim, int end_dim = -1) const;
+  /// Splits `dim` into `sizes` (one may be -1); the inverse of flatten.
   Tensor unflatten(int dim, const Shape& sizes) const;  // one size may be -1
+  /// A view without any size-1 dims.
   Tensor squeeze() const;
+  /// A view without `dim` if its size is 1; unchanged otherwise.
   Tensor squeeze(int dim) const;
+  /// A view with a new size-1 dim at `dim`, in [-(ndim+1), ndim].
   Tensor unsqueeze(int dim) const;  // dim in [-(ndim+1), ndim]
+  /// A view broadcasting this tensor to `shape` (as expand, with NumPy's rules).
   Tensor broadcast_to(const Shape& shape) const;
   // Views of consecutive pieces along dim: of split_size each (the last may
   // be shorter), of the given sizes (summing to size(dim)), or n chunks of
   // ceil(size / n) (fewer when the size runs out, as in PyTorch).
+  /// Views of `split_size` positions each along `dim` (the last may be shorter).
   std::vector<Tensor> split(int64_t split_size, int dim = 0) const;
+  /// Views of the given sizes along `dim` (they must sum to size(dim)).
   std::vector<Tensor> split(const std::vector<int64_t>& sizes, int dim = 0) const;
+  /// `chunks` views of ceil(size / chunks) positions along `dim` (fewer when the size runs out).
   std::vector<Tensor> chunk(int64_t chunks, int dim = 0) const;
   // Indexing views (src/tensor/tensor_index.cpp), as LibTorch's: t[i] is
   // select(0, i) (negative i counts from the end), so t[i][j] works;
@@ -140,147 +218,242 @@ class Tensor {
   // index({...}) takes integers, Slice, None and Ellipsis. Out-of-range
   // integers throw IndexError naming the dim and its size; a step <= 0
   // throws ValueError.
+  /// select(0, index): negative counts from the end, IndexError when out of range.
   Tensor operator[](int64_t index) const;
+  /// Python's start:end:step along `dim` as a view (bounds clamped; step must be positive).
   Tensor slice(int dim, std::optional<int64_t> start = std::nullopt, std::optional<int64_t> end = std::nullopt,
                int64_t step = 1) const;
+  /// A view indexed by integers, Slice, None and Ellipsis, as torch's Tensor::index.
   Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  /// A view indexed by integers, Slice, None and Ellipsis, as torch's Tensor::index.
   Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
   // Writes value into the indexed view (broadcast to its shape).
+  /// Writes `value`, broadcast, into the view index(indices) selects; returns *this.
   Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value);
+  /// Writes `value` into every element of the view index(indices) selects; returns *this.
   Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, double value);
   // t(): the transpose of a matrix (0-D and 1-D tensors unchanged, more
   // dims: ShapeError); mT(): the last two dims swapped (2 dims or more).
+  /// The transpose of a matrix (0-D and 1-D unchanged; more than 2 dims: ShapeError).
   Tensor t() const;
+  /// A view with the last two dims swapped (2 dims or more).
   Tensor mT() const;
 
   // In-place.
+  /// Sets every element to `value` (converted to the dtype); returns *this.
   Tensor& fill_(double value);
+  /// Sets every element to zero; returns *this.
   Tensor& zero_() { return fill_(0.0); }
+  /// Copies `src` (broadcast, converted to this dtype, from any device) into this tensor.
   Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  /// this += alpha * other, in this tensor's dtype.
   Tensor& add_(const Tensor& other, double alpha = 1.0);
+  /// Adds a scalar in place.
   Tensor& add_(double other);
+  /// Multiplies by `other` (broadcast) in place.
   Tensor& mul_(const Tensor& other);
+  /// Multiplies by a scalar in place.
   Tensor& mul_(double other);
   // More in-place elementwise ops (vnn/elementwise.h). They keep self's
   // dtype: a result needing a wider category throws DTypeError.
+  /// this -= alpha * other, in this tensor's dtype.
   Tensor& sub_(const Tensor& other, double alpha = 1.0);
+  /// Subtracts a scalar in place.
   Tensor& sub_(double other);
+  /// Divides by `other` (broadcast) in place; integer tensors throw DTypeError (the result would be float).
   Tensor& div_(const Tensor& other);
+  /// Divides by a scalar in place.
   Tensor& div_(double other);
+  /// Raises each element to the matching power in `exponent` (broadcast), in place.
   Tensor& pow_(const Tensor& exponent);
+  /// Raises each element to a scalar power in place.
   Tensor& pow_(double exponent);
+  /// Clamps into [min, max] in place; a NaN bound is no bound.
   Tensor& clamp_(double min, double max);  // NaN: no bound
+  /// Clamps from below in place (NaN: no bound).
   Tensor& clamp_min_(double min);
+  /// Clamps from above in place (NaN: no bound).
   Tensor& clamp_max_(double max);
+  /// max(x, 0) in place.
   Tensor& relu_();
+  /// Sets the elements where `mask` (bool, broadcast to self) is true to `value`.
   Tensor& masked_fill_(const Tensor& mask, double value);  // mask broadcasts to self
   // Compound assignment: the in-place ops above (recorded by autograd as
   // those are); self keeps its dtype and shape. Members, so a view such as
   // t[0] += 1 writes through.
+  /// add_(other).
   Tensor& operator+=(const Tensor& other) { return add_(other); }
+  /// add_(other) with a scalar.
   Tensor& operator+=(double other) { return add_(other); }
+  /// sub_(other).
   Tensor& operator-=(const Tensor& other) { return sub_(other); }
+  /// sub_(other) with a scalar.
   Tensor& operator-=(double other) { return sub_(other); }
+  /// mul_(other).
   Tensor& operator*=(const Tensor& other) { return mul_(other); }
+  /// mul_(other) with a scalar.
   Tensor& operator*=(double other) { return mul_(other); }
+  /// div_(other).
   Tensor& operator/=(const Tensor& other) { return div_(other); }
+  /// div_(other) with a scalar.
   Tensor& operator/=(double other) { return div_(other); }
 
   // Host access. item() and to_vector() synchronise and copy as needed;
   // data<T>() needs a contiguous tensor on a host-accessible device.
+  /// The value of a one-element tensor as a double (synchronises; copies from the device).
   double item() const;
+  /// The value of a one-element tensor converted to T.
   template <class T> T item() const { return static_cast<T>(item()); }
+  /// All elements in row-major order as T, copied to the host (synchronises).
   template <class T> std::vector<T> to_vector() const;
+  /// Pointer to the elements as T; needs a contiguous tensor on a host-accessible device.
   template <class T> T* data();
+  /// Read-only pointer to the elements as T; needs a contiguous tensor on a host-accessible device.
   template <class T> const T* data() const;
+  /// The backend's handle of the storage (a host pointer on cpu, cl_mem on OpenCL, a device pointer on CUDA/HIP).
   void* raw_data() const;  // device handle (cl_mem on OpenCL)
 
   // Autograd (see vnn/autograd.h).
+  /// Whether autograd records ops on this tensor.
   bool requires_grad() const;
+  /// Marks a leaf as requiring grad (or not); returns *this. Non-leaves are refused.
   Tensor& requires_grad_(bool requires = true);  // leaves only
+  /// The accumulated gradient (undefined until backward reaches this tensor).
   Tensor grad() const;                           // undefined until backward
+  /// Replaces the gradient; an undefined tensor clears it.
   void set_grad(const Tensor& g);                // undefined tensor clears it
+  /// True for tensors not produced by a recorded op (user-created, or requires_grad false).
   bool is_leaf() const;
+  /// The name of the op that produced this tensor ("" for leaves).
   std::string grad_fn_name() const;              // "" for leaves
   // gradient: d root / d self, needed unless self has one element.
+  /// Back-propagates from this tensor, accumulating into the .grad() of the leaves that require grad.
   void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
+  /// A tensor sharing this storage, cut from the autograd graph.
   Tensor detach() const;                         // shares storage, no history
+  /// Keeps .grad() for this non-leaf after backward; returns *this.
   Tensor& retain_grad();                         // keep .grad() of a non-leaf
   // Called with the gradient flowing into this tensor; may return a
   // replacement (or an undefined tensor to keep it).
+  /// Adds a hook called with the gradient flowing into this tensor; it may return a replacement.
   void register_hook(std::function<Tensor(const Tensor&)> hook);
+  /// Counter bumped by each in-place write (autograd uses it to catch modified saved tensors).
   uint64_t version() const;
 
+  /// The values as text, laid out like PyTorch's printout.
   std::string str() const;  // PyTorch-like printout
+  /// The sizes as text, "[2, 3]".
   std::string shape_str() const { return sizes().str(); }
 
+  /// The implementation object (for the core and ops; not stable API).
   detail::TensorImpl* impl() const { return impl_.get(); }
+  /// The implementation object's shared pointer (for the core and ops; not stable API).
   const std::shared_ptr<detail::TensorImpl>& impl_ptr() const { return impl_; }
 
  private:
   std::shared_ptr<detail::TensorImpl> impl_;
 };
 
+/// Prints t.str().
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 // Creation.
+/// An uninitialised tensor of `shape` (contents unspecified).
 Tensor empty(const Shape& shape, const TensorOptions& opt = {});
+/// A tensor of `shape` filled with zeros.
 Tensor zeros(const Shape& shape, const TensorOptions& opt = {});
+/// A tensor of `shape` filled with ones.
 Tensor ones(const Shape& shape, const TensorOptions& opt = {});
+/// A tensor of `shape` filled with `value`.
 Tensor full(const Shape& shape, double value, const TensorOptions& opt = {});
+/// An uninitialised tensor with t's shape, dtype and device.
 Tensor empty_like(const Tensor& t);
+/// Zeros with t's shape, dtype and device.
 Tensor zeros_like(const Tensor& t);
+/// Ones with t's shape, dtype and device.
 Tensor ones_like(const Tensor& t);
+/// `value` everywhere, with t's shape, dtype and device.
 Tensor full_like(const Tensor& t, double value);
 // Values start, start + step, ... below end. Floating bounds give float32
 // (or opt's dtype); integer bounds (start, end and step all integers) give
 // int64 unless opt names a dtype, as PyTorch: arange(0, 10, 1, device) is
 // int64 on device.
+/// start, start + step, ... below end; float32 for floating bounds (or opt's dtype).
 Tensor arange(double start, double end, double step = 1.0, const TensorOptions& opt = {});
 template <class A, class B, class C = int64_t,
           std::enable_if_t<std::is_integral_v<A> && std::is_integral_v<B> && std::is_integral_v<C>, int> = 0>
+/// start, start + step, ... below end, int64 for integer bounds unless opt names a dtype.
 Tensor arange(A start, B end, C step = 1, const TensorOptions& opt = {}) {
   return arange(double(start), double(end), double(step), opt.with(opt.dtype_or(kInt64)));
 }
 // arange(end): 0 .. end-1 (int64 for an integer end).
 template <class A, std::enable_if_t<std::is_integral_v<A>, int> = 0>
+/// 0, 1, ..., end - 1 (int64 for an integer end).
 Tensor arange(A end, const TensorOptions& opt = {}) {
   return arange(int64_t(0), end, int64_t(1), opt);
 }
+/// 0, 1, ... below end, float32 unless opt names a dtype.
 Tensor arange(double end, const TensorOptions& opt = {});
 // Copies host data (any shape whose numel matches) to the device.
 template <class T>
+/// Copies host values (numel must match `shape`) into a new tensor on `device`.
 Tensor from_vector(const std::vector<T>& values, const Shape& shape, Device device = Device());
+/// Copies numel(shape) elements of `dtype` from host memory at `data` into a new tensor on `device`.
 Tensor from_blob(const void* data, const Shape& shape, DType dtype, Device device = Device());
 // Wraps memory the caller owns (a host pointer for cpu, a device handle
 // elsewhere); the tensor never frees it.
+/// A tensor over memory the caller owns (host pointer for cpu, device handle elsewhere); never freed by vnn.
 Tensor wrap_external(void* handle, const Shape& shape, DType dtype, Device device = Device());
 
 // Elementwise (NumPy broadcasting, type promotion).
+/// a + alpha * b, broadcast and promoted.
 Tensor add(const Tensor& a, const Tensor& b, double alpha = 1.0);
+/// a - alpha * b, broadcast and promoted.
 Tensor sub(const Tensor& a, const Tensor& b, double alpha = 1.0);
+/// a * b, broadcast and promoted.
 Tensor mul(const Tensor& a, const Tensor& b);
+/// a / b, broadcast and promoted (true division: integers give float32).
 Tensor div(const Tensor& a, const Tensor& b);
+/// The larger of a and b elementwise (NaN propagates).
 Tensor maximum(const Tensor& a, const Tensor& b);
+/// The smaller of a and b elementwise (NaN propagates).
 Tensor minimum(const Tensor& a, const Tensor& b);
+/// a + b with a scalar b (scalar promotion rule).
 Tensor add(const Tensor& a, double b);
+/// a * b with a scalar b (scalar promotion rule).
 Tensor mul(const Tensor& a, double b);
+/// -a elementwise.
 Tensor neg(const Tensor& a);
+/// The absolute value elementwise.
 Tensor abs(const Tensor& a);
+/// e to the power a, elementwise (integers compute in float32).
 Tensor exp(const Tensor& a);
+/// The natural log elementwise (integers compute in float32).
 Tensor log(const Tensor& a);
+/// The square root elementwise (integers compute in float32).
 Tensor sqrt(const Tensor& a);
+/// max(a, 0) elementwise.
 Tensor relu(const Tensor& a);
+/// 1 / (1 + exp(-a)) elementwise.
 Tensor sigmoid(const Tensor& a);
+/// The hyperbolic tangent elementwise.
 Tensor tanh(const Tensor& a);
+/// The NumPy broadcast of two shapes; ShapeError naming `op` when they do not broadcast.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op = "broadcast");
 
+/// add(a, b).
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+/// sub(a, b).
 inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+/// mul(a, b).
 inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+/// div(a, b).
 inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+/// add(a, b) with a scalar.
 inline Tensor operator+(const Tensor& a, double b) { return add(a, b); }
+/// mul(a, b) with a scalar.
 inline Tensor operator*(const Tensor& a, double b) { return mul(a, b); }
+/// neg(a).
 inline Tensor operator-(const Tensor& a) { return neg(a); }
 
 }  // namespace vnn

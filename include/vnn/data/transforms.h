@@ -11,26 +11,36 @@
 
 namespace vnn::data {
 
+/// What a random transform's draw depends on: (seed, epoch, index, slot), never the thread.
 struct RandomKey {
+  /// The dataset's transform seed.
   uint64_t seed = 0;
+  /// The epoch being loaded.
   int64_t epoch = 0;
+  /// The example's index.
   int64_t index = 0;
+  /// Which transform of a Compose draws (its position).
   uint32_t slot = 0;  // which transform of a Compose
-  // Four random 32-bit words for this key.
+  /// Four random 32-bit words for this key.
   void words(uint32_t out[4]) const;
 };
 
+/// The interface of a per-example transform of host tensors shaped [..., H, W].
 class Transform {
  public:
+  /// Virtual: transforms are shared through TransformPtr.
   virtual ~Transform() = default;
+  /// The transformed x; random transforms draw only from `key`.
   virtual Tensor apply(const Tensor& x, const RandomKey& key) const = 0;
 };
+/// A shared, immutable transform.
 using TransformPtr = std::shared_ptr<const Transform>;
 
-// (x - mean[c]) / std[c] per channel c = dim -3 (one value: all channels).
-// Floating output (float32 unless x is float64).
+/// (x - mean[c]) / std[c] per channel c = dim -3 (one value: all channels).
+/// Floating output (float32 unless x is float64).
 class Normalize : public Transform {
  public:
+  /// Per-channel `mean` and `std` (one value each, or one per channel; ValueError for a zero std).
   Normalize(std::vector<double> mean, std::vector<double> std);
   Tensor apply(const Tensor& x, const RandomKey& key) const override;
 
@@ -38,10 +48,11 @@ class Normalize : public Transform {
   std::vector<double> mean_, std_;
 };
 
-// Zero-pads H and W by `padding` on every side, then cuts a random
-// size x size window.
+/// Zero-pads H and W by `padding` on every side, then cuts a random
+/// size x size window.
 class RandomCrop : public Transform {
  public:
+  /// Windows of `size` x `size` after zero-padding by `padding` (apply throws ShapeError when the window does not fit).
   explicit RandomCrop(int64_t size, int64_t padding = 0);
   Tensor apply(const Tensor& x, const RandomKey& key) const override;
 
@@ -49,9 +60,10 @@ class RandomCrop : public Transform {
   int64_t size_, padding_;
 };
 
-// Mirrors W with probability p.
+/// Mirrors W with probability p.
 class RandomHorizontalFlip : public Transform {
  public:
+  /// Flips with probability `p` in [0, 1].
   explicit RandomHorizontalFlip(double p = 0.5);
   Tensor apply(const Tensor& x, const RandomKey& key) const override;
 
@@ -59,9 +71,10 @@ class RandomHorizontalFlip : public Transform {
   double p_;
 };
 
-// Applies each in turn; transform i draws with slot = i.
+/// Applies each in turn; transform i draws with slot = i.
 class Compose : public Transform {
  public:
+  /// The transforms in order.
   explicit Compose(std::vector<TransformPtr> parts);
   Tensor apply(const Tensor& x, const RandomKey& key) const override;
 
@@ -69,9 +82,10 @@ class Compose : public Transform {
   std::vector<TransformPtr> parts_;
 };
 
-// base with `transform` applied to each example's data.
+/// base with `transform` applied to each example's data.
 class TransformDataset : public Dataset {
  public:
+  /// `base` with `transform` applied, drawing with `seed`.
   TransformDataset(DatasetPtr base, TransformPtr transform, uint64_t seed = 0);
   int64_t size() const override { return base_->size(); }
   Example get(int64_t index) const override { return get_for_epoch(index, 0); }

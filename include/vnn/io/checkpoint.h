@@ -18,20 +18,25 @@
 
 namespace vnn::io {
 
+/// Where a training run stands: epochs completed, steps taken, free-form extras.
 struct TrainingProgress {
+  /// Epochs completed.
   int64_t epoch = 0;  // epochs completed
+  /// Optimizer steps taken.
   int64_t step = 0;   // optimizer steps taken
+  /// Free-form strings saved with the checkpoint (metrics, config).
   std::map<std::string, std::string> extra;  // free-form (metrics, config)
 };
 
+/// Saves model, optimizer, scheduler, `rng` state and `progress` to one safetensors file, atomically (null parts are skipped).
 void save_training_checkpoint(const std::string& path, const nn::Module& model,
                               const optim::Optimizer* optimizer = nullptr,
                               const optim::LRScheduler* scheduler = nullptr, const TrainingProgress& progress = {},
                               const Generator* rng = &default_generator());
 
-// Restores into already-built objects of the same structure (parameters land
-// on each parameter's current device: move the model first, then load).
-// Throws FormatError for a file that is not a vnn training checkpoint.
+/// Restores into already-built objects of the same structure (parameters land
+/// on each parameter's current device: move the model first, then load).
+/// Throws FormatError for a file that is not a vnn training checkpoint.
 TrainingProgress load_training_checkpoint(const std::string& path, nn::Module& model,
                                           optim::Optimizer* optimizer = nullptr,
                                           optim::LRScheduler* scheduler = nullptr,

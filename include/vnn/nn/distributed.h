@@ -28,53 +28,74 @@
 
 namespace vnn::nn {
 
+/// Options of DistributedDataParallel: bucket sizes, unused parameters, buffer broadcast, group.
 struct DDPOptions {
+  /// Size cap of each gradient bucket after the first, in MiB (default 25).
   double bucket_cap_mb = 25;
+  /// Size cap of the first bucket, in MiB, so the first allreduce starts early (default 1).
   double first_bucket_mb = 1;
-  // Parameters that got no gradient in a backward are treated as zero
-  // gradients (instead of the bucket waiting forever).
+  /// Parameters that got no gradient in a backward are treated as zero
+  /// gradients (instead of the bucket waiting forever).
   bool find_unused_parameters = false;
+  /// Broadcast rank 0's buffers (running statistics) at every forward (default true).
   bool broadcast_buffers = true;  // rank 0's buffers at every forward
+  /// The process group to reduce over (nullptr: the default group).
   distributed::ProcessGroup* group = nullptr;  // nullptr: the default group
 };
 
+/// Data parallelism: wraps a module and averages its gradients over the ranks of a group during backward.
 class DistributedDataParallel : public Module {
  public:
+  /// Wraps `module`: checks every rank has the same parameter names and shapes, then broadcasts rank 0's.
   explicit DistributedDataParallel(std::shared_ptr<Module> module, DDPOptions options = {});
+  /// Releases the reducer; the gradient hooks left on the parameters then do nothing.
   ~DistributedDataParallel() override;
 
+  /// The inner module's forward (buffers broadcast first when broadcast_buffers).
   Tensor forward(const Tensor& input) override;
+  /// The wrapped module.
   std::shared_ptr<Module> module() const { return module_; }
+  /// Sets training mode on the wrapper and the inner module.
   void train(bool on = true) override;
+  /// `DistributedDataParallel(<inner describe()>, world_size=N, buckets=B)`.
   std::string describe() const override;
 
-  // Within the scope gradients accumulate locally; the first backward after
-  // it synchronises the accumulated gradients.
+  /// Within the scope gradients accumulate locally; the first backward after
+  /// it synchronises the accumulated gradients.
   class NoSync {
    public:
+    /// Turns gradient synchronisation off on `ddp` until destruction.
     explicit NoSync(DistributedDataParallel& ddp);
+    /// Restores the previous synchronisation setting.
     ~NoSync();
+    /// Not copyable: one scope, one restore.
     NoSync(const NoSync&) = delete;
+    /// Not assignable.
     NoSync& operator=(const NoSync&) = delete;
 
    private:
     DistributedDataParallel& ddp_;
     bool previous_;
   };
+  /// A NoSync scope for this wrapper: `{ auto g = ddp->no_sync(); loss.backward(); }`.
   NoSync no_sync() { return NoSync(*this); }
 
-  // Bucket layout: parameter indices (registration order) of each bucket, in
-  // the order the buckets are reduced.
+  /// Bucket layout: parameter indices (registration order) of each bucket, in
+  /// the order the buckets are reduced.
   std::vector<std::vector<size_t>> bucket_indices() const;
-  // Number of completed synchronisations, and for the latest one the number
-  // of gradient hooks that had still to run when each bucket's allreduce was
-  // launched (0 for the last bucket; > 0 shows overlap with backward).
+  /// Number of completed synchronisations, and for the latest one the number
+  /// of gradient hooks that had still to run when each bucket's allreduce was
+  /// launched (0 for the last bucket; > 0 shows overlap with backward).
   struct SyncStats {
+    /// Number of completed gradient synchronisations.
     int64_t syncs = 0;
+    /// Per bucket of the latest synchronisation, gradient hooks still pending when its allreduce launched.
     std::vector<int64_t> hooks_pending_at_launch;
   };
+  /// The synchronisation statistics so far.
   SyncStats sync_stats() const;
 
+  /// The bucketed allreduce machinery (defined in the library; not API).
   struct Reducer;
 
  private:

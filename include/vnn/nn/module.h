@@ -33,86 +33,112 @@
 
 namespace vnn::nn {
 
-// Named tensors in registration order (parameters, then buffers, with
-// dotted paths for submodules: "features.0.weight"); the type io::save and
-// io::load use too.
+/// Named tensors in registration order (parameters, then buffers, with
+/// dotted paths for submodules: "features.0.weight"); the type io::save and
+/// io::load use too.
 using StateDict = vnn::StateDict;
 
 class Module;
+/// A shared pointer to any module.
 using ModulePtr = std::shared_ptr<Module>;
 
-// The base of every ModuleHolder, so templates can tell holders apart.
+/// The base of every ModuleHolder, so templates can tell holders apart.
 struct ModuleHolderTag {};
 template <class H>
+/// Whether H is a ModuleHolder (Linear, Sequential, a VNN_MODULE holder).
 inline constexpr bool is_module_holder_v = std::is_base_of_v<ModuleHolderTag, std::decay_t<H>>;
 
+/// The base of every layer: registered parameters, buffers and submodules, device moves, state dicts (torch::nn::Module).
 class Module : public std::enable_shared_from_this<Module> {
  public:
+  /// A module whose type_name() (and default describe()) is `type_name`.
   explicit Module(std::string type_name = "Module") : type_name_(std::move(type_name)) {}
+  /// Virtual: modules are used through base pointers.
   virtual ~Module() = default;
+  /// Modules are not assigned; copy them with clone().
   Module& operator=(const Module&) = delete;
 
-  // Single-tensor forward; modules with other signatures add their own.
+  /// Single-tensor forward; modules with other signatures add their own.
   virtual Tensor forward(const Tensor& input);
+  /// Calls forward(input).
   Tensor operator()(const Tensor& input) { return forward(input); }
 
+  /// The class name given at construction ("Linear", "Sequential", ...).
   const std::string& type_name() const { return type_name_; }
-  // The line printed for this module in the tree ("Linear(in=784, out=10)").
+  /// The line printed for this module in the tree ("Linear(in=784, out=10)").
   virtual std::string describe() const { return type_name_; }
 
+  /// Every parameter, this module's first, then each submodule's in registration order (recurse false: own only).
   std::vector<Tensor> parameters(bool recurse = true) const;
+  /// The parameters with their dotted paths ("fc1.weight").
   StateDict named_parameters(bool recurse = true) const;
+  /// The buffers (running statistics, ...), in the same order as parameters().
   std::vector<Tensor> buffers(bool recurse = true) const;
+  /// The buffers with their dotted paths ("bn.running_mean").
   StateDict named_buffers(bool recurse = true) const;
+  /// The direct submodules with their registered names.
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const { return children_; }
+  /// The direct submodules in registration order.
   std::vector<std::shared_ptr<Module>> children() const;
+  /// This module and every descendant, depth first, with dotted paths under `prefix` ("" for this one).
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_modules(const std::string& prefix = "");
+  /// Total number of elements in all parameters (submodules included).
   int64_t num_parameters() const;
 
+  /// Sets training mode (dropout active, batch statistics) here and in every submodule.
   virtual void train(bool on = true);
+  /// train(false): inference mode here and in every submodule.
   void eval() { train(false); }
+  /// Whether this module is in training mode.
   bool is_training() const { return training_; }
 
-  // In place: every parameter and buffer moves; Tensor handles held
-  // elsewhere (in an optimizer, in the layer's members) see the move.
-  // Returns the module, so calls chain: model->to(device).train().
+  /// In place: every parameter and buffer moves; Tensor handles held
+  /// elsewhere (in an optimizer, in the layer's members) see the move.
+  /// Returns the module, so calls chain: model->to(device).train().
   Module& to(const Device& device, bool non_blocking = false);
+  /// Converts floating parameters and buffers to `dtype` in place (integer buffers keep theirs).
   Module& to(DType dtype);  // floating parameters and buffers only
+  /// Moves to `device` and converts floating tensors to `dtype` in one pass, in place.
   Module& to(const Device& device, DType dtype, bool non_blocking = false);
+  /// Clears every parameter's gradient (undefined when set_to_none, else zeros).
   void zero_grad(bool set_to_none = true);
 
-  // A deep copy (parameters, buffers, their gradients and the training
-  // flag) on `device`, or where each tensor is now when none is given. The
-  // copy shares nothing with this module. Needs Cloneable<Self> (Unsupported
-  // otherwise); a device that does not exist throws DeviceNotFound listing
-  // the devices there are.
+  /// A deep copy (parameters, buffers, their gradients and the training
+  /// flag) on `device`, or where each tensor is now when none is given. The
+  /// copy shares nothing with this module. Needs Cloneable<Self> (Unsupported
+  /// otherwise); a device that does not exist throws DeviceNotFound listing
+  /// the devices there are.
   virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
 
+  /// Parameters then buffers under their dotted paths, sharing the module's tensors.
   StateDict state_dict() const;
-  // strict: missing and unexpected keys are errors; shapes must match in
-  // any case. Values are copied onto each parameter's device and dtype.
+  /// strict: missing and unexpected keys are errors; shapes must match in
+  /// any case. Values are copied onto each parameter's device and dtype.
   void load_state_dict(const StateDict& state, bool strict = true);
 
+  /// The module tree as text, one line per module with its parameter count.
   std::string str() const;  // the module tree with parameter counts
 
-  // This module as T (a module class or a holder: as<Linear>() gives
-  // LinearImpl*), or nullptr when it is not one.
+  /// This module as T (a module class or a holder: as<Linear>() gives
+  /// LinearImpl*), or nullptr when it is not one.
   template <class T>
   auto* as() {
     if constexpr (is_module_holder_v<T>) return dynamic_cast<typename std::decay_t<T>::ContainedType*>(this);
     else return dynamic_cast<T*>(this);
   }
 
-  // Returns a handle sharing the registered tensor: to() and
-  // load_state_dict() change that tensor in place, so the handle follows.
+  /// Returns a handle sharing the registered tensor: to() and
+  /// load_state_dict() change that tensor in place, so the handle follows.
   Tensor register_parameter(const std::string& name, Tensor value, bool requires_grad = true);
+  /// Registers a tensor saved in the state dict but not trained (running statistics); returns a handle sharing it.
   Tensor register_buffer(const std::string& name, Tensor value);
-  // Returns what it was given (a shared_ptr or a holder such as Linear).
+  /// Returns what it was given (a shared_ptr or a holder such as Linear).
   template <class M>
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
     add_child(name, module);
     return module;
   }
+  /// Registers a holder (Linear, Sequential, ...) as submodule `name`; returns the holder.
   template <class H, std::enable_if_t<is_module_holder_v<H>, int> = 0>
   std::decay_t<H> register_module(const std::string& name, H&& holder) {
     add_child(name, holder.ptr());
@@ -120,23 +146,24 @@ class Module : public std::enable_shared_from_this<Module> {
   }
 
  protected:
+  /// Registers `module` as child `name` (ValueError for a duplicate name or a null module).
   void add_child(const std::string& name, std::shared_ptr<Module> module);
-  // Registers other's parameters, buffers and submodules here under the same
-  // names, sharing the tensors (no copy, no detach): a wrapper whose
-  // state_dict() and parameters() are the wrapped module's (DistributedDataParallel).
+  /// Registers other's parameters, buffers and submodules here under the same
+  /// names, sharing the tensors (no copy, no detach): a wrapper whose
+  /// state_dict() and parameters() are the wrapped module's (DistributedDataParallel).
   void share_registrations(const Module& other);
-  // Copies the type name and the training flag only; registrations are not
-  // shared with the copy (Cloneable's reset() makes its own).
+  /// Copies the type name and the training flag only; registrations are not
+  /// shared with the copy (Cloneable's reset() makes its own).
   Module(const Module& other) : std::enable_shared_from_this<Module>(), type_name_(other.type_name_),
                                 training_(other.training_) {}
-  // The tail of Cloneable::clone: rebuilds `copy` with reset (the default
-  // generator is left where it was) and copies this module's state into it.
+  /// The tail of Cloneable::clone: rebuilds `copy` with reset (the default
+  /// generator is left where it was) and copies this module's state into it.
   std::shared_ptr<Module> finish_clone(std::shared_ptr<Module> copy, const std::function<void()>& reset,
                                        const std::optional<Device>& device) const;
-  // Copies src's parameters, buffers, gradients and training flag into this
-  // module of the same structure; submodules recurse.
+  /// Copies src's parameters, buffers, gradients and training flag into this
+  /// module of the same structure; submodules recurse.
   void copy_state_from(const Module& src, const std::optional<Device>& device);
-  // This module's own flag, not its children's (train() recurses).
+  /// This module's own flag, not its children's (train() recurses).
   void set_training_flag(bool on) { training_ = on; }
 
  private:
@@ -150,16 +177,20 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
 };
 
+/// Prints m.str().
 std::ostream& operator<<(std::ostream& os, const Module& m);
 
-// The base of a module that can be deep-copied: Derived must be copy
-// constructible (its options and plain members are copied) and build its
-// parameters, buffers and submodules in reset(), which its constructor calls.
+/// The base of a module that can be deep-copied: Derived must be copy
+/// constructible (its options and plain members are copied) and build its
+/// parameters, buffers and submodules in reset(), which its constructor calls.
 template <class Derived>
 class Cloneable : public Module {
  public:
+  /// Module's constructors (the type name).
   using Module::Module;
+  /// Builds parameters, buffers and submodules; the constructor and clone() call it.
   virtual void reset() = 0;
+  /// A deep copy of this module (Derived's copy constructor, then reset(), then the state) on `device`.
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
     auto copy = std::make_shared<Derived>(static_cast<const Derived&>(*this));
     Cloneable& c = *copy;
@@ -167,24 +198,26 @@ class Cloneable : public Module {
   }
 };
 
-// Throws ValueError: an empty holder (made from nullptr) was used.
+/// Throws ValueError: an empty holder (made from nullptr) was used.
 [[noreturn]] void throw_empty_holder(const char* what);
 
-// A shared handle to a module of type Impl, as LibTorch's ModuleHolder:
-// copying it shares the module; holder(x) calls forward; holder->weight
-// reaches the module. Converts to std::shared_ptr<Module> (ModulePtr).
+/// A shared handle to a module of type Impl, as LibTorch's ModuleHolder:
+/// copying it shares the module; holder(x) calls forward; holder->weight
+/// reaches the module. Converts to std::shared_ptr<Module> (ModulePtr).
 template <class Impl>
 class ModuleHolder : ModuleHolderTag {
  public:
+  /// The module class this holder holds.
   using ContainedType = Impl;
 
-  // Default-constructs the module (a compile error where Impl has no
-  // default constructor: construct it with arguments, or from nullptr).
+  /// Default-constructs the module (a compile error where Impl has no
+  /// default constructor: construct it with arguments, or from nullptr).
   ModuleHolder() : impl_(std::make_shared<Impl>()) {}
-  // An empty holder, to be assigned later (members of a module).
+  /// An empty holder, to be assigned later (members of a module).
   ModuleHolder(std::nullptr_t) {}
+  /// Holds an existing module.
   ModuleHolder(std::shared_ptr<Impl> module) : impl_(std::move(module)) {}
-  // Constructs the module from the arguments: Linear(784, 128).
+  /// Constructs the module from the arguments: Linear(784, 128).
   template <class Head, class... Tail,
             class = std::enable_if_t<
                 !(sizeof...(Tail) == 0 && (std::is_same_v<std::decay_t<Head>, std::nullptr_t> ||
@@ -194,30 +227,36 @@ class ModuleHolder : ModuleHolderTag {
   explicit ModuleHolder(Head&& head, Tail&&... tail)
       : impl_(std::make_shared<Impl>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {}
 
+  /// The module (ValueError when the holder is empty).
   Impl* operator->() const { return get(); }
+  /// The module (ValueError when the holder is empty).
   Impl& operator*() const { return *get(); }
+  /// The module's raw pointer (ValueError when the holder is empty).
   Impl* get() const {
     if (!impl_) throw_empty_holder("accessing");
     return impl_.get();
   }
+  /// The module's shared pointer (ValueError when the holder is empty).
   const std::shared_ptr<Impl>& ptr() const {
     if (!impl_) throw_empty_holder("taking ptr() of");
     return impl_;
   }
+  /// Whether the holder was made from nullptr and not assigned since.
   bool is_empty() const noexcept { return impl_ == nullptr; }
+  /// Whether the holder holds a module.
   explicit operator bool() const noexcept { return impl_ != nullptr; }
 
-  // Calls the module's forward with any arguments: fc(x), loss(input, target).
+  /// Calls the module's forward with any arguments: fc(x), loss(input, target).
   template <class... Args>
   decltype(auto) operator()(Args&&... args) const {
     return get()->forward(std::forward<Args>(args)...);
   }
-  // Indexes the module: seq[0], dict["head"].
+  /// Indexes the module: seq[0], dict["head"].
   template <class Arg>
   decltype(auto) operator[](Arg&& arg) const {
     return (*get())[std::forward<Arg>(arg)];
   }
-  // shared_ptr<Module>, shared_ptr<Impl> and any base between.
+  /// shared_ptr<Module>, shared_ptr<Impl> and any base between.
   template <class T, std::enable_if_t<std::is_convertible_v<Impl*, T*>, int> = 0>
   operator std::shared_ptr<T>() const {
     return impl_;
@@ -228,15 +267,16 @@ class ModuleHolder : ModuleHolderTag {
 };
 
 template <class Impl>
+/// Prints the held module's tree.
 std::ostream& operator<<(std::ostream& os, const ModuleHolder<Impl>& m) {
   return os << *m;
 }
 
 }  // namespace vnn::nn
 
-// Declares Name, the holder of NameImpl (LibTorch's TORCH_MODULE):
-//   struct NetImpl : vnn::nn::Cloneable<NetImpl> { ... };
-//   VNN_MODULE(Net);
+/// Declares Name, the holder of NameImpl (LibTorch's TORCH_MODULE):
+///   struct NetImpl : vnn::nn::Cloneable<NetImpl> { ... };
+///   VNN_MODULE(Net);
 #define VNN_MODULE(Name)                                              \
   class Name : public ::vnn::nn::ModuleHolder<Name##Impl> {           \
    public:                                                            \

@@ -4,6 +4,7 @@
 //   LinearOptions(784, 10).bias(false);   o.bias() reads it, o.bias() = true writes it.
 #pragma once
 
+/// Declares option `name` of type T with chained setter name(v) and getters name(); `= default` may follow.
 #define VNN_ARG(T, name)                                      \
  public:                                                      \
   auto& name(const T& new_##name) {                           \
