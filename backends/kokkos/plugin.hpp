@@ -149,6 +149,11 @@ inline int64_t op_work(const vnn_op* op) {
   }
 }
 
+// Fills the comm_* entries of the plugin's table once a probe found a device
+// and the vendor library opens (the CUDA plugin dlopens libnccl then, not at
+// load: a process on a machine without the GPU never maps it).
+template <class Traits> void enable_comm_entries();
+
 template <class Traits>
 class Backend {
  public:
@@ -164,6 +169,9 @@ class Backend {
     std::string why;
     vnn_status s = Traits::probe(count, &why);
     if (s != VNN_STATUS_OK) return fail(s, why);
+    if constexpr (has_comm<Traits>::value) {
+      if (*count > 0) enable_comm_entries<Traits>();
+    }
     return VNN_STATUS_OK;
   }
 
@@ -609,11 +617,13 @@ auto tool_range_pop() -> void (*)() {
   else return nullptr;
 }
 
+// The plugin's table; its comm_* entries stay NULL until
+// enable_comm_entries (the core reads them at each collective).
 template <class Traits>
-const vnn_backend* make_table(uint32_t host_abi_version) {
+vnn_backend& table_storage() {
   using B = Backend<Traits>;
   static const std::string description = Traits::description();
-  static const vnn_backend table = {
+  static vnn_backend table = {
       .abi_version = VNN_BACKEND_ABI_VERSION,
       .reserved = 0,
       .struct_size = sizeof(vnn_backend),
@@ -646,18 +656,33 @@ const vnn_backend* make_table(uint32_t host_abi_version) {
       .range_pop = tool_range_pop<Traits>(),
       .event_query = &B::event_query,
       .queue_wait_event = &B::queue_wait_event,
-      .comm_unique_id = has_comm<Traits>::value ? &B::comm_unique_id : nullptr,
-      .comm_create = has_comm<Traits>::value ? &B::comm_create : nullptr,
-      .comm_destroy = has_comm<Traits>::value ? &B::comm_destroy : nullptr,
-      .comm_allreduce = has_comm<Traits>::value ? &B::comm_allreduce : nullptr,
-      .comm_broadcast = has_comm<Traits>::value ? &B::comm_broadcast : nullptr,
-      .comm_allgather = has_comm<Traits>::value ? &B::comm_allgather : nullptr,
-      .comm_reduce_scatter = has_comm<Traits>::value ? &B::comm_reduce_scatter : nullptr,
   };
+  return table;
+}
+
+template <class Traits>
+void enable_comm_entries() {
+  if constexpr (has_comm<Traits>::value) {
+    using B = Backend<Traits>;
+    static const bool available = Traits::Comm::available();  // e.g. dlopen(libnccl.so.2), once
+    if (!available) return;
+    vnn_backend& t = table_storage<Traits>();
+    t.comm_unique_id = &B::comm_unique_id;
+    t.comm_create = &B::comm_create;
+    t.comm_destroy = &B::comm_destroy;
+    t.comm_allreduce = &B::comm_allreduce;
+    t.comm_broadcast = &B::comm_broadcast;
+    t.comm_allgather = &B::comm_allgather;
+    t.comm_reduce_scatter = &B::comm_reduce_scatter;
+  }
+}
+
+template <class Traits>
+const vnn_backend* make_table(uint32_t host_abi_version) {
   // An older or newer core gets the table anyway: it reads abi_version and
   // reports the mismatch itself.
   (void)host_abi_version;
-  return &table;
+  return &table_storage<Traits>();
 }
 
 }  // namespace vnn::kokkos_backend
