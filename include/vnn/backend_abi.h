@@ -331,6 +331,12 @@ typedef struct vnn_backend {
 
 #define VNN_COMM_ID_BYTES 128
 
+/// Whether table `b` (a const vnn_backend*) is long enough to hold `field`, an appended entry.
+#define VNN_BACKEND_COVERS(b, field) \
+  ((b)->struct_size >= offsetof(vnn_backend, field) + sizeof((b)->field))
+/// Whether table `b` holds the optional entry `field` and the plugin filled it in (not NULL).
+#define VNN_BACKEND_HAS(b, field) (VNN_BACKEND_COVERS(b, field) && (b)->field != NULL)
+
 /* The entry point. Returns NULL if the plugin cannot serve host_abi_version
  * (it may then still return a table whose abi_version tells the core what it
  * was built for). */
