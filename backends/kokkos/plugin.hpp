@@ -37,6 +37,7 @@
 
 #include "common/desc_check.hpp"
 #include "kokkos/compat.hpp"
+#include "vnn/op_names.h"
 #include "kokkos/kernels/conv.hpp"
 #include "kokkos/kernels/copy.hpp"
 #include "kokkos/kernels/elementwise.hpp"
@@ -519,28 +520,10 @@ class Backend {
   static bool on_owner_thread() { return std::this_thread::get_id() == state().owner; }
   static Exec& queue_of(void* queue) { return queue ? *static_cast<Exec*>(queue) : *state().default_queue; }
 
+  // The ABI's name table (vnn/op_names.h); "op" for an unknown kind.
   static const char* op_name(int32_t kind) {
-    switch (kind) {
-      case VNN_OP_FILL: return "fill";
-      case VNN_OP_COPY: return "copy";
-      case VNN_OP_BINARY: return "binary";
-      case VNN_OP_UNARY: return "unary";
-      case VNN_OP_REDUCE: return "reduce";
-      case VNN_OP_MATMUL: return "matmul";
-      case VNN_OP_SOFTMAX: return "softmax";
-      case VNN_OP_RANDOM: return "random";
-      case VNN_OP_WHERE: return "where";
-      case VNN_OP_INDEX_SELECT: return "index_select";
-      case VNN_OP_GATHER: return "gather";
-      case VNN_OP_SCATTER: return "scatter";
-      case VNN_OP_INDEX_ADD: return "index_add";
-      case VNN_OP_IM2COL: return "im2col";
-      case VNN_OP_COL2IM: return "col2im";
-      case VNN_OP_POOL2D: return "pool2d";
-      case VNN_OP_POOL2D_BACKWARD: return "pool2d_backward";
-      case VNN_OP_OPTIMIZER_STEP: return "optimizer_step";
-      default: return "op";
-    }
+    const char* n = VNN_OP_KIND_NAME(kind);
+    return n ? n : "op";
   }
 
   template <class E>

@@ -56,6 +56,7 @@ typedef enum vnn_status {
 } vnn_status;
 
 /* Stable numbering: append only. */
+/// Element types of tensors crossing the ABI.
 typedef enum vnn_dtype {
   VNN_FLOAT32 = 0,
   VNN_FLOAT64 = 1,
@@ -64,7 +65,8 @@ typedef enum vnn_dtype {
   VNN_UINT8 = 4,
   VNN_BOOL = 5,
   VNN_FLOAT16 = 6,
-  VNN_BFLOAT16 = 7
+  VNN_BFLOAT16 = 7,
+  VNN_DTYPE_COUNT_            /* number of dtypes, not a dtype */
 } vnn_dtype;
 
 typedef enum vnn_device_type {
@@ -103,6 +105,7 @@ typedef struct vnn_tensor_desc {
 
 /* Stable numbering: append only. A backend answers VNN_STATUS_UNSUPPORTED
  * for a kind it does not know. Semantics are documented in docs/ops.md. */
+/// The op kinds of vnn_op.kind (VNN_OP_COUNT_ - 1 of them, from 1).
 typedef enum vnn_op_kind {
   VNN_OP_FILL = 1,          /* out[...] = scalars[0] */
   VNN_OP_COPY = 2,          /* out = in0 (any strides, any dtype: converts) */
@@ -126,9 +129,10 @@ typedef enum vnn_op_kind {
   VNN_OP_POOL2D_BACKWARD = 17,
   VNN_OP_OPTIMIZER_STEP = 18, /* fused update of one parameter in place;
                                  ints[0] = vnn_optimizer_fn; see docs/ops.md */
-  VNN_OP_COUNT_
+  VNN_OP_COUNT_             /* one past the last kind, not a kind */
 } vnn_op_kind;
 
+/// Functions of VNN_OP_BINARY (ints[0]).
 typedef enum vnn_binary_fn {
   VNN_BINARY_ADD = 0,       /* in0 + scalars[0] * in1 (alpha) */
   VNN_BINARY_SUB = 1,
@@ -145,11 +149,13 @@ typedef enum vnn_binary_fn {
   VNN_BINARY_GE = 12,
   VNN_BINARY_LOGICAL_AND = 13,
   VNN_BINARY_LOGICAL_OR = 14,
-  VNN_BINARY_LOGICAL_XOR = 15
+  VNN_BINARY_LOGICAL_XOR = 15,
+  VNN_BINARY_COUNT_         /* number of binary functions, not a function */
 } vnn_binary_fn;
 
 /* Reductions (VNN_OP_REDUCE). in0 arrives permuted so that the reduced
  * dims are its last k = ints[1] dims; out has in0's leading ndim - k sizes. */
+/// Functions of VNN_OP_REDUCE (ints[0]).
 typedef enum vnn_reduce_fn {
   VNN_REDUCE_SUM = 0,
   VNN_REDUCE_MEAN = 1,
@@ -157,19 +163,23 @@ typedef enum vnn_reduce_fn {
   VNN_REDUCE_MAX = 3,
   VNN_REDUCE_MIN = 4,
   VNN_REDUCE_ARGMAX = 5,    /* out int64, k == 1 */
-  VNN_REDUCE_ARGMIN = 6     /* out int64, k == 1 */
+  VNN_REDUCE_ARGMIN = 6,    /* out int64, k == 1 */
+  VNN_REDUCE_COUNT_         /* number of reductions, not a reduction */
 } vnn_reduce_fn;
 
 /* Random numbers (VNN_OP_RANDOM). Element i (row-major number) of out uses
  * Philox4x32-10 with key = seed (k0 low, k1 high word) and counter
  * (offset + i / 4) in c0 (low) / c1 (high), c2 = c3 = 0, and takes word
  * i % 4: its value depends only on (seed, offset, i). */
+/// Distributions of VNN_OP_RANDOM (ints[0]).
 typedef enum vnn_random_fn {
   VNN_RANDOM_UNIFORM = 0,   /* [scalars[0], scalars[1]); float32, float64 */
   VNN_RANDOM_NORMAL = 1,    /* mean scalars[0], std scalars[1] (Box-Muller) */
-  VNN_RANDOM_BITS = 2       /* integer in [scalars[0], scalars[1]); int32, int64 */
+  VNN_RANDOM_BITS = 2,      /* integer in [scalars[0], scalars[1]); int32, int64 */
+  VNN_RANDOM_COUNT_         /* number of distributions, not a distribution */
 } vnn_random_fn;
 
+/// Functions of VNN_OP_UNARY (ints[0]).
 typedef enum vnn_unary_fn {
   VNN_UNARY_NEG = 0,
   VNN_UNARY_ABS = 1,
@@ -193,15 +203,27 @@ typedef enum vnn_unary_fn {
   VNN_UNARY_SIGN = 19,
   VNN_UNARY_LOGICAL_NOT = 20, /* out is bool */
   VNN_UNARY_CLAMP = 21,      /* scalars[0] = min, scalars[1] = max (NaN: no bound) */
-  VNN_UNARY_RECIPROCAL = 22
+  VNN_UNARY_RECIPROCAL = 22,
+  VNN_UNARY_COUNT_           /* number of unary functions, not a function */
 } vnn_unary_fn;
 
+/// Update rules of VNN_OP_OPTIMIZER_STEP (ints[0]).
 typedef enum vnn_optimizer_fn {
   VNN_OPTIM_SGD = 0,
   VNN_OPTIM_ADAM = 1,     /* ints[1] = 1: AdamW (decoupled weight decay) */
   VNN_OPTIM_RMSPROP = 2,
-  VNN_OPTIM_ADAGRAD = 3
+  VNN_OPTIM_ADAGRAD = 3,
+  VNN_OPTIM_COUNT_        /* number of optimizers, not an optimizer */
 } vnn_optimizer_fn;
+
+/// Modes of VNN_OP_POOL2D / VNN_OP_POOL2D_BACKWARD (ints[0]; docs/ops.md).
+typedef enum vnn_pool_mode {
+  VNN_POOL_MAX = 0,
+  VNN_POOL_AVG = 1,
+  VNN_POOL_ADAPTIVE_AVG = 2,
+  VNN_POOL_ADAPTIVE_MAX = 3,
+  VNN_POOL_COUNT_         /* number of modes, not a mode */
+} vnn_pool_mode;
 
 /* One op request. Inputs and outputs have already been validated by the
  * core: shapes agree (broadcast inputs carry stride 0), dtypes are those the
