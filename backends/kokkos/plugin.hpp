@@ -166,6 +166,13 @@ class Backend {
   }
 
   static vnn_status device_info(int32_t device, vnn_device_info* info) {
+    // The caller's struct may be older (smaller) than ours: never write past it.
+    if (!info || info->struct_size < sizeof(vnn_device_info))
+      return fail(VNN_STATUS_INVALID_ARGUMENT, std::string(Traits::name) + ":" + std::to_string(device) +
+                                                   ": device_info: info is NULL or its struct_size (" +
+                                                   std::to_string(info ? info->struct_size : 0) +
+                                                   ") is smaller than this plugin's " +
+                                                   std::to_string(sizeof(vnn_device_info)));
     std::string why;
     vnn_status s = Traits::device_info(device, info, &why);
     return s == VNN_STATUS_OK ? s : fail(s, why);
@@ -203,7 +210,9 @@ class Backend {
   }
 
   static vnn_status alloc(int32_t, size_t bytes, void** handle) {
-    return guarded("alloc", [&] {
+    // The failure text names the size (Kokkos's own says "1.074e+09 G").
+    const std::string what = "alloc of " + std::to_string(bytes) + " bytes";
+    return guarded(what.c_str(), [&] {
       if (bytes > size_t(INT64_MAX))
         return fail(VNN_STATUS_OUT_OF_MEMORY, "alloc: " + std::to_string(bytes) + " bytes is more than any device holds");
       *handle = Kokkos::kokkos_malloc<Mem>("vnn", bytes ? bytes : 1);
@@ -220,7 +229,9 @@ class Backend {
     });
   }
   static vnn_status host_alloc(int32_t, size_t bytes, void** ptr) {
-    return guarded("host_alloc", [&] {
+    // The failure text names the size (Kokkos's own says "1.074e+09 G").
+    const std::string what = "host_alloc of " + std::to_string(bytes) + " bytes";
+    return guarded(what.c_str(), [&] {
       if (bytes > size_t(INT64_MAX))
         return fail(VNN_STATUS_OUT_OF_MEMORY, "host_alloc: " + std::to_string(bytes) + " bytes is more than any host holds");
       *ptr = Kokkos::kokkos_malloc<Pinned>("vnn_pinned", bytes ? bytes : 1);
