@@ -24,14 +24,14 @@ __kernel void vnn_random(__global T* out, long out_off, long n, int ndim, long8 
     ulong ctr = offset + ((ulong)i >> 2);
     uint4 c = vnn_philox4x32_10((uint4)((uint)ctr, (uint)(ctr >> 32), 0u, 0u), (uint)seed, (uint)(seed >> 32));
     int w = (int)(i & 3);
-#if FN == 0
+#if FN == VNN_RANDOM_UNIFORM
     ST range = b - a;
-#if DT == 0
+#if DT == VNN_FLOAT32
     T v = fma(range, (float)(vnn_word(c, w) >> 8) * 5.9604644775390625e-8f, a);
 #else
     T v = fma(range, (double)vnn_word(c, w) * 2.3283064365386963e-10, a);
 #endif
-#elif FN == 1
+#elif FN == VNN_RANDOM_NORMAL
     int p = w & 2;
     NT u1 = ((NT)vnn_word(c, p) + (NT)1) * (NT)2.3283064365386963e-10;
     NT u2 = (NT)vnn_word(c, p + 1) * (NT)2.3283064365386963e-10;
