@@ -1,15 +1,20 @@
-#include "probe_cuda.hpp"
+// gpu_probe (cuda_hip/probe.hpp) for the CUDA plugin, through the NVIDIA
+// driver API opened with dlopen: no cuda.h (the few driver types are
+// declared here), so this compiles with any C++ compiler.
+#include "cuda/cuda_arch.hpp"
+#include "cuda_hip/probe.hpp"
+#include "cuda_hip/probe_common.hpp"
 
-#include "cuda_arch.hpp"
+// The sm_XY numbers the plugin carries SASS for, and its PTX (set by
+// backends/cuda/CMakeLists.txt from the Kokkos arch and the extra SASS).
+#ifndef VNN_CUDA_SASS_LIST
+#define VNN_CUDA_SASS_LIST 80
+#endif
+#ifndef VNN_CUDA_PTX_SM
+#define VNN_CUDA_PTX_SM 80
+#endif
 
-#include <dlfcn.h>
-
-#include <cstdio>
-#include <cstring>
-#include <mutex>
-
-namespace vnn {
-namespace cuda_probe {
+namespace vnn::gpu_probe {
 namespace {
 
 // The driver API pieces used here, as the driver's ABI defines them.
@@ -31,32 +36,16 @@ constexpr int ATTR_PCI_DOMAIN_ID = 50;
 constexpr int ATTR_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int ATTR_COMPUTE_CAPABILITY_MINOR = 76;
 
-using cuInit_t = CUresult (*)(unsigned int);
-using cuDriverGetVersion_t = CUresult (*)(int*);
-using cuDeviceGetCount_t = CUresult (*)(int*);
-using cuDeviceGet_t = CUresult (*)(CUdevice*, int);
-using cuDeviceGetName_t = CUresult (*)(char*, int, CUdevice);
-using cuDeviceTotalMem_t = CUresult (*)(size_t*, CUdevice);
-using cuDeviceGetAttribute_t = CUresult (*)(int*, int, CUdevice);
-using cuDeviceGetUuid_t = CUresult (*)(CUuuid*, CUdevice);
-using cuGetErrorName_t = CUresult (*)(CUresult, const char**);
-
-struct Driver {
-  void* lib = nullptr;
-  cuInit_t init = nullptr;
-  cuDriverGetVersion_t driver_get_version = nullptr;
-  cuDeviceGetCount_t device_get_count = nullptr;
-  cuDeviceGet_t device_get = nullptr;
-  cuDeviceGetName_t device_get_name = nullptr;
-  cuDeviceTotalMem_t device_total_mem = nullptr;
-  cuDeviceGetAttribute_t device_get_attribute = nullptr;
-  cuDeviceGetUuid_t device_get_uuid = nullptr;
-  cuGetErrorName_t get_error_name = nullptr;
-
-  vnn_status status = VNN_STATUS_INTERNAL;
-  std::string why;
-  int count = 0;
-  int version = 0;
+struct Driver : Library {
+  CUresult (*init)(unsigned int) = nullptr;
+  CUresult (*driver_get_version)(int*) = nullptr;
+  CUresult (*device_get_count)(int*) = nullptr;
+  CUresult (*device_get)(CUdevice*, int) = nullptr;
+  CUresult (*device_get_name)(char*, int, CUdevice) = nullptr;
+  CUresult (*device_total_mem)(size_t*, CUdevice) = nullptr;
+  CUresult (*device_get_attribute)(int*, int, CUdevice) = nullptr;
+  CUresult (*device_get_uuid)(CUuuid*, CUdevice) = nullptr;
+  CUresult (*get_error_name)(CUresult, const char**) = nullptr;
 };
 
 std::string error_text(const Driver& d, CUresult rc) {
@@ -76,80 +65,36 @@ std::string error_text(const Driver& d, CUresult rc) {
   return std::string(name) + " (" + std::to_string(rc) + ")";
 }
 
-template <class F>
-bool load(void* lib, const char* name, F* out) {
-  *out = reinterpret_cast<F>(dlsym(lib, name));
-  return *out != nullptr;
-}
-
 void open_driver(Driver& d) {
-  dlerror();
-  d.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!d.lib) {
-    const char* e = dlerror();
-    d.status = VNN_STATUS_DRIVER_MISSING;
-    d.why = std::string("libcuda.so.1 not found (") + (e ? e : "no dlerror text") +
-            "): no NVIDIA driver";
-    return;
-  }
-  bool ok = load(d.lib, "cuInit", &d.init) &&
-            load(d.lib, "cuDriverGetVersion", &d.driver_get_version) &&
-            load(d.lib, "cuDeviceGetCount", &d.device_get_count) &&
-            load(d.lib, "cuDeviceGet", &d.device_get) &&
+  std::string err;
+  if (!open_first(d, {"libcuda.so.1"}, &err))
+    return fail(d, VNN_STATUS_DRIVER_MISSING, "libcuda.so.1 not found (" + err + "): no NVIDIA driver");
+  bool ok = load(d.lib, "cuInit", &d.init) && load(d.lib, "cuDriverGetVersion", &d.driver_get_version) &&
+            load(d.lib, "cuDeviceGetCount", &d.device_get_count) && load(d.lib, "cuDeviceGet", &d.device_get) &&
             load(d.lib, "cuDeviceGetName", &d.device_get_name) &&
             load(d.lib, "cuDeviceTotalMem_v2", &d.device_total_mem) &&
             load(d.lib, "cuDeviceGetAttribute", &d.device_get_attribute);
-  if (!ok) {
-    d.status = VNN_STATUS_DRIVER_MISSING;
-    d.why = "libcuda.so.1 lacks a driver API entry point (driver too old?)";
-    return;
-  }
-  if (!load(d.lib, "cuDeviceGetUuid_v2", &d.device_get_uuid))
-    load(d.lib, "cuDeviceGetUuid", &d.device_get_uuid);
+  if (!ok)
+    return fail(d, VNN_STATUS_DRIVER_MISSING, "libcuda.so.1 lacks a driver API entry point (driver too old?)");
+  if (!load(d.lib, "cuDeviceGetUuid_v2", &d.device_get_uuid)) load(d.lib, "cuDeviceGetUuid", &d.device_get_uuid);
   load(d.lib, "cuGetErrorName", &d.get_error_name);
 
   CUresult rc = d.init(0);
-  if (rc == CUDA_ERROR_NO_DEVICE) {
-    d.status = VNN_STATUS_NO_DEVICE;
-    d.why = "no NVIDIA GPU found (cuInit: " + error_text(d, rc) + ")";
-    return;
-  }
-  if (rc == kCudaErrorPlaceholderDriver || rc == CUDA_ERROR_INSUFFICIENT_DRIVER) {
-    d.status = VNN_STATUS_DRIVER_MISSING;
-    d.why = "libcuda.so.1 is not a usable NVIDIA driver (cuInit: " + error_text(d, rc) + ")";
-    return;
-  }
-  if (rc != CUDA_SUCCESS) {
-    d.status = VNN_STATUS_DEVICE_ERROR;
-    d.why = "cuInit failed: " + error_text(d, rc);
-    return;
-  }
+  if (rc == CUDA_ERROR_NO_DEVICE)
+    return fail(d, VNN_STATUS_NO_DEVICE, "no NVIDIA GPU found (cuInit: " + error_text(d, rc) + ")");
+  if (rc == kCudaErrorPlaceholderDriver || rc == CUDA_ERROR_INSUFFICIENT_DRIVER)
+    return fail(d, VNN_STATUS_DRIVER_MISSING,
+                "libcuda.so.1 is not a usable NVIDIA driver (cuInit: " + error_text(d, rc) + ")");
+  if (rc != CUDA_SUCCESS) return fail(d, VNN_STATUS_DEVICE_ERROR, "cuInit failed: " + error_text(d, rc));
   d.driver_get_version(&d.version);
   rc = d.device_get_count(&d.count);
-  if (rc != CUDA_SUCCESS) {
-    d.status = VNN_STATUS_DEVICE_ERROR;
-    d.why = "cuDeviceGetCount failed: " + error_text(d, rc);
-    d.count = 0;
-    return;
-  }
-  if (d.count == 0) {
-    d.status = VNN_STATUS_NO_DEVICE;
-    d.why = "no NVIDIA GPU found (cuDeviceGetCount = 0)";
-    return;
-  }
+  if (rc != CUDA_SUCCESS)
+    return fail(d, VNN_STATUS_DEVICE_ERROR, "cuDeviceGetCount failed: " + error_text(d, rc));
+  if (d.count == 0) return fail(d, VNN_STATUS_NO_DEVICE, "no NVIDIA GPU found (cuDeviceGetCount = 0)");
   d.status = VNN_STATUS_OK;
 }
 
-Driver& driver() {
-  static Driver d;
-  static std::once_flag once;
-  std::call_once(once, [] { open_driver(d); });
-  return d;
-}
-
-void copy_str(char* dst, size_t cap, const std::string& s) {
-  std::snprintf(dst, cap, "%s", s.c_str());
-}
+Driver& driver() { return once<Driver, open_driver>(); }
 
 }  // namespace
 
@@ -159,30 +104,11 @@ std::string driver_version() {
   return std::to_string(d.version / 1000) + "." + std::to_string((d.version % 1000) / 10);
 }
 
-vnn_status probe(int32_t* count, std::string* why) {
-  Driver& d = driver();
-  if (count) *count = d.status == VNN_STATUS_OK ? d.count : 0;
-  if (d.status != VNN_STATUS_OK && why) *why = d.why;
-  return d.status;
-}
+vnn_status probe(int32_t* count, std::string* why) { return answer_probe(driver(), count, why); }
 
 vnn_status device_info(int32_t device, vnn_device_info* info, std::string* why) {
   Driver& d = driver();
-  if (d.status != VNN_STATUS_OK) {
-    if (why) *why = d.why;
-    return d.status;
-  }
-  if (!info || device < 0 || device >= d.count) {
-    if (why) *why = "cuda: no device " + std::to_string(device) + " (" + std::to_string(d.count) +
-                    " found)";
-    return VNN_STATUS_INVALID_ARGUMENT;
-  }
-  if (info->struct_size < sizeof(vnn_device_info)) {
-    if (why) *why = "cuda: vnn_device_info.struct_size is smaller than this plugin's";
-    return VNN_STATUS_INVALID_ARGUMENT;
-  }
-  std::memset(reinterpret_cast<char*>(info) + sizeof(size_t), 0,
-              sizeof(vnn_device_info) - sizeof(size_t));
+  if (vnn_status s = begin_device_info(d, "cuda", device, info, why); s != VNN_STATUS_OK) return s;
   CUdevice dev = 0;
   CUresult rc = d.device_get(&dev, device);
   if (rc != CUDA_SUCCESS) {
@@ -200,30 +126,24 @@ vnn_status device_info(int32_t device, vnn_device_info* info, std::string* why) 
   const int cc_major = attr(ATTR_COMPUTE_CAPABILITY_MAJOR);
   const int cc_minor = attr(ATTR_COMPUTE_CAPABILITY_MINOR);
 
-  copy_str(info->name, sizeof(info->name), name);
-  copy_str(info->vendor, sizeof(info->vendor), "NVIDIA");
-  copy_str(info->driver_version, sizeof(info->driver_version), driver_version());
-  const int domain = attr(ATTR_PCI_DOMAIN_ID), bus = attr(ATTR_PCI_BUS_ID),
-            pdev = attr(ATTR_PCI_DEVICE_ID);
+  copy_str(info->name, name);
+  copy_str(info->vendor, "NVIDIA");
+  copy_str(info->driver_version, driver_version());
+  const int domain = attr(ATTR_PCI_DOMAIN_ID), bus = attr(ATTR_PCI_BUS_ID), pdev = attr(ATTR_PCI_DEVICE_ID);
   if (domain >= 0 && bus >= 0 && pdev >= 0)
     std::snprintf(info->pci_id, sizeof(info->pci_id), "%04x:%02x:%02x.0", domain, bus, pdev);
   CUuuid u{};
   if (d.device_get_uuid && d.device_get_uuid(&u, dev) == CUDA_SUCCESS) {
     const unsigned char* b = u.bytes;
     std::snprintf(info->uuid, sizeof(info->uuid),
-                  "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-                  b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
-                  b[12], b[13], b[14], b[15]);
+                  "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+                  b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
   }
   std::snprintf(info->arch, sizeof(info->arch), "sm_%d%d", cc_major, cc_minor);
-  info->type = VNN_DEVICE_GPU;
   info->compute_units = attr(ATTR_MULTIPROCESSOR_COUNT);
   info->total_memory = total;
-  info->free_memory = 0;
-  info->host_accessible = 0;
   const cuda_arch::Check arch = cuda_arch::check({VNN_CUDA_SASS_LIST}, cc_major, cc_minor);
-  info->usable = arch.usable ? 1 : 0;
-  if (!arch.usable) copy_str(info->unusable_reason, sizeof(info->unusable_reason), arch.reason);
+  set_usable(info, arch.usable, arch.reason);
   std::snprintf(info->properties, sizeof(info->properties),
                 "compute_capability=%d.%d\ncompiled_for=%s\nclock_khz=%d\n"
                 "integrated=%d\ndriver_api_version=%d\n",
@@ -234,5 +154,4 @@ vnn_status device_info(int32_t device, vnn_device_info* info, std::string* why) 
 
 std::string compiled_archs() { return cuda_arch::describe({VNN_CUDA_SASS_LIST}, VNN_CUDA_PTX_SM); }
 
-}  // namespace cuda_probe
-}  // namespace vnn
+}  // namespace vnn::gpu_probe

@@ -37,6 +37,7 @@
 
 #include "common/desc_check.hpp"
 #include "kokkos/compat.hpp"
+#include "vnn/op_names.h"
 #include "kokkos/kernels/conv.hpp"
 #include "kokkos/kernels/copy.hpp"
 #include "kokkos/kernels/dispatch.hpp"
@@ -176,6 +177,13 @@ class Backend {
   }
 
   static vnn_status device_info(int32_t device, vnn_device_info* info) {
+    // The caller's struct may be older (smaller) than ours: never write past it.
+    if (!info || info->struct_size < sizeof(vnn_device_info))
+      return fail(VNN_STATUS_INVALID_ARGUMENT, std::string(Traits::name) + ":" + std::to_string(device) +
+                                                   ": device_info: info is NULL or its struct_size (" +
+                                                   std::to_string(info ? info->struct_size : 0) +
+                                                   ") is smaller than this plugin's " +
+                                                   std::to_string(sizeof(vnn_device_info)));
     std::string why;
     vnn_status s = Traits::device_info(device, info, &why);
     return s == VNN_STATUS_OK ? s : fail(s, why);
@@ -213,7 +221,9 @@ class Backend {
   }
 
   static vnn_status alloc(int32_t, size_t bytes, void** handle) {
-    return guarded("alloc", [&] {
+    // The failure text names the size (Kokkos's own says "1.074e+09 G").
+    const std::string what = "alloc of " + std::to_string(bytes) + " bytes";
+    return guarded(what.c_str(), [&] {
       if (bytes > size_t(INT64_MAX))
         return fail(VNN_STATUS_OUT_OF_MEMORY, "alloc: " + std::to_string(bytes) + " bytes is more than any device holds");
       *handle = Kokkos::kokkos_malloc<Mem>("vnn", bytes ? bytes : 1);
@@ -230,7 +240,9 @@ class Backend {
     });
   }
   static vnn_status host_alloc(int32_t, size_t bytes, void** ptr) {
-    return guarded("host_alloc", [&] {
+    // The failure text names the size (Kokkos's own says "1.074e+09 G").
+    const std::string what = "host_alloc of " + std::to_string(bytes) + " bytes";
+    return guarded(what.c_str(), [&] {
       if (bytes > size_t(INT64_MAX))
         return fail(VNN_STATUS_OUT_OF_MEMORY, "host_alloc: " + std::to_string(bytes) + " bytes is more than any host holds");
       *ptr = Kokkos::kokkos_malloc<Pinned>("vnn_pinned", bytes ? bytes : 1);
@@ -530,28 +542,10 @@ class Backend {
   static bool on_owner_thread() { return std::this_thread::get_id() == state().owner; }
   static Exec& queue_of(void* queue) { return queue ? *static_cast<Exec*>(queue) : *state().default_queue; }
 
+  // The ABI's name table (vnn/op_names.h); "op" for an unknown kind.
   static const char* op_name(int32_t kind) {
-    switch (kind) {
-      case VNN_OP_FILL: return "fill";
-      case VNN_OP_COPY: return "copy";
-      case VNN_OP_BINARY: return "binary";
-      case VNN_OP_UNARY: return "unary";
-      case VNN_OP_REDUCE: return "reduce";
-      case VNN_OP_MATMUL: return "matmul";
-      case VNN_OP_SOFTMAX: return "softmax";
-      case VNN_OP_RANDOM: return "random";
-      case VNN_OP_WHERE: return "where";
-      case VNN_OP_INDEX_SELECT: return "index_select";
-      case VNN_OP_GATHER: return "gather";
-      case VNN_OP_SCATTER: return "scatter";
-      case VNN_OP_INDEX_ADD: return "index_add";
-      case VNN_OP_IM2COL: return "im2col";
-      case VNN_OP_COL2IM: return "col2im";
-      case VNN_OP_POOL2D: return "pool2d";
-      case VNN_OP_POOL2D_BACKWARD: return "pool2d_backward";
-      case VNN_OP_OPTIMIZER_STEP: return "optimizer_step";
-      default: return "op";
-    }
+    const char* n = VNN_OP_KIND_NAME(kind);
+    return n ? n : "op";
   }
 
   template <class E>

@@ -7,6 +7,27 @@
 include_guard(GLOBAL)
 
 set(_VNN_OPENCL_EMBED_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/EmbedKernelsScript.cmake")
+set(_VNN_OPENCL_PRELUDE_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/AbiPreludeScript.cmake")
+
+# vnn_opencl_abi_prelude(<cl_var> <check_var> <backend_abi.h> <philox.h>)
+#
+# Generates abi_prelude.cl, the ABI's enumerators as OpenCL macros with the
+# same numbers plus the shared Philox rounds (AbiPreludeScript.cmake), and a
+# C++ file of static_asserts that checks the numbers against the header;
+# sets the variables to their paths.
+function(vnn_opencl_abi_prelude cl_var check_var header philox)
+  set(cl "${CMAKE_CURRENT_BINARY_DIR}/abi_prelude.cl")
+  set(check "${CMAKE_CURRENT_BINARY_DIR}/abi_prelude_check.cpp")
+  add_custom_command(
+    OUTPUT "${cl}" "${check}"
+    COMMAND "${CMAKE_COMMAND}" "-DVNN_ABI_HEADER=${header}" "-DVNN_PHILOX_HEADER=${philox}"
+            "-DVNN_OUTPUT_CL=${cl}" "-DVNN_OUTPUT_CHECK=${check}" -P "${_VNN_OPENCL_PRELUDE_SCRIPT}"
+    DEPENDS "${header}" "${philox}" "${_VNN_OPENCL_PRELUDE_SCRIPT}"
+    COMMENT "Generating the OpenCL ABI prelude"
+    VERBATIM)
+  set(${cl_var} "${cl}" PARENT_SCOPE)
+  set(${check_var} "${check}" PARENT_SCOPE)
+endfunction()
 
 function(vnn_opencl_embed_kernels out_var)
   set(output "${CMAKE_CURRENT_BINARY_DIR}/embedded_kernels.cpp")

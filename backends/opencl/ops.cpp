@@ -26,6 +26,7 @@
 #include "ops_gemm.hpp"
 #include "program_cache.hpp"
 #include "tuning.hpp"
+#include "vnn/op_names.h"
 
 #ifdef VNN_OPENCL_HAVE_CLBLAST
 #include <clblast.h>
@@ -34,9 +35,12 @@
 namespace vnn_opencl {
 namespace {
 
-const char* const kBinaryNames[] = {"add", "sub", "mul", "div", "maximum", "minimum"};
-const char* const kUnaryNames[] = {"neg", "abs", "exp", "log", "sqrt", "relu", "sigmoid", "tanh"};
-const char* const kReduceNames[] = {"sum", "mean", "prod", "max", "min", "argmax", "argmin"};
+// "add", or "fn=99" for a code this ABI version lacks (vnn/op_names.h).
+template <size_t N>
+std::string fn_name(const char* const (&table)[N], int64_t fn) {
+  const char* n = VNN_NAME(table, fn);
+  return n ? n : "fn=" + std::to_string(fn);
+}
 
 // The shape of an op after merging dimensions that every tensor walks
 // contiguously, innermost first, as the kernels expect (see common.cl).
@@ -477,15 +481,15 @@ std::string describe(const Device& d, const vnn_op& op) {
     case VNN_OP_COPY: s += "COPY"; break;
     case VNN_OP_BINARY:
       s += "BINARY ";
-      s += fn >= 0 && fn < 6 ? kBinaryNames[fn] : "fn=" + std::to_string(fn);
+      s += fn_name(vnn_binary_names, fn);
       break;
     case VNN_OP_UNARY:
       s += "UNARY ";
-      s += fn >= 0 && fn < 8 ? kUnaryNames[fn] : "fn=" + std::to_string(fn);
+      s += fn_name(vnn_unary_names, fn);
       break;
     case VNN_OP_REDUCE:
       s += "REDUCE ";
-      s += fn >= 0 && fn < 7 ? kReduceNames[fn] : "fn=" + std::to_string(fn);
+      s += fn_name(vnn_reduce_names, fn);
       break;
     case VNN_OP_MATMUL: s += "MATMUL"; break;
     case VNN_OP_SOFTMAX: s += fn == 1 ? "SOFTMAX log" : "SOFTMAX"; break;

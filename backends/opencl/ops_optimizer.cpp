@@ -13,19 +13,13 @@
 #include "errors.hpp"
 #include "launch.hpp"
 #include "program_cache.hpp"
+#include "vnn/op_names.h"
 
 namespace vnn_opencl {
 namespace {
 
-const char* fn_name(int64_t fn) {
-  switch (fn) {
-    case VNN_OPTIM_SGD: return "sgd";
-    case VNN_OPTIM_ADAM: return "adam";
-    case VNN_OPTIM_RMSPROP: return "rmsprop";
-    case VNN_OPTIM_ADAGRAD: return "adagrad";
-    default: return nullptr;
-  }
-}
+// The ABI's name table (vnn/op_names.h); nullptr for an unknown rule.
+const char* fn_name(int64_t fn) { return VNN_NAME(vnn_optimizer_names, fn); }
 
 int64_t numel(const vnn_tensor_desc& t) {
   int64_t n = 1;

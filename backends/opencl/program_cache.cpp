@@ -179,12 +179,13 @@ cl_program load_binary(const Device& d, const std::vector<unsigned char>& bin,
 
 vnn_status build_program(Device& d, const char* file, const std::string& options,
                          cl_program* out) {
+  const char* prelude = embedded_kernel_source("abi_prelude");  // generated from backend_abi.h
   const char* common = embedded_kernel_source("common");
   const char* body = embedded_kernel_source(file);
-  if (!common || !body)
+  if (!prelude || !common || !body)
     return fail(VNN_STATUS_INTERNAL, "%s: kernels/%s.cl is not embedded in the plugin",
                 d.label.c_str(), file);
-  std::string source = std::string(common) + "\n" + body;
+  std::string source = std::string(prelude) + "\n" + common + "\n" + body;
   std::filesystem::path dir = cache_dir();
   std::filesystem::path path = dir.empty() ? dir : dir / cache_file_name(d, source, options);
   std::string what = d.label + " program " + file + ".cl [" + options + "]";

@@ -71,7 +71,8 @@ typedef enum vnn_dtype {
   VNN_UINT8 = 4,
   VNN_BOOL = 5,
   VNN_FLOAT16 = 6,
-  VNN_BFLOAT16 = 7
+  VNN_BFLOAT16 = 7,
+  VNN_DTYPE_COUNT_            /* number of dtypes, not a dtype */
 } vnn_dtype;
 
 /** Device kinds as a plugin reports them (vnn::DeviceType). */
@@ -158,7 +159,7 @@ typedef enum vnn_op_kind {
   VNN_OP_POOL2D_BACKWARD = 17,
   VNN_OP_OPTIMIZER_STEP = 18, /* fused update of one parameter in place;
                                  ints[0] = vnn_optimizer_fn; see docs/ops.md */
-  VNN_OP_COUNT_
+  VNN_OP_COUNT_             /* one past the last kind, not a kind */
 } vnn_op_kind;
 
 /** The function of VNN_OP_BINARY (ints[0]); comparisons and logical ops give bool. */
@@ -178,7 +179,8 @@ typedef enum vnn_binary_fn {
   VNN_BINARY_GE = 12,
   VNN_BINARY_LOGICAL_AND = 13,
   VNN_BINARY_LOGICAL_OR = 14,
-  VNN_BINARY_LOGICAL_XOR = 15
+  VNN_BINARY_LOGICAL_XOR = 15,
+  VNN_BINARY_COUNT_         /* number of binary functions, not a function */
 } vnn_binary_fn;
 
 /* Reductions (VNN_OP_REDUCE). in0 arrives permuted so that the reduced
@@ -191,7 +193,8 @@ typedef enum vnn_reduce_fn {
   VNN_REDUCE_MAX = 3,
   VNN_REDUCE_MIN = 4,
   VNN_REDUCE_ARGMAX = 5,    /* out int64, k == 1 */
-  VNN_REDUCE_ARGMIN = 6     /* out int64, k == 1 */
+  VNN_REDUCE_ARGMIN = 6,    /* out int64, k == 1 */
+  VNN_REDUCE_COUNT_         /* number of reductions, not a reduction */
 } vnn_reduce_fn;
 
 /* Random numbers (VNN_OP_RANDOM). Element i (row-major number) of out uses
@@ -202,7 +205,8 @@ typedef enum vnn_reduce_fn {
 typedef enum vnn_random_fn {
   VNN_RANDOM_UNIFORM = 0,   /* [scalars[0], scalars[1]); float32, float64 */
   VNN_RANDOM_NORMAL = 1,    /* mean scalars[0], std scalars[1] (Box-Muller) */
-  VNN_RANDOM_BITS = 2       /* integer in [scalars[0], scalars[1]); int32, int64 */
+  VNN_RANDOM_BITS = 2,      /* integer in [scalars[0], scalars[1]); int32, int64 */
+  VNN_RANDOM_COUNT_         /* number of distributions, not a distribution */
 } vnn_random_fn;
 
 /** The function of VNN_OP_UNARY (ints[0]). */
@@ -229,7 +233,8 @@ typedef enum vnn_unary_fn {
   VNN_UNARY_SIGN = 19,
   VNN_UNARY_LOGICAL_NOT = 20, /* out is bool */
   VNN_UNARY_CLAMP = 21,      /* scalars[0] = min, scalars[1] = max (NaN: no bound) */
-  VNN_UNARY_RECIPROCAL = 22
+  VNN_UNARY_RECIPROCAL = 22,
+  VNN_UNARY_COUNT_           /* number of unary functions, not a function */
 } vnn_unary_fn;
 
 /** The update rule of VNN_OP_OPTIMIZER_STEP (ints[0]). */
@@ -237,8 +242,18 @@ typedef enum vnn_optimizer_fn {
   VNN_OPTIM_SGD = 0,
   VNN_OPTIM_ADAM = 1,     /* ints[1] = 1: AdamW (decoupled weight decay) */
   VNN_OPTIM_RMSPROP = 2,
-  VNN_OPTIM_ADAGRAD = 3
+  VNN_OPTIM_ADAGRAD = 3,
+  VNN_OPTIM_COUNT_        /* number of optimizers, not an optimizer */
 } vnn_optimizer_fn;
+
+/** Modes of VNN_OP_POOL2D / VNN_OP_POOL2D_BACKWARD (ints[0]; docs/ops.md). */
+typedef enum vnn_pool_mode {
+  VNN_POOL_MAX = 0,
+  VNN_POOL_AVG = 1,
+  VNN_POOL_ADAPTIVE_AVG = 2,
+  VNN_POOL_ADAPTIVE_MAX = 3,
+  VNN_POOL_COUNT_         /* number of modes, not a mode */
+} vnn_pool_mode;
 
 /* One op request. Inputs and outputs have already been validated by the
  * core: shapes agree (broadcast inputs carry stride 0), dtypes are those the
@@ -421,6 +436,12 @@ typedef struct vnn_backend {
 
 /** Most bytes of a communicator id from comm_unique_id. */
 #define VNN_COMM_ID_BYTES 128
+
+/** Whether table `b` (a const vnn_backend*) is long enough to hold `field`, an appended entry. */
+#define VNN_BACKEND_COVERS(b, field) \
+  ((b)->struct_size >= offsetof(vnn_backend, field) + sizeof((b)->field))
+/** Whether table `b` holds the optional entry `field` and the plugin filled it in (not NULL). */
+#define VNN_BACKEND_HAS(b, field) (VNN_BACKEND_COVERS(b, field) && (b)->field != NULL)
 
 /* The entry point. Returns NULL if the plugin cannot serve host_abi_version
  * (it may then still return a table whose abi_version tells the core what it

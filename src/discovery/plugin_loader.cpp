@@ -123,7 +123,7 @@ bool load_plugin_file(const std::string& path, LoadedPlugin& out, BackendReport&
                ": rebuild the plugin against this vnn's include/vnn/backend_abi.h";
     return false;
   }
-  if (t->struct_size < offsetof(vnn_backend, last_error) + sizeof(t->last_error) || !t->name ||
+  if (!VNN_BACKEND_COVERS(t, last_error) || !t->name ||
       !t->probe || !t->device_info || !t->last_error) {
     r.status = "abi mismatch";
     r.detail = "plugin table is too small or lacks probe/device_info/last_error (struct_size " +

@@ -18,9 +18,8 @@ namespace {
 
 bool has_comm(const vnn::detail::DeviceContext& ctx) {
   const vnn_backend* b = ctx.backend;
-  return b && b->struct_size >= offsetof(vnn_backend, comm_reduce_scatter) + sizeof(b->comm_reduce_scatter) &&
-         b->comm_unique_id && b->comm_create && b->comm_destroy && b->comm_allreduce && b->comm_broadcast &&
-         b->comm_allgather && b->comm_reduce_scatter;
+  return b && VNN_BACKEND_COVERS(b, comm_reduce_scatter) && b->comm_unique_id && b->comm_create &&
+         b->comm_destroy && b->comm_allreduce && b->comm_broadcast && b->comm_allgather && b->comm_reduce_scatter;
 }
 
 int32_t reduce_fn(ReduceOp op) {

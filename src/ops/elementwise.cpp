@@ -7,31 +7,16 @@
 #include "tensor/tensor_impl.hpp"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
+#include "vnn/op_names.h"
 
 namespace vnn {
 
 namespace {
 
+// The ABI's name table (vnn/op_names.h).
 const char* binary_name(vnn_binary_fn fn) {
-  switch (fn) {
-    case VNN_BINARY_ADD: return "add";
-    case VNN_BINARY_SUB: return "sub";
-    case VNN_BINARY_MUL: return "mul";
-    case VNN_BINARY_DIV: return "div";
-    case VNN_BINARY_MAXIMUM: return "maximum";
-    case VNN_BINARY_MINIMUM: return "minimum";
-    case VNN_BINARY_POW: return "pow";
-    case VNN_BINARY_EQ: return "eq";
-    case VNN_BINARY_NE: return "ne";
-    case VNN_BINARY_LT: return "lt";
-    case VNN_BINARY_LE: return "le";
-    case VNN_BINARY_GT: return "gt";
-    case VNN_BINARY_GE: return "ge";
-    case VNN_BINARY_LOGICAL_AND: return "logical_and";
-    case VNN_BINARY_LOGICAL_OR: return "logical_or";
-    case VNN_BINARY_LOGICAL_XOR: return "logical_xor";
-  }
-  return "binary";
+  const char* n = VNN_NAME(vnn_binary_names, fn);
+  return n ? n : "binary";
 }
 
 bool is_compare(vnn_binary_fn fn) { return fn >= VNN_BINARY_EQ && fn <= VNN_BINARY_GE; }

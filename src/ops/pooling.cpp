@@ -8,6 +8,7 @@
 #include "autograd/autograd.hpp"
 #include "ops/low_precision.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/backend_abi.h"
 #include "vnn/error.h"
 #include "vnn/nn_ops.h"
 
@@ -15,7 +16,9 @@ namespace vnn {
 
 namespace {
 
-enum Mode : int64_t { kMax = 0, kAvg = 1, kAdaptiveAvg = 2, kAdaptiveMax = 3 };
+// The pool modes are the ABI's (vnn_pool_mode), shared with the kernels.
+constexpr int64_t kMax = VNN_POOL_MAX, kAvg = VNN_POOL_AVG, kAdaptiveAvg = VNN_POOL_ADAPTIVE_AVG,
+                  kAdaptiveMax = VNN_POOL_ADAPTIVE_MAX;
 
 std::string pair_str(Size2 s) { return "(" + std::to_string(s.h) + ", " + std::to_string(s.w) + ")"; }
 

@@ -10,6 +10,7 @@
 #include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
+#include "vnn/philox.h"
 
 namespace vnn {
 
@@ -70,21 +71,7 @@ Generator& default_generator() {
 
 void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
 
-void philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1) {
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    const uint64_t p0 = uint64_t(0xD2511F53u) * c[0];
-    const uint64_t p1 = uint64_t(0xCD9E8D57u) * c[2];
-    const uint32_t n0 = uint32_t(p1 >> 32) ^ c[1] ^ k0, n2 = uint32_t(p0 >> 32) ^ c[3] ^ k1;
-    c[1] = uint32_t(p1);
-    c[3] = uint32_t(p0);
-    c[0] = n0;
-    c[2] = n2;
-  }
-}
+void philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1) { vnn_philox_rounds(c, k0, k1); }
 
 namespace {
 

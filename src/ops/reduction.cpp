@@ -12,23 +12,17 @@
 #include "vnn/elementwise.h"
 #include "vnn/checked_size.h"
 #include "vnn/error.h"
+#include "vnn/op_names.h"
 #include "vnn/reduction.h"
 
 namespace vnn {
 
 namespace {
 
+// The ABI's name table (vnn/op_names.h).
 const char* reduce_name(vnn_reduce_fn fn) {
-  switch (fn) {
-    case VNN_REDUCE_SUM: return "sum";
-    case VNN_REDUCE_MEAN: return "mean";
-    case VNN_REDUCE_PROD: return "prod";
-    case VNN_REDUCE_MAX: return "max";
-    case VNN_REDUCE_MIN: return "min";
-    case VNN_REDUCE_ARGMAX: return "argmax";
-    case VNN_REDUCE_ARGMIN: return "argmin";
-  }
-  return "reduce";
+  const char* n = VNN_NAME(vnn_reduce_names, fn);
+  return n ? n : "reduce";
 }
 
 bool is_arg(vnn_reduce_fn fn) { return fn == VNN_REDUCE_ARGMAX || fn == VNN_REDUCE_ARGMIN; }

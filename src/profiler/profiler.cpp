@@ -31,11 +31,6 @@ std::atomic<bool> g_hooks{env_tool_ranges()};
 using Clock = std::chrono::steady_clock;
 using vnn::detail::DeviceContext;
 
-// An optional table field is usable when the plugin's table is long enough
-// to hold it and the pointer is set.
-#define VNN_PROFILER_HAS(b, field) \
-  ((b)->struct_size >= offsetof(vnn_backend, field) + sizeof((b)->field) && (b)->field != nullptr)
-
 struct PendingDevice {
   size_t event;  // index into events
   DeviceContext* ctx;
@@ -91,7 +86,7 @@ void register_tool(const vnn_backend* b) {
 }
 
 bool has_tool_ranges(const vnn_backend* b) {
-  return VNN_PROFILER_HAS(b, range_push) && VNN_PROFILER_HAS(b, range_pop);
+  return VNN_BACKEND_HAS(b, range_push) && VNN_BACKEND_HAS(b, range_pop);
 }
 
 void register_if_tool(DeviceContext& c) {
@@ -279,7 +274,7 @@ void run_op_profiled(DeviceContext& ctx, vnn_op& op, const char* name) {
   Event ev;
   ev.kind = EventKind::op;
   ev.name = name;
-  if (VNN_PROFILER_HAS(b, last_path)) {
+  if (VNN_BACKEND_HAS(b, last_path)) {
     const char* path = b->last_path(dev);
     if (path && *path) ev.name = ev.name + "[" + path + "]";
   }

@@ -13,11 +13,6 @@
 #include "runtime/stream_state.hpp"
 #include "vnn/error.h"
 
-// An optional (appended) table entry is usable only when the plugin's table
-// is long enough to hold it and the plugin filled it in.
-#define VNN_STREAM_HAS(b, field) \
-  ((b)->struct_size >= offsetof(vnn_backend, field) + sizeof((b)->field) && (b)->field != nullptr)
-
 namespace vnn {
 
 namespace detail {
@@ -71,7 +66,7 @@ uint64_t current_stream_id(DeviceContext& ctx) {
 
 bool event_done(DeviceContext& ctx, void* event, const char* what) {
   const vnn_backend* b = ctx.backend;
-  if (!VNN_STREAM_HAS(b, event_query)) {
+  if (!VNN_BACKEND_HAS(b, event_query)) {
     event_wait(ctx, event, what);  // no way to ask: wait, after which it has
     return true;
   }
@@ -113,7 +108,7 @@ Fn need(const DeviceContext& ctx, Fn fn, const char* op, const char* entry) {
 // everything enqueued afterwards starts after the event anyway).
 void wait_on_device(DeviceContext& ctx, void* queue, void* event, const char* what) {
   const vnn_backend* b = ctx.backend;
-  if (VNN_STREAM_HAS(b, queue_wait_event))
+  if (VNN_BACKEND_HAS(b, queue_wait_event))
     ctx.check(b->queue_wait_event(ctx.plugin_index, queue, event), what);
   else
     ctx.check(need(ctx, b->event_synchronize, what, "event_synchronize")(ctx.plugin_index, event), what);

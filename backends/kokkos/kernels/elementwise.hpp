@@ -28,7 +28,14 @@ template <> struct BinaryFn<VNN_BINARY_MUL> {
 };
 template <> struct BinaryFn<VNN_BINARY_DIV> {
   template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) {
-    if constexpr (std::is_integral_v<C>) return b == C(0) ? C(0) : C(a / b);  // no trap on x/0
+    if constexpr (std::is_integral_v<C>) {
+      if (b == C(0)) return C(0);  // no trap on x/0
+      // MIN / -1 traps on x86 (SIGFPE): negate in unsigned arithmetic, which
+      // wraps to MIN as on the other backends.
+      if constexpr (std::is_signed_v<C>)
+        if (b == C(-1)) return C(std::make_unsigned_t<C>(0) - std::make_unsigned_t<C>(a));
+      return C(a / b);
+    }
     else return a / b;
   }
 };

@@ -1,32 +1,18 @@
 // RANDOM: counter-based Philox4x32-10 numbers. Element i of the output uses
 // key = seed, counter = (offset + i / 4, 0, 0) and word i % 4, so a value
 // depends on (seed, offset, i) only: the same on every backend and for any
-// thread count. The arithmetic matches backends/opencl/kernels/random.cl.
+// thread count. The rounds are vnn/philox.h, shared with the core; the
+// arithmetic matches backends/opencl/kernels/random.cl.
 #pragma once
 #include <cmath>
 
 #include "kokkos/kernels/dispatch.hpp"
 
-namespace vnn::kernels {
+// The Philox rounds, shared with the core (vnn/philox.h), as device code.
+#define VNN_PHILOX_FN KOKKOS_INLINE_FUNCTION
+#include "vnn/philox.h"
 
-// Philox4x32-10 of one counter block (Salmon et al., Random123).
-KOKKOS_INLINE_FUNCTION void philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1) {
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    const uint64_t p0 = uint64_t(0xD2511F53u) * c[0];
-    const uint64_t p1 = uint64_t(0xCD9E8D57u) * c[2];
-    const uint32_t hi0 = uint32_t(p0 >> 32), lo0 = uint32_t(p0);
-    const uint32_t hi1 = uint32_t(p1 >> 32), lo1 = uint32_t(p1);
-    const uint32_t n0 = hi1 ^ c[1] ^ k0, n2 = hi0 ^ c[3] ^ k1;
-    c[0] = n0;
-    c[1] = lo1;
-    c[2] = n2;
-    c[3] = lo0;
-  }
-}
+namespace vnn::kernels {
 
 // The block that element i draws from.
 KOKKOS_INLINE_FUNCTION void philox_block(uint64_t seed, uint64_t offset, int64_t i, uint32_t c[4]) {
@@ -35,7 +21,7 @@ KOKKOS_INLINE_FUNCTION void philox_block(uint64_t seed, uint64_t offset, int64_t
   c[1] = uint32_t(ctr >> 32);
   c[2] = 0u;
   c[3] = 0u;
-  philox4x32_10(c, uint32_t(seed), uint32_t(seed >> 32));
+  vnn_philox_rounds(c, uint32_t(seed), uint32_t(seed >> 32));
 }
 
 // Uniform [lo, lo + range): float32 from the top 24 bits, float64 from all

@@ -69,6 +69,19 @@ KOKKOS_INLINE_FUNCTION uint16_t float_to_half(float f) {
   return uint16_t(sign | h);
 }
 
+// A double narrowed to float rounding to odd (truncated, last bit set when
+// inexact): rounding that float to half or bfloat16 then gives the correctly
+// rounded result; a plain float(d) first can round twice (1 + 2^-11 + 2^-40
+// would become 1.0 in half instead of 1 + 2^-10).
+KOKKOS_INLINE_FUNCTION float float_round_to_odd(double d) {
+  const float f = float(d);
+  if (d != d || double(f) == d) return f;
+  uint32_t b = float_bits(f);
+  const double ad = d < 0 ? -d : d, af = f < 0 ? -double(f) : double(f);
+  if (af > ad) --b;  // one ulp toward zero: the truncated value
+  return bits_float(b | 1u);
+}
+
 KOKKOS_INLINE_FUNCTION float bf16_to_float(uint16_t b) { return bits_float(uint32_t(b) << 16); }
 KOKKOS_INLINE_FUNCTION uint16_t float_to_bf16(float f) {
   uint32_t x = float_bits(f);
@@ -110,11 +123,17 @@ template <class T> struct Store {
 template <> struct Store<Bool> {
   template <class C> KOKKOS_INLINE_FUNCTION static Bool from(C c) { return Bool{uint8_t(c != C(0))}; }
 };
+template <class C> KOKKOS_INLINE_FUNCTION float narrow_to_float(C c) {
+  if constexpr (std::is_same_v<C, double>) return float_round_to_odd(c);  // one rounding, not two
+  else return float(c);
+}
 template <> struct Store<Half> {
-  template <class C> KOKKOS_INLINE_FUNCTION static Half from(C c) { return Half{float_to_half(float(c))}; }
+  template <class C> KOKKOS_INLINE_FUNCTION static Half from(C c) { return Half{float_to_half(narrow_to_float(c))}; }
 };
 template <> struct Store<BFloat16> {
-  template <class C> KOKKOS_INLINE_FUNCTION static BFloat16 from(C c) { return BFloat16{float_to_bf16(float(c))}; }
+  template <class C> KOKKOS_INLINE_FUNCTION static BFloat16 from(C c) {
+    return BFloat16{float_to_bf16(narrow_to_float(c))};
+  }
 };
 template <class T, class C> KOKKOS_INLINE_FUNCTION T store(C c) { return Store<T>::from(c); }
 

@@ -4,30 +4,30 @@
 
 // Loading gives the value in a type C arithmetic understands: float for
 // the 16-bit floats, the storage type itself otherwise.
-#if IN_DT == 6
+#if IN_DT == VNN_FLOAT16
 #define LOAD_IN(p, i) vload_half((i), (p))
-#elif IN_DT == 7
+#elif IN_DT == VNN_BFLOAT16
 #define LOAD_IN(p, i) vnn_bf16_to_float((p)[i])
-#elif IN_DT == 5
+#elif IN_DT == VNN_BOOL
 // bool storage is a byte: any non-zero byte is true (1), as in the Kokkos kernels.
 #define LOAD_IN(p, i) ((uchar)((p)[i] != 0))
 #else
 #define LOAD_IN(p, i) ((p)[i])
 #endif
 
-#if OUT_DT == 5
+#if OUT_DT == VNN_BOOL
 #define STORE_OUT(p, i, v) ((p)[i] = (uchar)((v) != 0))
-#elif OUT_DT == 6
-#if IN_DT == 1
+#elif OUT_DT == VNN_FLOAT16
+#if IN_DT == VNN_FLOAT64
 #define STORE_OUT(p, i, v) vstore_half_rte((v), (i), (p))
 #else
 // Exact: integers that fit a half's range are exact in float.
 #define STORE_OUT(p, i, v) vstore_half_rte((float)(v), (i), (p))
 #endif
-#elif OUT_DT == 7
-#if IN_DT == 1
+#elif OUT_DT == VNN_BFLOAT16
+#if IN_DT == VNN_FLOAT64
 #define STORE_OUT(p, i, v) ((p)[i] = vnn_bf16_from_double(v))
-#elif IN_DT == 2 || IN_DT == 3 || IN_DT == 4 || IN_DT == 5
+#elif IN_DT == VNN_INT32 || IN_DT == VNN_INT64 || IN_DT == VNN_UINT8 || IN_DT == VNN_BOOL
 #define STORE_OUT(p, i, v) ((p)[i] = vnn_bf16_from_long((long)(v)))
 #else
 #define STORE_OUT(p, i, v) ((p)[i] = vnn_bf16_from_float((float)(v)))

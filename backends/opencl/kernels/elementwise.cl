@@ -6,15 +6,15 @@
 // Arithmetic follows C++: uint8 and bool compute in int (so true + true is
 // 2, stored as true), the 16-bit floats compute in float.
 
-#if DT == 0 || DT == 1 || DT == 6 || DT == 7
+#if DT == VNN_FLOAT32 || DT == VNN_FLOAT64 || DT == VNN_FLOAT16 || DT == VNN_BFLOAT16
 #define IS_FLOAT 1
 #endif
 
-#if DT == 1
+#if DT == VNN_FLOAT64
 #define CT double
-#elif DT == 3
+#elif DT == VNN_INT64
 #define CT long
-#elif DT == 0 || DT == 6 || DT == 7
+#elif DT == VNN_FLOAT32 || DT == VNN_FLOAT16 || DT == VNN_BFLOAT16
 #define CT float
 #else
 #define CT int
@@ -27,22 +27,22 @@
 #define FT float
 #endif
 
-#if DT == 6
+#if DT == VNN_FLOAT16
 #define LOAD(p, i) vload_half((i), (p))
-#elif DT == 7
+#elif DT == VNN_BFLOAT16
 #define LOAD(p, i) vnn_bf16_to_float((p)[i])
-#elif DT == 5
+#elif DT == VNN_BOOL
 // bool storage is a byte: any non-zero byte is true (1), as in the Kokkos kernels.
 #define LOAD(p, i) ((CT)((p)[i] != 0))
 #else
 #define LOAD(p, i) ((CT)(p)[i])
 #endif
 
-#if ODT == 6
+#if ODT == VNN_FLOAT16
 #define STORE(p, i, v) vstore_half_rte((v), (i), (p))
-#elif ODT == 7
+#elif ODT == VNN_BFLOAT16
 #define STORE(p, i, v) ((p)[i] = vnn_bf16_from_float(v))
-#elif ODT == 5
+#elif ODT == VNN_BOOL
 #define STORE(p, i, v) ((p)[i] = (uchar)((v) != 0))
 #else
 #define STORE(p, i, v) ((p)[i] = (OT)(v))
@@ -79,46 +79,46 @@ inline CT vnn_ipow(CT a, CT b) {
 #endif
 
 inline CT vnn_binary(CT a, CT b, CT alpha) {
-#if BINARY_FN == 0
+#if BINARY_FN == VNN_BINARY_ADD
   return a + alpha * b;
-#elif BINARY_FN == 1
+#elif BINARY_FN == VNN_BINARY_SUB
   return a - alpha * b;
-#elif BINARY_FN == 2
+#elif BINARY_FN == VNN_BINARY_MUL
   return a * b;
-#elif BINARY_FN == 3
+#elif BINARY_FN == VNN_BINARY_DIV
 #ifdef IS_FLOAT
   return a / b;
 #else
   return vnn_divide(a, b);
 #endif
-#elif BINARY_FN == 4
+#elif BINARY_FN == VNN_BINARY_MAXIMUM
   return vnn_maximum(a, b);
-#elif BINARY_FN == 5
+#elif BINARY_FN == VNN_BINARY_MINIMUM
   return vnn_minimum(a, b);
-#elif BINARY_FN == 6
+#elif BINARY_FN == VNN_BINARY_POW
 #ifdef IS_FLOAT
   return pow(a, b);
 #else
   return vnn_ipow(a, b);
 #endif
 // Comparisons and logical ops give 0 / 1; NaN compares false except in NE.
-#elif BINARY_FN == 7
+#elif BINARY_FN == VNN_BINARY_EQ
   return a == b;
-#elif BINARY_FN == 8
+#elif BINARY_FN == VNN_BINARY_NE
   return a != b;
-#elif BINARY_FN == 9
+#elif BINARY_FN == VNN_BINARY_LT
   return a < b;
-#elif BINARY_FN == 10
+#elif BINARY_FN == VNN_BINARY_LE
   return a <= b;
-#elif BINARY_FN == 11
+#elif BINARY_FN == VNN_BINARY_GT
   return a > b;
-#elif BINARY_FN == 12
+#elif BINARY_FN == VNN_BINARY_GE
   return a >= b;
-#elif BINARY_FN == 13
+#elif BINARY_FN == VNN_BINARY_LOGICAL_AND
   return a != 0 && b != 0;
-#elif BINARY_FN == 14
+#elif BINARY_FN == VNN_BINARY_LOGICAL_OR
   return a != 0 || b != 0;
-#elif BINARY_FN == 15
+#elif BINARY_FN == VNN_BINARY_LOGICAL_XOR
   return (a != 0) != (b != 0);
 #else
 #error unknown BINARY_FN
@@ -163,74 +163,74 @@ inline FT vnn_silu(FT x) { return x * vnn_sigmoid(x); }
 
 // s0 / s1: leaky_relu's slope, clamp's bounds (has0 / has1 = 0: no bound).
 inline CT vnn_unary(CT x, CT s0, CT s1, int has0, int has1) {
-#if UNARY_FN == 0
+#if UNARY_FN == VNN_UNARY_NEG
   return -x;
-#elif UNARY_FN == 1
+#elif UNARY_FN == VNN_UNARY_ABS
 #ifdef IS_FLOAT
   return fabs(x);  // also clears the sign of -0.0 and NaN
 #else
   return x < 0 ? -x : x;
 #endif
-#elif UNARY_FN == 2
+#elif UNARY_FN == VNN_UNARY_EXP
   return VNN_FLOAT_FN(exp, x);
-#elif UNARY_FN == 3
+#elif UNARY_FN == VNN_UNARY_LOG
   return VNN_FLOAT_FN(log, x);
-#elif UNARY_FN == 4
+#elif UNARY_FN == VNN_UNARY_SQRT
   return VNN_FLOAT_FN(sqrt, x);
-#elif UNARY_FN == 5
+#elif UNARY_FN == VNN_UNARY_RELU
   return x < 0 ? (CT)0 : x;  // NaN stays NaN
-#elif UNARY_FN == 6
+#elif UNARY_FN == VNN_UNARY_SIGMOID
   return VNN_FLOAT_FN(vnn_sigmoid, x);
-#elif UNARY_FN == 7
+#elif UNARY_FN == VNN_UNARY_TANH
   return VNN_FLOAT_FN(tanh, x);
-#elif UNARY_FN == 8
+#elif UNARY_FN == VNN_UNARY_LOG1P
   return VNN_FLOAT_FN(log1p, x);
-#elif UNARY_FN == 9
+#elif UNARY_FN == VNN_UNARY_RSQRT
   return VNN_FLOAT_FN(rsqrt, x);
-#elif UNARY_FN == 10
+#elif UNARY_FN == VNN_UNARY_SIN
   return VNN_FLOAT_FN(sin, x);
-#elif UNARY_FN == 11
+#elif UNARY_FN == VNN_UNARY_COS
   return VNN_FLOAT_FN(cos, x);
-#elif UNARY_FN == 12
+#elif UNARY_FN == VNN_UNARY_LEAKY_RELU
   return x > 0 ? x : x * s0;
-#elif UNARY_FN == 13
+#elif UNARY_FN == VNN_UNARY_GELU
   return VNN_FLOAT_FN(vnn_gelu, x);
-#elif UNARY_FN == 14
+#elif UNARY_FN == VNN_UNARY_SILU
   return VNN_FLOAT_FN(vnn_silu, x);
-#elif UNARY_FN == 15
+#elif UNARY_FN == VNN_UNARY_ERF
   return VNN_FLOAT_FN(erf, x);
 // floor / ceil / round are the identity on integers; rint rounds half to
 // even in the default rounding mode.
-#elif UNARY_FN == 16
+#elif UNARY_FN == VNN_UNARY_FLOOR
 #ifdef IS_FLOAT
   return floor(x);
 #else
   return x;
 #endif
-#elif UNARY_FN == 17
+#elif UNARY_FN == VNN_UNARY_CEIL
 #ifdef IS_FLOAT
   return ceil(x);
 #else
   return x;
 #endif
-#elif UNARY_FN == 18
+#elif UNARY_FN == VNN_UNARY_ROUND
 #ifdef IS_FLOAT
   return rint(x);
 #else
   return x;
 #endif
-#elif UNARY_FN == 19
+#elif UNARY_FN == VNN_UNARY_SIGN
 #ifdef IS_FLOAT
   if (isnan(x)) return x;  // sign(NaN) is NaN
 #endif
   return (CT)((x > 0) - (x < 0));
-#elif UNARY_FN == 20
+#elif UNARY_FN == VNN_UNARY_LOGICAL_NOT
   return x == 0;
-#elif UNARY_FN == 21
+#elif UNARY_FN == VNN_UNARY_CLAMP
   // NaN stays NaN; lo > hi gives hi, as torch.clamp.
   CT r = (has0 && x < s0) ? s0 : x;
   return (has1 && r > s1) ? s1 : r;
-#elif UNARY_FN == 22
+#elif UNARY_FN == VNN_UNARY_RECIPROCAL
 #ifdef IS_FLOAT
   return (CT)1 / x;
 #else

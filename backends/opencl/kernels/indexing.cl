@@ -14,25 +14,25 @@
 // touched.
 
 #if MODE == 2
-#if DT == 1 || DT == 3
+#if DT == VNN_FLOAT64 || DT == VNN_INT64
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #endif
 
 // OpenCL 1.2 has integer atomics only: floats add through a
 // compare-and-swap loop on their bits.
-#if DT == 0
+#if DT == VNN_FLOAT32
 inline void vnn_atomic_add(volatile __global T* p, T v) {
   volatile __global uint* u = (volatile __global uint*)p;
   uint old = *u, seen;
   while ((seen = atomic_cmpxchg(u, old, as_uint(as_float(old) + v))) != old) old = seen;
 }
-#elif DT == 1
+#elif DT == VNN_FLOAT64
 inline void vnn_atomic_add(volatile __global T* p, T v) {
   volatile __global ulong* u = (volatile __global ulong*)p;
   ulong old = *u, seen;
   while ((seen = atom_cmpxchg(u, old, as_ulong(as_double(old) + v))) != old) old = seen;
 }
-#elif DT == 2
+#elif DT == VNN_INT32
 inline void vnn_atomic_add(volatile __global T* p, T v) { atomic_add(p, v); }
 #else
 inline void vnn_atomic_add(volatile __global T* p, T v) { atom_add(p, v); }

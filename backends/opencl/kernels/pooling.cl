@@ -24,7 +24,7 @@ inline void vnn_pool_window(int adaptive, long o, long O, long I, long k, long s
 
 inline long vnn_pool_divisor(long mode, long cip, long divisor, long ph, long pw, long hs, long hc, long ws, long wc,
                              long H, long W) {
-  if (mode == 2) return hc * wc;
+  if (mode == VNN_POOL_ADAPTIVE_AVG) return hc * wc;
   if (divisor > 0) return divisor;
   const long he = hs + hc, we = ws + wc;
   if (cip) return (min(he, H + ph) - hs) * (min(we, W + pw) - ws);
@@ -35,7 +35,7 @@ __kernel void vnn_pool2d(__global T* out, long out_off, long4 os, __global long*
                          __global const T* in, long in_off, long4 is, long4 dims, long OH, long OW, long8 g,
                          long4 g2) {
   const long C = dims.s1, H = dims.s2, W = dims.s3, mode = g.s0;
-  const int is_max = mode == 0 || mode == 3, adaptive = mode >= 2;
+  const int is_max = mode == VNN_POOL_MAX || mode == VNN_POOL_ADAPTIVE_MAX, adaptive = mode >= VNN_POOL_ADAPTIVE_AVG;
   const long total = dims.s0 * C * OH * OW;
   for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
     const long ow = i % OW, oh = (i / OW) % OH, c = (i / (OW * OH)) % C, n = i / (OW * OH * C);
@@ -88,7 +88,7 @@ __kernel void vnn_pool2d_backward(__global T* out, long out_off, long4 os, __glo
                                   long4 xs, __global const T* gy, long gy_off, long4 gs, long4 dims, long OH, long OW,
                                   long8 g, long4 g2) {
   const long C = dims.s1, H = dims.s2, W = dims.s3, mode = g.s0;
-  const int is_max = mode == 0 || mode == 3, adaptive = mode >= 2;
+  const int is_max = mode == VNN_POOL_MAX || mode == VNN_POOL_ADAPTIVE_MAX, adaptive = mode >= VNN_POOL_ADAPTIVE_AVG;
   const long total = dims.s0 * C * H * W;
   for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
     const long w = i % W, h = (i / W) % H, c = (i / (W * H)) % C, n = i / (W * H * C);

@@ -1,4 +1,4 @@
-// RANDOM: Philox4x32-10, the same arithmetic as
+// RANDOM: Philox4x32-10, the same rounds (include/vnn/philox.h) as
 // backends/kokkos/kernels/random.hpp. Element i uses key = seed, counter =
 // (offset + i / 4, 0, 0) and word i % 4.
 // Defines: T (output storage type), FN (vnn_random_fn), ST (scalar type:
@@ -7,17 +7,12 @@
 
 #pragma OPENCL FP_CONTRACT OFF
 
+// The rounds are vnn_philox_rounds of include/vnn/philox.h, shared with the
+// host and the Kokkos kernels (carried by the generated abi_prelude.cl).
 inline uint4 vnn_philox4x32_10(uint4 c, uint k0, uint k1) {
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    uint hi0 = mul_hi(0xD2511F53u, c.s0), lo0 = 0xD2511F53u * c.s0;
-    uint hi1 = mul_hi(0xCD9E8D57u, c.s2), lo1 = 0xCD9E8D57u * c.s2;
-    c = (uint4)(hi1 ^ c.s1 ^ k0, lo1, hi0 ^ c.s3 ^ k1, lo0);
-  }
-  return c;
+  uint w[4] = {c.s0, c.s1, c.s2, c.s3};
+  vnn_philox_rounds(w, k0, k1);
+  return (uint4)(w[0], w[1], w[2], w[3]);
 }
 
 inline uint vnn_word(uint4 c, int w) { return w == 0 ? c.s0 : w == 1 ? c.s1 : w == 2 ? c.s2 : c.s3; }
@@ -28,14 +23,14 @@ __kernel void vnn_random(__global T* out, long out_off, long n, int ndim, long8 
     ulong ctr = offset + ((ulong)i >> 2);
     uint4 c = vnn_philox4x32_10((uint4)((uint)ctr, (uint)(ctr >> 32), 0u, 0u), (uint)seed, (uint)(seed >> 32));
     int w = (int)(i & 3);
-#if FN == 0
+#if FN == VNN_RANDOM_UNIFORM
     ST range = b - a;
-#if DT == 0
+#if DT == VNN_FLOAT32
     T v = fma(range, (float)(vnn_word(c, w) >> 8) * 5.9604644775390625e-8f, a);
 #else
     T v = fma(range, (double)vnn_word(c, w) * 2.3283064365386963e-10, a);
 #endif
-#elif FN == 1
+#elif FN == VNN_RANDOM_NORMAL
     int p = w & 2;
     NT u1 = ((NT)vnn_word(c, p) + (NT)1) * (NT)2.3283064365386963e-10;
     NT u2 = (NT)vnn_word(c, p + 1) * (NT)2.3283064365386963e-10;

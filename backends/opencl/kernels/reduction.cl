@@ -11,21 +11,21 @@
 // type, NaN-propagating; argmax/argmin take the first index of the extreme
 // value, a NaN counting as the extreme (the first NaN wins).
 
-#if DT == 0 || DT == 1
+#if DT == VNN_FLOAT32 || DT == VNN_FLOAT64
 #define IS_FLOAT 1
 #endif
 
-#if DT == 1
+#if DT == VNN_FLOAT64
 #define CT double
-#elif DT == 0
+#elif DT == VNN_FLOAT32
 #define CT float
-#elif DT == 3
+#elif DT == VNN_INT64
 #define CT long
 #else
 #define CT int
 #endif
 
-#if FN <= 2
+#if FN <= VNN_REDUCE_PROD
 #ifdef IS_FLOAT
 #ifdef HAS_FP64
 #define ACC double
@@ -43,7 +43,7 @@
 #define VNN_ISNAN(v) isnan(v)
 #define VNN_LOWEST (-INFINITY)
 #define VNN_HIGHEST INFINITY
-#elif DT == 3
+#elif DT == VNN_INT64
 #define VNN_ISNAN(v) 0
 #define VNN_LOWEST LONG_MIN
 #define VNN_HIGHEST LONG_MAX
@@ -57,14 +57,14 @@ inline long vnn_strided(long i, int nd, long8 sizes, long8 strides) {
   return nd <= 1 ? i * strides.s0 : vnn_dot8(vnn_unravel(i, nd, sizes), strides);
 }
 
-#if FN == 0 || FN == 1
+#if FN == VNN_REDUCE_SUM || FN == VNN_REDUCE_MEAN
 #define INIT ((ACC)0)
 #define ADD(a, v) ((a) + (ACC)(v))
-#elif FN == 2
+#elif FN == VNN_REDUCE_PROD
 #define INIT ((ACC)1)
 #define ADD(a, v) ((a) * (ACC)(v))
-#elif FN == 3 || FN == 4
-#if FN == 3
+#elif FN == VNN_REDUCE_MAX || FN == VNN_REDUCE_MIN
+#if FN == VNN_REDUCE_MAX
 #define INIT VNN_LOWEST
 #define BEATS(v, a) ((v) > (a))
 #else
@@ -76,8 +76,8 @@ inline ACC vnn_extreme(ACC a, ACC v) {
   return (VNN_ISNAN(v) || BEATS(v, a)) ? v : a;
 }
 #define ADD(a, v) vnn_extreme((a), (v))
-#elif FN == 5 || FN == 6
-#if FN == 5
+#elif FN == VNN_REDUCE_ARGMAX || FN == VNN_REDUCE_ARGMIN
+#if FN == VNN_REDUCE_ARGMAX
 #define BEATS(v, a) ((v) > (a))
 #else
 #define BEATS(v, a) ((v) < (a))
@@ -100,7 +100,7 @@ __kernel void vnn_reduce(__global O* out, long out_off, __global const T* in, lo
                          int lead_ndim, long8 lead_sizes, long8 out_strides, long8 in_lead_strides,
                          int trail_ndim, long8 trail_sizes, long8 trail_strides) {
   const int lid = get_local_id(0);
-#if FN == 5 || FN == 6
+#if FN == VNN_REDUCE_ARGMAX || FN == VNN_REDUCE_ARGMIN
   __local CT sval[WG];
   __local long sidx[WG];
 #else
@@ -108,7 +108,7 @@ __kernel void vnn_reduce(__global O* out, long out_off, __global const T* in, lo
 #endif
   for (long r = get_group_id(0); r < outer; r += get_num_groups(0)) {
     const long base = in_off + vnn_strided(r, lead_ndim, lead_sizes, in_lead_strides);
-#if FN == 5 || FN == 6
+#if FN == VNN_REDUCE_ARGMAX || FN == VNN_REDUCE_ARGMIN
     CT best = 0;
     long bi = -1;
     for (long j = lid; j < inner; j += WG) {
@@ -144,7 +144,7 @@ __kernel void vnn_reduce(__global O* out, long out_off, __global const T* in, lo
     }
     if (lid == 0) {
       ACC res = sacc[0];
-#if FN == 1
+#if FN == VNN_REDUCE_MEAN
       res = res / (ACC)inner;
 #endif
       out[out_off + vnn_strided(r, lead_ndim, lead_sizes, out_strides)] = (O)res;

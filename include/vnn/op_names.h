@@ -1,0 +1,73 @@
+/* The one name table of every op-kind enum in backend_abi.h, in enum
+ * order, each checked against the enum's count so that an enumerator added
+ * without its name (or a name without its enumerator) fails to compile.
+ * C and C++; the core, the plugins and their messages all name ops from
+ * here ("unary gelu on float32", never "kind 4, fn 13"). The OpenCL kernels
+ * get the numbers themselves from a prelude generated from backend_abi.h
+ * (backends/opencl/EmbedKernelsScript.cmake). */
+#ifndef VNN_OP_NAMES_H
+#define VNN_OP_NAMES_H
+
+#include "vnn/backend_abi.h"
+
+#ifdef __cplusplus
+#define VNN_NAMES_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define VNN_NAMES_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+/// The number of entries of a name table.
+#define VNN_NAMES_LEN(table) (sizeof(table) / sizeof((table)[0]))
+
+/// Names of vnn_dtype, indexed by dtype.
+static const char* const vnn_dtype_names[] = {"float32", "float64", "int32", "int64",
+                                              "uint8",   "bool",    "float16", "bfloat16"};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_dtype_names) == VNN_DTYPE_COUNT_, "vnn_dtype_names vs vnn_dtype");
+
+/// Names of vnn_op_kind, indexed by kind (kinds start at 1: entry 0 names no op).
+static const char* const vnn_op_kind_names[] = {
+    "op",      "fill",   "copy",         "binary",  "unary",     "reduce", "matmul",
+    "softmax", "random", "where",        "index_select", "gather", "scatter", "index_add",
+    "im2col",  "col2im", "pool2d",       "pool2d_backward", "optimizer_step"};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_op_kind_names) == VNN_OP_COUNT_, "vnn_op_kind_names vs vnn_op_kind");
+
+/// Names of vnn_binary_fn, indexed by function.
+static const char* const vnn_binary_names[] = {"add", "sub", "mul", "div", "maximum", "minimum",
+                                               "pow", "eq",  "ne",  "lt",  "le",      "gt",
+                                               "ge",  "logical_and", "logical_or", "logical_xor"};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_binary_names) == VNN_BINARY_COUNT_, "vnn_binary_names vs vnn_binary_fn");
+
+/// Names of vnn_unary_fn, indexed by function.
+static const char* const vnn_unary_names[] = {
+    "neg",   "abs",   "exp",   "log",  "sqrt",        "relu",  "sigmoid",   "tanh",
+    "log1p", "rsqrt", "sin",   "cos",  "leaky_relu",  "gelu",  "silu",      "erf",
+    "floor", "ceil",  "round", "sign", "logical_not", "clamp", "reciprocal"};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_unary_names) == VNN_UNARY_COUNT_, "vnn_unary_names vs vnn_unary_fn");
+
+/// Names of vnn_reduce_fn, indexed by function.
+static const char* const vnn_reduce_names[] = {"sum", "mean", "prod", "max", "min", "argmax", "argmin"};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_reduce_names) == VNN_REDUCE_COUNT_, "vnn_reduce_names vs vnn_reduce_fn");
+
+/// Names of vnn_random_fn, indexed by distribution.
+static const char* const vnn_random_names[] = {"uniform", "normal", "bits"};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_random_names) == VNN_RANDOM_COUNT_, "vnn_random_names vs vnn_random_fn");
+
+/// Names of vnn_optimizer_fn, indexed by update rule.
+static const char* const vnn_optimizer_names[] = {"sgd", "adam", "rmsprop", "adagrad"};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_optimizer_names) == VNN_OPTIM_COUNT_,
+                        "vnn_optimizer_names vs vnn_optimizer_fn");
+
+/// Names of vnn_pool_mode, indexed by mode.
+static const char* const vnn_pool_names[] = {"max", "avg", "adaptive_avg", "adaptive_max"};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_pool_names) == VNN_POOL_COUNT_, "vnn_pool_names vs vnn_pool_mode");
+
+/// table[i] for 0 <= i < n, else NULL: the lookup for codes that come from outside (an op request).
+static inline const char* vnn_name_of(const char* const* table, long long n, long long i) {
+  return i >= 0 && i < n ? table[i] : NULL;
+}
+/// The name of a vnn_op_kind, NULL for a code this ABI version lacks.
+#define VNN_OP_KIND_NAME(kind) \
+  ((kind) == 0 ? NULL : vnn_name_of(vnn_op_kind_names, VNN_OP_COUNT_, (long long)(kind)))
+/// The name of code `i` of a name table (e.g. VNN_NAME(vnn_unary_names, fn)), NULL when out of range.
+#define VNN_NAME(table, i) vnn_name_of(table, (long long)VNN_NAMES_LEN(table), (long long)(i))
+
+#endif /* VNN_OP_NAMES_H */
