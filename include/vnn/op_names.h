@@ -10,6 +10,7 @@
 
 #include "vnn/backend_abi.h"
 
+/** static_assert in C++, _Static_assert in C: a name table checked against its enum's count. */
 #ifdef __cplusplus
 #define VNN_NAMES_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
 #else
