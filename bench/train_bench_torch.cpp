@@ -66,7 +66,7 @@ struct TCnn : torch::nn::Module {
 };
 
 template <class Net>
-void train_torch(const TorchData& d, int64_t batches, TorchResult* r) {
+void train_torch(const TorchData& d, int64_t batches, bool breakdown, TorchResult* r) {
   torch::manual_seed(0);
   auto net = std::make_shared<Net>();
   torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(1e-3));
@@ -78,14 +78,27 @@ void train_torch(const TorchData& d, int64_t batches, TorchResult* r) {
   auto t0 = clk::now();
   int64_t seen = 0;
   torch::Tensor loss;
+  for (int i = 0; i < kTbPhases; ++i) r->phase_s[i] = 0;
   for (int64_t b = 0; b < batches; ++b) {
+    clk::time_point t[kTbPhases + 1];
+    if (breakdown) t[0] = clk::now();
     int64_t start = (b * 64) % (n_train - 63);
     auto idx = order.narrow(0, start, 64);
     auto x = X.index_select(0, idx), y = Y.index_select(0, idx);
+    if (breakdown) t[1] = clk::now();
     opt.zero_grad();
-    loss = torch::nn::functional::cross_entropy(net->forward(x), y);
+    if (breakdown) t[2] = clk::now();
+    auto out = net->forward(x);
+    if (breakdown) t[3] = clk::now();
+    loss = torch::nn::functional::cross_entropy(out, y);
+    if (breakdown) t[4] = clk::now();
     loss.backward();
+    if (breakdown) t[5] = clk::now();
     opt.step();
+    if (breakdown) {
+      t[6] = clk::now();
+      for (int i = 0; i < kTbPhases; ++i) r->phase_s[i] += secs(t[i], t[i + 1]);
+    }
     seen += 64;
   }
   r->loss = loss.template item<double>();
@@ -125,9 +138,9 @@ double vnn_tb_torch_tiny_step(int inner) {
   });
 }
 
-void vnn_tb_torch_train(int cnn, const TorchData* d, int64_t batches, TorchResult* r) {
-  if (cnn) train_torch<TCnn>(*d, batches, r);
-  else train_torch<TMlp>(*d, batches, r);
+void vnn_tb_torch_train(int cnn, const TorchData* d, int64_t batches, int breakdown, TorchResult* r) {
+  if (cnn) train_torch<TCnn>(*d, batches, breakdown != 0, r);
+  else train_torch<TMlp>(*d, batches, breakdown != 0, r);
 }
 
 }  // extern "C"
