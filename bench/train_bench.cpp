@@ -189,7 +189,7 @@ void to_host(const vnn::Tensor& images, const vnn::Tensor& labels, std::vector<f
   y.assign(yl.data<int64_t>(), yl.data<int64_t>() + yl.numel());
 }
 
-struct Result { double samples_per_s = 0, accuracy = 0, peak_mib = 0, rss_mib = 0; double loss = 0; };
+struct Result { double samples_per_s = 0, accuracy = 0, peak_mib = 0, rss_mib = 0, loss = 0, cpu_samples_per_s = 0; };
 
 // --breakdown: seconds per phase of the step, summed over the timed
 // batches (the CPU backend runs ops synchronously, so host timers see
@@ -240,6 +240,7 @@ Result train_vnn(const Data& d, int64_t batches, Phases* phases = nullptr, std::
   vnn::reset_peak_memory_stats(g_dev);
   Result r;
   if (prof) *prof = std::make_unique<vnn::profiler::Profile>();
+  const double c0 = vnn_tb_cpu_now();
   auto t0 = clk::now();
   int64_t seen = 0;
   vnn::Tensor loss;
@@ -249,6 +250,7 @@ Result train_vnn(const Data& d, int64_t batches, Phases* phases = nullptr, std::
   }
   r.loss = loss.item();  // waits for the device
   r.samples_per_s = seen / secs(t0, clk::now());
+  r.cpu_samples_per_s = seen / (vnn_tb_cpu_now() - c0);
   if (prof) (*prof)->stop();
   r.peak_mib = double(vnn::memory_stats(g_dev).peak_allocated) / (1 << 20);
   r.rss_mib = rss_hwm_mib();
@@ -276,13 +278,16 @@ Result run_torch(int cnn, Data& d, int64_t batches, Phases* phases = nullptr) {
     for (int i = 0; i < kTbPhases; ++i) phases->s[i] = tr.phase_s[i];
   Result r;
   r.samples_per_s = tr.samples_per_s, r.accuracy = tr.accuracy, r.rss_mib = tr.rss_mib, r.loss = tr.loss;
+  r.cpu_samples_per_s = tr.cpu_samples_per_s;
   return r;
 }
 
 void print_model(const char* name, int64_t batches, const Result& v, const Result& t) {
-  std::printf("| %s | %lld | %.0f | %.0f | %s | %.4f | %.4f | %.3f | %.3f | %.1f | %.0f | %.0f |\n", name,
-              (long long)batches, v.samples_per_s, t.samples_per_s, ratio(v.samples_per_s, t.samples_per_s).c_str(),
-              v.accuracy, t.accuracy, v.loss, t.loss, v.peak_mib, v.rss_mib, t.rss_mib);
+  std::printf("| %s | %lld | %.0f | %.0f | %s | %.4f | %.4f | %.3f | %.3f | %.1f | %.0f | %.0f | %.0f / %.0f (%s) |\n",
+              name, (long long)batches, v.samples_per_s, t.samples_per_s,
+              ratio(v.samples_per_s, t.samples_per_s).c_str(), v.accuracy, t.accuracy, v.loss, t.loss, v.peak_mib,
+              v.rss_mib, t.rss_mib, v.cpu_samples_per_s, t.cpu_samples_per_s,
+              ratio(v.cpu_samples_per_s, t.cpu_samples_per_s).c_str());
   std::fflush(stdout);
 }
 
@@ -358,8 +363,9 @@ int run(int argc, char** argv) {
   std::printf("\n## (c) training, Adam lr 1e-3, batch 64, Fashion-MNIST (%zu train, %zu test)\n\n",
               d.train_y.size(), d.test_y.size());
   std::printf("| model | batches | vnn samples/s | LibTorch samples/s | vnn / LibTorch | vnn test acc | LibTorch test acc "
-              "| vnn last loss | LibTorch last loss | vnn peak alloc MiB | vnn RSS HWM MiB | LibTorch RSS HWM MiB |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+              "| vnn last loss | LibTorch last loss | vnn peak alloc MiB | vnn RSS HWM MiB | LibTorch RSS HWM MiB "
+              "| samples per CPU second, vnn / LibTorch (ratio) |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   if (only.empty() || only == "mlp") {
     Result v = train_vnn<VMlp>(d, batches), t;
     if (torch_on) t = run_torch(0, d, batches);

@@ -75,6 +75,7 @@ void train_torch(const TorchData& d, int64_t batches, bool breakdown, TorchResul
   auto Y = torch::from_blob(const_cast<int64_t*>(d.train_y), {n_train}, torch::kInt64).clone();
   auto order = torch::from_blob(const_cast<int64_t*>(d.order), {d.n_order}, torch::kInt64).clone();
   reset_rss_hwm();
+  const double c0 = vnn_tb_cpu_now();
   auto t0 = clk::now();
   int64_t seen = 0;
   torch::Tensor loss;
@@ -103,6 +104,7 @@ void train_torch(const TorchData& d, int64_t batches, bool breakdown, TorchResul
   }
   r->loss = loss.template item<double>();
   r->samples_per_s = seen / secs(t0, clk::now());
+  r->cpu_samples_per_s = seen / (vnn_tb_cpu_now() - c0);
   r->rss_mib = rss_hwm_mib();
   torch::NoGradGuard ng;
   auto TX = torch::from_blob(const_cast<float*>(d.test_x), {n_test, 1, 28, 28});
