@@ -47,7 +47,7 @@ Tensor gather_rows(const Tensor& src, const std::vector<int64_t>& indices, vnn::
 
 // Datasets of exactly these types, whose example i is row i of a host
 // tensor, are collated by copying those rows: no per-example tensors, the
-// loader's cost per batch drops ~10x (bench/loader_bench.cpp). Subclasses
+// loader's CPU per batch halves (bench/loader_bench.cpp). Subclasses
 // (which may override get) and every other dataset go example by example.
 bool collate_rows(const Dataset& dataset, const std::vector<int64_t>& indices, vnn::detail::DeviceContext* pinner,
                   Batch& b) {
