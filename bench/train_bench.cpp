@@ -7,8 +7,10 @@
 //      number of batches each: samples/s, test accuracy, peak memory.
 // Both sides see the same normalised data and the same batch order; each
 // gathers its own batches with its own index_select, as a loader would.
-//   train_bench [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops]
-//               [--device DEV]
+//   train_bench [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops|none]
+//               [--breakdown] [--device DEV]
+// --breakdown adds (d) the MLP step timed by phase on both sides and (e)
+// vnn's profiler table of it (--only none: only these).
 // --device trains vnn on another device (e.g. cuda:0; the data set sits on
 // it, batches are gathered there, 5 warm-up batches are not timed); the
 // LibTorch peer is CPU-only, so there ci/gpu-check.sh runs PyTorch's
@@ -187,10 +189,17 @@ void to_host(const vnn::Tensor& images, const vnn::Tensor& labels, std::vector<f
   y.assign(yl.data<int64_t>(), yl.data<int64_t>() + yl.numel());
 }
 
-struct Result { double samples_per_s = 0, accuracy = 0, peak_mib = 0, rss_mib = 0; double loss = 0; };
+struct Result { double samples_per_s = 0, accuracy = 0, peak_mib = 0, rss_mib = 0, loss = 0, cpu_samples_per_s = 0; };
+
+// --breakdown: seconds per phase of the step, summed over the timed
+// batches (the CPU backend runs ops synchronously, so host timers see
+// where the time goes). Same phases as TorchPhases.
+struct Phases {
+  double s[kTbPhases] = {};
+};
 
 template <class Net>
-Result train_vnn(const Data& d, int64_t batches) {
+Result train_vnn(const Data& d, int64_t batches, Phases* phases = nullptr, std::unique_ptr<vnn::profiler::Profile>* prof = nullptr) {
   vnn::manual_seed(0);
   auto net = std::make_shared<Net>();
   net->to(g_dev);
@@ -200,13 +209,26 @@ Result train_vnn(const Data& d, int64_t batches) {
   vnn::Tensor Y = vnn::from_vector(d.train_y, {n_train}).to(g_dev);
   vnn::Tensor order = vnn::from_vector(d.order, {int64_t(d.order.size())}).to(g_dev);
   auto step = [&](int64_t b) {
+    clk::time_point t[kTbPhases + 1];
+    const bool timed = phases != nullptr;
+    if (timed) t[0] = clk::now();
     int64_t start = (b * 64) % (n_train - 63);
     vnn::Tensor idx = order.narrow(0, start, 64);
     vnn::Tensor x = vnn::index_select(X, 0, idx), y = vnn::index_select(Y, 0, idx);
+    if (timed) t[1] = clk::now();
     opt.zero_grad();
-    vnn::Tensor loss = vnn::nn::cross_entropy(net->forward(x), y);
+    if (timed) t[2] = clk::now();
+    vnn::Tensor out = net->forward(x);
+    if (timed) t[3] = clk::now();
+    vnn::Tensor loss = vnn::nn::cross_entropy(out, y);
+    if (timed) t[4] = clk::now();
     loss.backward();
+    if (timed) t[5] = clk::now();
     opt.step();
+    if (timed) {
+      t[6] = clk::now();
+      for (int i = 0; i < kTbPhases; ++i) phases->s[i] += secs(t[i], t[i + 1]);
+    }
     return loss;
   };
   // Off the CPU, the first steps pay for one-time work (cuBLAS handles,
@@ -217,6 +239,8 @@ Result train_vnn(const Data& d, int64_t batches) {
   reset_rss_hwm();
   vnn::reset_peak_memory_stats(g_dev);
   Result r;
+  if (prof) *prof = std::make_unique<vnn::profiler::Profile>();
+  const double c0 = vnn_tb_cpu_now();
   auto t0 = clk::now();
   int64_t seen = 0;
   vnn::Tensor loss;
@@ -226,6 +250,8 @@ Result train_vnn(const Data& d, int64_t batches) {
   }
   r.loss = loss.item();  // waits for the device
   r.samples_per_s = seen / secs(t0, clk::now());
+  r.cpu_samples_per_s = seen / (vnn_tb_cpu_now() - c0);
+  if (prof) (*prof)->stop();
   r.peak_mib = double(vnn::memory_stats(g_dev).peak_allocated) / (1 << 20);
   r.rss_mib = rss_hwm_mib();
   vnn::autograd::NoGradGuard ng;
@@ -243,21 +269,54 @@ Result train_vnn(const Data& d, int64_t batches) {
 }
 
 
-Result run_torch(int cnn, Data& d, int64_t batches) {
+Result run_torch(int cnn, Data& d, int64_t batches, Phases* phases = nullptr) {
   TorchData td{d.train_x.data(), d.train_y.data(), int64_t(d.train_y.size()), d.test_x.data(), d.test_y.data(),
                int64_t(d.test_y.size()), d.order.data(), int64_t(d.order.size())};
   TorchResult tr{};
-  g_torch.train(cnn, &td, batches, &tr);
+  g_torch.train(cnn, &td, batches, phases ? 1 : 0, &tr);
+  if (phases)
+    for (int i = 0; i < kTbPhases; ++i) phases->s[i] = tr.phase_s[i];
   Result r;
   r.samples_per_s = tr.samples_per_s, r.accuracy = tr.accuracy, r.rss_mib = tr.rss_mib, r.loss = tr.loss;
+  r.cpu_samples_per_s = tr.cpu_samples_per_s;
   return r;
 }
 
 void print_model(const char* name, int64_t batches, const Result& v, const Result& t) {
-  std::printf("| %s | %lld | %.0f | %.0f | %s | %.4f | %.4f | %.3f | %.3f | %.1f | %.0f | %.0f |\n", name,
-              (long long)batches, v.samples_per_s, t.samples_per_s, ratio(v.samples_per_s, t.samples_per_s).c_str(),
-              v.accuracy, t.accuracy, v.loss, t.loss, v.peak_mib, v.rss_mib, t.rss_mib);
+  std::printf("| %s | %lld | %.0f | %.0f | %s | %.4f | %.4f | %.3f | %.3f | %.1f | %.0f | %.0f | %.0f / %.0f (%s) |\n",
+              name, (long long)batches, v.samples_per_s, t.samples_per_s,
+              ratio(v.samples_per_s, t.samples_per_s).c_str(), v.accuracy, t.accuracy, v.loss, t.loss, v.peak_mib,
+              v.rss_mib, t.rss_mib, v.cpu_samples_per_s, t.cpu_samples_per_s,
+              ratio(v.cpu_samples_per_s, t.cpu_samples_per_s).c_str());
   std::fflush(stdout);
+}
+
+// --breakdown: the MLP step split into its phases on both sides (host
+// timers, separate runs from the throughput rows above), then vnn's own
+// profiler table of one more run, by self host time.
+void mlp_breakdown(Data& d, int64_t batches, bool torch_on) {
+  Phases pv, pt;
+  Result v = train_vnn<VMlp>(d, batches, &pv), t;
+  if (torch_on) t = run_torch(0, d, batches, &pt);
+  std::printf("\n## (d) MLP step by phase, us per step, %lld batches (timers around each phase)\n\n",
+              (long long)batches);
+  std::printf("| phase | vnn | LibTorch | vnn - LibTorch |\n|---|---|---|---|\n");
+  double sv = 0, st = 0;
+  for (int i = 0; i < kTbPhases; ++i) {
+    double a = pv.s[i] / double(batches) * 1e6, b = pt.s[i] / double(batches) * 1e6;
+    sv += a, st += b;
+    std::printf("| %s | %.1f | %.1f | %+.1f |\n", kTbPhaseNames[i], a, b, a - b);
+  }
+  std::printf("| **step** | %.1f | %.1f | %+.1f |\n", sv, st, sv - st);
+  std::printf("\n(samples/s in these timed runs: vnn %.0f, LibTorch %.0f)\n", v.samples_per_s, t.samples_per_s);
+  std::unique_ptr<vnn::profiler::Profile> prof;
+  train_vnn<VMlp>(d, batches, nullptr, &prof);
+  vnn::profiler::TableOptions o;
+  o.sort = vnn::profiler::SortBy::self_host;
+  o.row_limit = 25;
+  o.group_by_phase = true;
+  std::printf("\n## (e) vnn MLP ops by self host time, %lld batches (vnn profiler)\n\n%s\n", (long long)batches,
+              prof->table(o).c_str());
 }
 
 }  // namespace
@@ -265,15 +324,16 @@ void print_model(const char* name, int64_t batches, const Result& v, const Resul
 int run(int argc, char** argv) {
   int64_t batches = 300;
   std::string root, only;
-  bool torch_on = true;
+  bool torch_on = true, breakdown = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--batches") && i + 1 < argc) batches = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--data") && i + 1 < argc) root = argv[++i];
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--skip-torch")) torch_on = false;
+    else if (!std::strcmp(argv[i], "--breakdown")) breakdown = true;
     else if (!std::strcmp(argv[i], "--device") && i + 1 < argc) g_dev = vnn::Device(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: %s [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops] [--device DEV]\n",
+      std::fprintf(stderr, "usage: %s [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops|none] [--breakdown] [--device DEV]\n",
                    argv[0]);
       return 2;
     }
@@ -303,8 +363,9 @@ int run(int argc, char** argv) {
   std::printf("\n## (c) training, Adam lr 1e-3, batch 64, Fashion-MNIST (%zu train, %zu test)\n\n",
               d.train_y.size(), d.test_y.size());
   std::printf("| model | batches | vnn samples/s | LibTorch samples/s | vnn / LibTorch | vnn test acc | LibTorch test acc "
-              "| vnn last loss | LibTorch last loss | vnn peak alloc MiB | vnn RSS HWM MiB | LibTorch RSS HWM MiB |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+              "| vnn last loss | LibTorch last loss | vnn peak alloc MiB | vnn RSS HWM MiB | LibTorch RSS HWM MiB "
+              "| samples per CPU second, vnn / LibTorch (ratio) |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   if (only.empty() || only == "mlp") {
     Result v = train_vnn<VMlp>(d, batches), t;
     if (torch_on) t = run_torch(0, d, batches);
@@ -315,6 +376,7 @@ int run(int argc, char** argv) {
     if (torch_on) t = run_torch(1, d, batches);
     print_model("CNN c32-p-c64-p-fc128-fc10", batches, v, t);
   }
+  if (breakdown) mlp_breakdown(d, batches, torch_on);
   return 0;
 }
 

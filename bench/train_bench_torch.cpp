@@ -66,7 +66,7 @@ struct TCnn : torch::nn::Module {
 };
 
 template <class Net>
-void train_torch(const TorchData& d, int64_t batches, TorchResult* r) {
+void train_torch(const TorchData& d, int64_t batches, bool breakdown, TorchResult* r) {
   torch::manual_seed(0);
   auto net = std::make_shared<Net>();
   torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(1e-3));
@@ -75,21 +75,36 @@ void train_torch(const TorchData& d, int64_t batches, TorchResult* r) {
   auto Y = torch::from_blob(const_cast<int64_t*>(d.train_y), {n_train}, torch::kInt64).clone();
   auto order = torch::from_blob(const_cast<int64_t*>(d.order), {d.n_order}, torch::kInt64).clone();
   reset_rss_hwm();
+  const double c0 = vnn_tb_cpu_now();
   auto t0 = clk::now();
   int64_t seen = 0;
   torch::Tensor loss;
+  for (int i = 0; i < kTbPhases; ++i) r->phase_s[i] = 0;
   for (int64_t b = 0; b < batches; ++b) {
+    clk::time_point t[kTbPhases + 1];
+    if (breakdown) t[0] = clk::now();
     int64_t start = (b * 64) % (n_train - 63);
     auto idx = order.narrow(0, start, 64);
     auto x = X.index_select(0, idx), y = Y.index_select(0, idx);
+    if (breakdown) t[1] = clk::now();
     opt.zero_grad();
-    loss = torch::nn::functional::cross_entropy(net->forward(x), y);
+    if (breakdown) t[2] = clk::now();
+    auto out = net->forward(x);
+    if (breakdown) t[3] = clk::now();
+    loss = torch::nn::functional::cross_entropy(out, y);
+    if (breakdown) t[4] = clk::now();
     loss.backward();
+    if (breakdown) t[5] = clk::now();
     opt.step();
+    if (breakdown) {
+      t[6] = clk::now();
+      for (int i = 0; i < kTbPhases; ++i) r->phase_s[i] += secs(t[i], t[i + 1]);
+    }
     seen += 64;
   }
   r->loss = loss.template item<double>();
   r->samples_per_s = seen / secs(t0, clk::now());
+  r->cpu_samples_per_s = seen / (vnn_tb_cpu_now() - c0);
   r->rss_mib = rss_hwm_mib();
   torch::NoGradGuard ng;
   auto TX = torch::from_blob(const_cast<float*>(d.test_x), {n_test, 1, 28, 28});
@@ -125,9 +140,9 @@ double vnn_tb_torch_tiny_step(int inner) {
   });
 }
 
-void vnn_tb_torch_train(int cnn, const TorchData* d, int64_t batches, TorchResult* r) {
-  if (cnn) train_torch<TCnn>(*d, batches, r);
-  else train_torch<TMlp>(*d, batches, r);
+void vnn_tb_torch_train(int cnn, const TorchData* d, int64_t batches, int breakdown, TorchResult* r) {
+  if (cnn) train_torch<TCnn>(*d, batches, breakdown != 0, r);
+  else train_torch<TMlp>(*d, batches, breakdown != 0, r);
 }
 
 }  // extern "C"

@@ -2,6 +2,7 @@
 // (train_bench_torch.cpp, dlopened at run time; see there for why).
 #pragma once
 #include <cstdint>
+#include <ctime>
 
 extern "C" {
 
@@ -16,8 +17,23 @@ struct TorchData {
   int64_t n_order;
 };
 
+// CPU seconds of the whole process: stable on a shared machine where wall
+// time is not (with 1 OpenMP thread it is exactly the training's work).
+static inline double vnn_tb_cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+// The phases of one step that --breakdown times, in order.
+enum { kTbPhases = 6 };
+static const char* const kTbPhaseNames[kTbPhases] = {"gather (index_select)", "zero_grad", "forward",
+                                                     "cross_entropy", "backward", "optimizer step"};
+
 struct TorchResult {
   double samples_per_s, accuracy, peak_mib, rss_mib, loss;
+  double cpu_samples_per_s;   // samples per CPU second of the process (all threads)
+  double phase_s[kTbPhases];  // with breakdown: seconds per phase, summed over the batches
 };
 
 // Sets LibTorch's thread count; returns its version.
@@ -26,5 +42,6 @@ typedef const char* (*vnn_tb_torch_version_fn)(int threads);
 // copy, 2: a + b, 3: 2-D transpose copy).
 typedef double (*vnn_tb_torch_op_fn)(int kind, const int64_t* a, int na, const int64_t* b, int nb, int inner);
 typedef double (*vnn_tb_torch_tiny_step_fn)(int inner);
-typedef void (*vnn_tb_torch_train_fn)(int cnn, const TorchData* d, int64_t batches, TorchResult* r);
+// breakdown != 0: times each phase of the step into r->phase_s.
+typedef void (*vnn_tb_torch_train_fn)(int cnn, const TorchData* d, int64_t batches, int breakdown, TorchResult* r);
 }

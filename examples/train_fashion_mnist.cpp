@@ -3,7 +3,7 @@
 // .to(device), forward / loss / backward / step, evaluate, checkpoint.
 //
 //   train_fashion_mnist [--device cuda:0] [--epochs 5] [--batch-size 64]
-//                       [--workers 2] [--lr 0.001] [--model cnn|mlp]
+//                       [--workers 2] [--lr 0.003] [--model cnn|mlp]
 //                       [--data DIR] [--out DIR] [--limit N] [--resume]
 //                       [--distributed] [--tensorboard]
 //
@@ -27,6 +27,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -42,7 +43,7 @@ struct Config {
   std::string device, data, out = "fashion-mnist-run", model = "cnn";
   int epochs = 5, workers = 2;
   int64_t batch = 64, limit = 0;
-  double lr = 1e-3;
+  double lr = 3e-3;  // the peak of the 1cycle schedule
   bool resume = false, distributed = false, tensorboard = false;
 };
 
@@ -73,6 +74,7 @@ Config parse(int argc, char** argv) {
       std::exit(a == "--help" ? 0 : 2);
     }
   }
+  if (c.epochs < 1) throw vnn::ValueError("--epochs must be at least 1, got " + std::to_string(c.epochs));
   if (c.model != "cnn" && c.model != "mlp") throw vnn::ValueError("--model must be cnn or mlp, not " + c.model);
   return c;
 }
@@ -82,8 +84,10 @@ vnn::nn::Sequential make_model(const std::string& kind) {
   using namespace vnn::nn;
   if (kind == "mlp")
     return Sequential(Flatten(), Linear(784, 256), ReLU(), Linear(256, 128), ReLU(), Linear(128, 10));
-  return Sequential(Conv2d(Conv2dOptions(1, 32, 3).padding(1)), ReLU(), MaxPool2d(2),
-                    Conv2d(Conv2dOptions(32, 64, 3).padding(1)), ReLU(), MaxPool2d(2),
+  // BatchNorm after each pooling: the statistics and the scaling run on a
+  // quarter of the conv output (docs/benchmarks.md, "The main example").
+  return Sequential(Conv2d(Conv2dOptions(1, 32, 3).padding(1)), ReLU(), MaxPool2d(2), BatchNorm2d(32),
+                    Conv2d(Conv2dOptions(32, 64, 3).padding(1)), ReLU(), MaxPool2d(2), BatchNorm2d(64),
                     Flatten(), Linear(64 * 7 * 7, 128), ReLU(), Linear(128, 10));
 }
 
@@ -118,6 +122,13 @@ double evaluate(vnn::nn::Sequential& model, vnn::data::DataLoader& loader, bool 
     count = v[1];
   }
   return count > 0 ? correct / count : 0;
+}
+
+// The number of steps a OneCycleLR spans (its saved "total_steps").
+int64_t scheduler_total(const vnn::optim::LRScheduler& s) {
+  for (const auto& kv : s.state_dict())
+    if (kv.first == "total_steps") return int64_t(kv.second.item());
+  return 0;
 }
 
 // This rank's part of the test set: examples rank, rank + world, ... (no
@@ -177,7 +188,11 @@ int main(int argc, char** argv) {
     bool separate_memory = !info.host_accessible;
     lo.pin_memory = separate_memory;
     lo.non_blocking = separate_memory;
-    vnn::data::DataLoader train_loader(train_set, lo);
+    // Light augmentation: a random horizontal flip (clothes are left-right
+    // symmetric), drawn from (seed, epoch, index) on the loader's workers.
+    vnn::data::DatasetPtr train_data = std::make_shared<vnn::data::TransformDataset>(
+        train_set, std::make_shared<vnn::data::RandomHorizontalFlip>(0.5));
+    vnn::data::DataLoader train_loader(train_data, lo);
     lo.shuffle = false;
     lo.sampler = nullptr;
     lo.batch_size = cfg.batch;
@@ -187,15 +202,27 @@ int main(int argc, char** argv) {
     model->to(device);  // move the model once
     std::cout << model;
     vnn::optim::Adam opt(model->parameters(), vnn::optim::AdamOptions(cfg.lr));
-    vnn::optim::StepLR sched(opt, 2, 0.5);
+    // The 1cycle schedule over all --epochs, stepped per batch, peaking at --lr.
+    vnn::optim::OneCycleOptions oc;
+    oc.epochs = cfg.epochs;
+    oc.steps_per_epoch = train_loader.num_batches();
+    auto sched = std::make_unique<vnn::optim::OneCycleLR>(opt, cfg.lr, oc);
 
     mkdir(cfg.out.c_str(), 0755);
     std::string ckpt = cfg.out + "/checkpoint.safetensors", csv = cfg.out + "/metrics.csv";
     vnn::io::TrainingProgress progress;
     std::vector<EpochPoint> history;
     if (cfg.resume) {  // every rank reads the same file (same host or a shared folder)
-      progress = vnn::io::load_training_checkpoint(ckpt, *model, &opt, &sched);
+      progress = vnn::io::load_training_checkpoint(ckpt, *model, &opt, sched.get());
       std::cout << "Resumed from " << ckpt << " after epoch " << progress.epoch << " (step " << progress.step << ")\n";
+      // Saved for another --epochs (or --limit): continue on this run's
+      // schedule from the step reached, not past the end of the saved one.
+      const int64_t total = oc.epochs * oc.steps_per_epoch;
+      if (scheduler_total(*sched) != total && progress.step > 0 && progress.step <= total) {
+        std::cout << "The checkpoint's schedule spans " << scheduler_total(*sched) << " steps, this run's "
+                  << total << ": continuing this run's from step " << progress.step << "\n";
+        sched = std::make_unique<vnn::optim::OneCycleLR>(opt, cfg.lr, oc, progress.step - 1);
+      }
       if (writer) history = read_metrics(csv);
     }
     std::unique_ptr<vnn::utils::SummaryWriter> tb;  // rank 0's, beside metrics.csv
@@ -222,6 +249,7 @@ int main(int argc, char** argv) {
         vnn::Tensor loss = vnn::nn::cross_entropy(net->forward(batch.data), batch.target);
         loss.backward();
         opt.step();
+        sched->step();
         ++progress.step;
         seen += batch.target.numel() * world;  // all ranks step together
         if (++batches % 20 == 0 || batches == train_loader.num_batches()) {
@@ -233,7 +261,6 @@ int main(int argc, char** argv) {
           if (tb) tb->add_scalar("loss/train_batch", l, progress.step);
         }
       }
-      sched.step();
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       double train_loss = loss_sum / double(std::max<int64_t>(sampled, 1));
       if (cfg.distributed) {  // the mean of the ranks' sampled losses
@@ -255,7 +282,7 @@ int main(int argc, char** argv) {
         tb->flush();
       }
       progress.extra["test_accuracy"] = std::to_string(acc);
-      vnn::io::save_training_checkpoint(ckpt, *model, &opt, &sched, progress);
+      vnn::io::save_training_checkpoint(ckpt, *model, &opt, sched.get(), progress);
       write_metrics(csv, history);
       write_svg(cfg.out + "/curves.svg", history);
     }

@@ -37,6 +37,19 @@ void check_finite(const Node& n, const std::vector<Tensor>& grads) {
 
 Tensor accumulate(const Tensor& a, const Tensor& b) { return a.defined() ? add(a, b) : b; }
 
+// A leaf's first gradient is taken as it is, without a copy, when nothing
+// else can reach it (PyTorch's AccumulateGrad rule): this handle is its only
+// one, its cached storage has no other view, and its layout is the leaf's.
+// Otherwise it is cloned, so that a .grad never aliases another tensor. The
+// copy was one pass over every parameter per step (the MLP step's gradients
+// are 0.9 MB).
+bool can_take(const Tensor& g, const TensorImpl& leaf) {
+  const std::shared_ptr<TensorImpl>& gi = g.impl_ptr();
+  return gi.use_count() == 1 && gi->storage.use_count() == 1 && gi->storage->kind == Storage::Kind::cached &&
+         gi->autograd == nullptr && gi->dtype == leaf.dtype && gi->sizes == leaf.sizes &&
+         gi->strides == leaf.strides && &gi->ctx() == &leaf.ctx();
+}
+
 struct Task {
   std::shared_ptr<Node> node;
   Tensor grad;
@@ -102,7 +115,7 @@ void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& r
       std::shared_ptr<TensorImpl> leaf = node->leaf.lock();
       if (!leaf || capture) continue;
       AutogradMeta& m = autograd_meta(*leaf);
-      if (!m.grad.defined()) m.grad = g.clone();  // never alias another gradient
+      if (!m.grad.defined()) m.grad = can_take(g, *leaf) ? std::move(g) : g.clone();
       else m.grad.add_(g);
       for (auto& hook : node->post_accumulate_hooks) hook();
       continue;

@@ -12,9 +12,11 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <typeinfo>
 
 #include "data/host_util.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/data/readers.h"
 #include "vnn/error.h"
 #include "vnn/profiler.h"
 
@@ -24,6 +26,50 @@ using detail::host_empty;
 using detail::host_ptr;
 
 namespace {
+// A new host batch buffer: pinned when pinner is set.
+Tensor batch_buffer(const Shape& shape, DType dtype, vnn::detail::DeviceContext* pinner) {
+  return pinner ? vnn::detail::pinned_empty(*pinner, shape, dtype) : host_empty(shape, dtype, "DataLoader (collate)");
+}
+
+// Rows `indices` of a contiguous host tensor [N, ...] into a new batch
+// [B, ...]: one memcpy per example.
+Tensor gather_rows(const Tensor& src, const std::vector<int64_t>& indices, vnn::detail::DeviceContext* pinner) {
+  Shape shape = src.sizes();
+  const int64_t n = shape[0];
+  shape[0] = int64_t(indices.size());
+  Tensor out = batch_buffer(shape, src.dtype(), pinner);
+  const size_t row = n > 0 ? src.nbytes() / size_t(n) : 0;
+  const char* from = static_cast<const char*>(host_ptr(src));
+  char* dst = static_cast<char*>(host_ptr(out));
+  for (size_t k = 0; k < indices.size(); ++k) std::memcpy(dst + k * row, from + size_t(indices[k]) * row, row);
+  return out;
+}
+
+// Datasets of exactly these types, whose example i is row i of a host
+// tensor, are collated by copying those rows: no per-example tensors, the
+// loader's CPU per batch halves (bench/loader_bench.cpp). Subclasses
+// (which may override get) and every other dataset go example by example.
+bool collate_rows(const Dataset& dataset, const std::vector<int64_t>& indices, vnn::detail::DeviceContext* pinner,
+                  Batch& b) {
+  Tensor data, target;
+  const char* what = nullptr;
+  if (typeid(dataset) == typeid(FashionMNIST)) {
+    const auto& f = static_cast<const FashionMNIST&>(dataset);
+    data = f.images(), target = f.labels(), what = "FashionMNIST::get";
+  } else if (typeid(dataset) == typeid(TensorDataset)) {
+    const auto& t = static_cast<const TensorDataset&>(dataset);
+    data = t.data(), target = t.targets(), what = "TensorDataset::get";
+  } else {
+    return false;
+  }
+  if (data.dim() < 1 || !data.is_contiguous() || (target.defined() && (target.dim() < 1 || !target.is_contiguous())))
+    return false;
+  for (int64_t i : indices) check_index(i, dataset.size(), what);
+  b.data = gather_rows(data, indices, pinner);
+  if (target.defined()) b.target = gather_rows(target, indices, pinner);
+  return true;
+}
+
 // Stacks the samples into a new host tensor: pinned when pinner is set.
 Tensor stack(const std::vector<Tensor>& parts, const std::vector<int64_t>& indices, const char* what,
              vnn::detail::DeviceContext* pinner) {
@@ -42,7 +88,7 @@ Tensor stack(const std::vector<Tensor>& parts, const std::vector<int64_t>& indic
   Shape shape;
   shape.push_back(int64_t(parts.size()));
   for (auto s : first.sizes()) shape.push_back(s);
-  Tensor out = pinner ? vnn::detail::pinned_empty(*pinner, shape, first.dtype()) : host_empty(shape, first.dtype(), "DataLoader (collate)");
+  Tensor out = batch_buffer(shape, first.dtype(), pinner);
   char* dst = static_cast<char*>(host_ptr(out));
   size_t bytes = first.nbytes();
   for (size_t i = 0; i < parts.size(); ++i) detail::copy_to_buffer(parts[i], dst + i * bytes);
@@ -52,6 +98,8 @@ Tensor stack(const std::vector<Tensor>& parts, const std::vector<int64_t>& indic
 Batch collate_into(const Dataset& dataset, const std::vector<int64_t>& indices, int64_t epoch,
                    vnn::detail::DeviceContext* pinner) {
   if (indices.empty()) throw ValueError("DataLoader: cannot collate an empty batch");
+  Batch rows;
+  if (collate_rows(dataset, indices, pinner, rows)) return rows;
   std::vector<Tensor> data, target;
   data.reserve(indices.size());
   target.reserve(indices.size());

@@ -1,5 +1,9 @@
 #include "vnn/nn/loss.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
 #include "vnn/indexing.h"
@@ -43,6 +47,9 @@ Tensor classes_last(const Tensor& t) {
 
 }  // namespace
 
+// Targets up to this many are range-checked on the host (see nll_loss).
+constexpr int64_t kHostCheckedTargets = 1 << 16;
+
 Tensor nll_loss(const Tensor& logp_in, const Tensor& target_in, const CrossEntropyOptions& opt) {
   if (logp_in.dim() < 2)
     throw ShapeError("nll_loss: input must be [N, C] or [N, C, d...], got " + logp_in.sizes().str());
@@ -57,15 +64,42 @@ Tensor nll_loss(const Tensor& logp_in, const Tensor& target_in, const CrossEntro
   int64_t classes = logp_in.size(1);
   Tensor logp = classes_last(logp_in);
   Tensor target = target_in.reshape({-1}).to(kInt64);
-  Tensor valid = ne(target, double(opt.ignore_index));
-  Tensor safe = where(valid, target, zeros_like(target));  // ignored rows index class 0, then get weight 0
-  {
-    Tensor lo = amin(safe), hi = amax(safe);
-    if (target.numel() > 0 && (lo.item() < 0 || hi.item() >= double(classes)))
-      throw IndexError("nll_loss: target values must be in [0, " + std::to_string(classes) + ") or equal ignore_index " +
-                       std::to_string(opt.ignore_index) + "; found values in [" + std::to_string(int64_t(lo.item())) +
-                       ", " + std::to_string(int64_t(hi.item())) + "]");
+  // The range check: a classification batch's few targets come to the host
+  // once (one round trip, no reductions); large ones (per-pixel targets)
+  // are reduced on the device. With no ignored target and no class weights,
+  // the loss is the plain mean of the picked log-probabilities.
+  const int64_t n = target.numel();
+  int64_t lo = 0, hi = 0, ignored = -1;  // ignored: how many targets equal ignore_index (-1: not counted)
+  Tensor valid, safe;
+  if (n > 0 && n <= kHostCheckedTargets) {
+    std::vector<int64_t> v = target.to_vector<int64_t>();
+    ignored = 0;
+    lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t t : v) {
+      if (t == opt.ignore_index) t = 0, ++ignored;
+      lo = std::min(lo, t), hi = std::max(hi, t);
+    }
   }
+  if (ignored != 0) {
+    valid = ne(target, double(opt.ignore_index));
+    safe = where(valid, target, zeros_like(target));  // ignored rows index class 0, then get weight 0
+    if (ignored < 0 && n > 0) lo = int64_t(amin(safe).item()), hi = int64_t(amax(safe).item());
+  } else {
+    safe = target;
+  }
+  if (n > 0 && (lo < 0 || hi >= classes))
+    throw IndexError("nll_loss: target values must be in [0, " + std::to_string(classes) + ") or equal ignore_index " +
+                     std::to_string(opt.ignore_index) + "; found values in [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "]");
+  if (ignored == 0 && !opt.weight.defined() && opt.label_smoothing == 0) {
+    Tensor loss = neg(gather(logp, 1, safe.unsqueeze(1)).squeeze(1));
+    switch (opt.reduction) {
+      case Reduction::none: return loss.reshape(expected);
+      case Reduction::sum: return sum(loss);
+      case Reduction::mean: return mean(loss);
+    }
+  }
+  if (!valid.defined()) valid = ne(target, double(opt.ignore_index));
   Tensor w = valid.to(logp.dtype());
   if (opt.weight.defined()) {
     if (opt.weight.dim() != 1 || opt.weight.size(0) != classes)

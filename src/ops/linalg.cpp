@@ -32,6 +32,17 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
                      " operands are not accepted; convert both to float32, float64, int32 or int64");
 }
 
+// a @ b in the layout of `like`: for a transposed 2-D operand (a Linear
+// weight used as weight.t()) it is (b^T @ a^T)^T, whose transpose, the
+// gradient that reaches the weight, is contiguous: the leaf then takes it
+// without a transposing copy. The GEMM reads transposed operands as they are.
+Tensor product_like(const Tensor& a, const Tensor& b, const Tensor& like) {
+  if (like.dim() == 2 && like.size(0) > 1 && like.size(1) > 1 && like.strides()[0] == 1 &&
+      like.strides()[1] == like.size(0))
+    return matmul(b.transpose(0, 1), a.transpose(0, 1)).transpose(0, 1);
+  return matmul(a, b);
+}
+
 // out = x @ y on the backend, with the gradient recorded.
 void matmul_into(const Tensor& x, const Tensor& y, Tensor& out) {
   detail::enqueue(VNN_OP_MATMUL, "matmul", {&x, &y}, out, {1.0, 0.0});
@@ -40,8 +51,8 @@ void matmul_into(const Tensor& x, const Tensor& y, Tensor& out) {
     // sums broadcast batches).
     detail::record("MatmulBackward", out, {&x, &y},
                    [x, y](const Tensor& g) {
-                     Tensor gx = x.requires_grad() ? matmul(g, y.transpose(-1, -2)) : Tensor();
-                     Tensor gy = y.requires_grad() ? matmul(x.transpose(-1, -2), g) : Tensor();
+                     Tensor gx = x.requires_grad() ? product_like(g, y.transpose(-1, -2), x) : Tensor();
+                     Tensor gy = y.requires_grad() ? product_like(x.transpose(-1, -2), g, y) : Tensor();
                      return std::vector<Tensor>{gx, gy};
                    },
                    {&x, &y});

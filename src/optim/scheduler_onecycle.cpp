@@ -34,11 +34,6 @@ OneCycleLR::OneCycleLR(Optimizer& opt, std::vector<double> max_lrs, const OneCyc
   if (max_lrs.size() != groups.size())
     throw ValueError("OneCycleLR: expected " + std::to_string(groups.size()) + " max_lr values, got " +
                      std::to_string(max_lrs.size()));
-  const double p = o.pct_start * total_;
-  if (o.three_phase)
-    phases_ = {{p - 1, 0, 1, 1, 0}, {2 * p - 2, 1, 0, 0, 1}, {total_ - 1, 0, 2, 1, 1}};
-  else
-    phases_ = {{p - 1, 0, 1, 1, 0}, {total_ - 1, 1, 2, 0, 1}};
   for (size_t i = 0; i < groups.size(); ++i) {
     const double initial = max_lrs[i] / o.div_factor;
     lrs_[0].push_back(initial);
@@ -71,6 +66,13 @@ std::vector<double> OneCycleLR::get_lr() {
                      std::to_string(int64_t(total_)));
   auto& groups = optimizer_.param_groups();
   const double moms[2] = {o_.base_momentum, o_.max_momentum};
+  // From total_ at each step: load_state_dict may have restored another
+  // total_steps than the constructor's.
+  const double p = o_.pct_start * total_;
+  if (o_.three_phase)
+    phases_ = {{p - 1, 0, 1, 1, 0}, {2 * p - 2, 1, 0, 0, 1}, {total_ - 1, 0, 2, 1, 1}};
+  else
+    phases_ = {{p - 1, 0, 1, 1, 0}, {total_ - 1, 1, 2, 0, 1}};
   std::vector<double> out;
   for (size_t i = 0; i < groups.size(); ++i) {
     double start_step = 0;

@@ -22,11 +22,17 @@
 namespace vnn::kernels {
 
 // Maps j in [0, inner) of the trailing dims to an element offset; collapses
-// the trailing dims to one stride where their layout allows.
+// the trailing dims to one stride where their layout allows. Where they do
+// not but end in a unit-stride block (N, H, W of [N, C, H, W] after the
+// core moved C first: BatchNorm's statistics, a conv bias gradient), j
+// walks runs of `run` unit-stride elements and `runs` maps a run number to
+// its offset, so the 64-bit divisions happen once per run, not per element.
 struct TrailingIndex {
   bool linear = true;
   int64_t stride = 1;
   StridedIndex general;
+  int64_t run = 1;  // > 1: the run path applies
+  StridedIndex runs;
 
   TrailingIndex() = default;
   TrailingIndex(const vnn_tensor_desc& in, int k) {
@@ -45,6 +51,15 @@ struct TrailingIndex {
     for (int i = 0; i + 1 < d.ndim; ++i)
       if (int64_t step; !checked::mul(d.strides[i + 1], d.sizes[i + 1], &step) || d.strides[i] != step) linear = false;
     stride = d.ndim > 0 ? d.strides[d.ndim - 1] : 1;
+    if (!linear && d.strides[d.ndim - 1] == 1) {  // !linear: d.ndim >= 2
+      int i = d.ndim - 1;
+      run = d.sizes[i];
+      while (i > 0 && d.strides[i - 1] == run) run *= d.sizes[--i];  // within numel(in): no overflow
+      vnn_tensor_desc rd{};
+      rd.ndim = i;
+      for (int q = 0; q < i; ++q) rd.sizes[q] = d.sizes[q], rd.strides[q] = d.strides[q];
+      runs = StridedIndex(rd);
+    }
   }
   KOKKOS_INLINE_FUNCTION int64_t operator()(int64_t j) const { return linear ? j * stride : general(j); }
 };
@@ -168,6 +183,21 @@ KOKKOS_INLINE_FUNCTION typename Op::Acc reduce_slice(const T* x, int64_t base, c
       Op::add(a3, load(x[base + (j + 3 * step) * s]), j + 3 * step);
     }
     for (; j < end; j += step) Op::add(a0, load(x[base + j * s]), j);
+  } else if (ti.run > 1 && step == 1) {
+    while (j < end) {  // run by run, each as the unit-stride case above
+      const int64_t r = j / ti.run, at = j - r * ti.run;
+      const int64_t n = ti.run - at < end - j ? ti.run - at : end - j;
+      const T* p = x + base + ti.runs(r) + at;
+      int64_t i = 0;
+      for (; i + 3 < n; i += 4) {
+        Op::add(a0, load(p[i]), j + i);
+        Op::add(a1, load(p[i + 1]), j + i + 1);
+        Op::add(a2, load(p[i + 2]), j + i + 2);
+        Op::add(a3, load(p[i + 3]), j + i + 3);
+      }
+      for (; i < n; ++i) Op::add(a0, load(p[i]), j + i);
+      j += n;
+    }
   } else {
     for (; j < end; j += step) Op::add(a0, load(x[base + ti.general(j)]), j);
   }
