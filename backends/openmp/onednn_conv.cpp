@@ -170,13 +170,20 @@ enum class Layout { none, plain, blocked };
 
 // The selection rule (measured: docs/benchmarks.md, "oneDNN"), float32:
 //  - oneDNN for every conv2d whose MACs reach kMinMacs; below that the
-//    IM2COL + GEMM path, run inline on the calling thread, is cheaper than
-//    a oneDNN call (a parallel region and the primitive's set-up).
-//  - Layout: blocked (nChw16c, reorders around the primitive) where the
-//    input has at least kBlockedMinChannels channels per group, plain
-//    otherwise: with few input channels (the first layer, C = 1) oneDNN's
-//    plain-source kernels win, since a reorder costs more than it saves.
-//  VNN_ONEDNN_CONV_LAYOUT=plain|blocked overrides the layout (measuring).
+//    IM2COL + GEMM path, run inline on the calling thread without opening
+//    a parallel region, is cheaper than a oneDNN call (each primitive and
+//    reorder is a parallel region: 0.1 ms and more on a busy machine,
+//    against 10-60 us for the whole inline path at a few thousand MACs).
+//  - Layout, per pass, from DNNL_VERBOSE timings of both CNN layers:
+//    with at least kBlockedMinChannels input channels per group, blocked
+//    (nChw16c, oneDNN's direct jit:avx512_core kernels; the reorders
+//    around them cost under 5% of the primitive); with fewer (the first
+//    layer, C = 1; depthwise), plain NCHW for forward and backward-data
+//    (oneDNN's gemm:jit; blocking pads C = 1 to 16 channels and the
+//    reorders cost more than the primitive) but blocked for
+//    backward-weights (gemm:jit took 35-40 ms there against 10 ms).
+//  VNN_ONEDNN_CONV_LAYOUT=plain|blocked forces that layout on every float32
+//  conv2d, the small ones included (for measuring the rule).
 constexpr int64_t kMinMacs = 1 << 16;
 constexpr int64_t kBlockedMinChannels = 8;
 
@@ -190,13 +197,14 @@ Layout layout_override() {
   return l;
 }
 
-Layout conv_rule(const Geom& g) {
+Layout conv_rule(int32_t kind, const Geom& g) {
   int64_t macs = 1;
   for (int64_t f : {g.N, g.O, g.OH, g.OW, g.Cg, g.kh, g.kw})
     if (!checked::mul(macs, f, &macs)) return Layout::none;  // int64-overflowing sizes: leave them to the core
-  if (macs < kMinMacs) return Layout::none;
   if (layout_override() != Layout::none) return layout_override();
-  return g.Cg >= kBlockedMinChannels ? Layout::blocked : Layout::plain;
+  if (macs < kMinMacs) return Layout::none;
+  if (g.Cg >= kBlockedMinChannels || kind == VNN_OP_CONV2D_BACKWARD_WEIGHT) return Layout::blocked;
+  return Layout::plain;
 }
 
 memory::desc user_md(const vnn_tensor_desc& d) {
@@ -398,7 +406,7 @@ Outcome run(const vnn_op& op, std::string* why) {
   for (const vnn_tensor_desc* d : {o.img, o.wei, o.out})
     for (int i = 0; i < 4; ++i)
       if (d->sizes[i] == 0) return Outcome::declined;  // nothing to compute, or a zero gradient: the core's path
-  const Layout layout = conv_rule(g);
+  const Layout layout = conv_rule(op.kind, g);
   if (layout == Layout::none) return Outcome::declined;
   const std::string key = key_of(op, layout);
   std::lock_guard<std::mutex> lock(cache().mutex);
