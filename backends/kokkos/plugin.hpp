@@ -445,12 +445,14 @@ class Backend {
         // brings its own threads.
         if (op->kind == VNN_OP_MATMUL && op_work(op) >= kInlineGrain) {
           queue_of(op->queue).fence();
+          // A HostBlas with two libraries names the one it called in
+          // last_path_slot() from its gemm; this is the default.
+          last_path_slot() = Traits::HostBlas::name;
           if (kernels::matmul_blas<typename Traits::HostBlas>(op->outputs[0], op->inputs[0], op->inputs[1],
                                                                op->num_scalars > 0 ? op->scalars[0] : 1.0,
-                                                               op->num_scalars > 1 ? op->scalars[1] : 0.0)) {
-            last_path_slot() = Traits::HostBlas::name;
+                                                               op->num_scalars > 1 ? op->scalars[1] : 0.0))
             return VNN_STATUS_OK;
-          }
+          last_path_slot() = "kokkos";
         }
       }
       if constexpr (has_device_blas<Traits>::value) {

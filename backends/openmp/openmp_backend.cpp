@@ -40,7 +40,9 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
 
   // "onednn=..." for the device properties: built or not, on or off.
   static std::string onednn_line() {
-#ifdef VNN_CPU_HAVE_ONEDNN
+#if defined(VNN_CPU_HAVE_ONEDNN) && defined(VNN_CPU_HAVE_CBLAS)
+    return onednn::describe() + "\n" + onednn::sgemm_describe();
+#elif defined(VNN_CPU_HAVE_ONEDNN)
     return onednn::describe();
 #else
     return "onednn=not built";
@@ -92,6 +94,12 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
     static constexpr const char* name = "openblas";
     static void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                      const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+#ifdef VNN_CPU_HAVE_ONEDNN
+      if (onednn::sgemm_selected(m, n, k) && onednn::sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) {
+        kokkos_backend::last_path_slot() = "onednn";
+        return;
+      }
+#endif
       cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
                   blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
     }

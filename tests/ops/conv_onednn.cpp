@@ -94,9 +94,10 @@ TEST_CASE("conv2d float32 (whole-pass path where taken) matches float64 on vnn's
         CHECK(rel_err(f.gx, d.gx) < 1e-5);
         CHECK(rel_err(f.gw, d.gw) < 1e-5);
         if (bias) CHECK(rel_err(f.gb, d.gb) < 1e-5);
-        // The public gradient functions take the same path.
-        Tensor r = values(f.y.sizes(), 4, dev);
-        Tensor x = values({c.N, c.C, c.H, c.W}, 1, dev), w = values({c.O, c.C / c.g, c.kh, c.kw}, 2, dev);
+        // The public gradient functions take the same path (float32 operands).
+        Tensor r = values(f.y.sizes(), 4, dev).to(kFloat32);
+        Tensor x = values({c.N, c.C, c.H, c.W}, 1, dev).to(kFloat32),
+               w = values({c.O, c.C / c.g, c.kh, c.kw}, 2, dev).to(kFloat32);
         CHECK(rel_err(conv2d_backward_input(r, w, x.sizes(), c.s, c.p, c.d, c.g), d.gx) < 1e-5);
         CHECK(rel_err(conv2d_backward_weight(r, x, w.sizes(), c.s, c.p, c.d, c.g), d.gw) < 1e-5);
       }
