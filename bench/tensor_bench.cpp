@@ -1,6 +1,7 @@
 // vnn tensor benchmark: one program, one run, peers measured side by side.
-//   (a) SGEMM GFLOP/s: vnn::matmul on cpu:0 vs cblas_sgemm called directly
-//       (and torch::mm when built with LibTorch)
+//   (a) SGEMM GFLOP/s: vnn::matmul on cpu:0 vs cblas_sgemm called directly,
+//       oneDNN's dnnl_sgemm (when found) and torch::mm (when built with
+//       LibTorch)
 //   (b) per-op overhead of a 64-element float add, in place and out of place
 //   (b2) the profiler's cost per op: off (must match (b)), on without
 //       device events, on with device events and shapes
@@ -26,6 +27,9 @@
 
 #ifdef VNN_BENCH_TORCH
 #include <torch/torch.h>
+#endif
+#ifdef VNN_BENCH_ONEDNN
+#include <oneapi/dnnl/dnnl.h>
 #endif
 
 namespace {
@@ -61,8 +65,8 @@ std::string fmt(double v, const char* f = "%.1f") {
 
 void gemm_table(const std::vector<int>& sizes) {
   std::printf("\n## (a) SGEMM, GFLOP/s (higher is better)\n\n");
-  std::printf("| n | vnn matmul | OpenBLAS cblas_sgemm | vnn / OpenBLAS | LibTorch mm | vnn / LibTorch |\n");
-  std::printf("|---|---|---|---|---|---|\n");
+  std::printf("| n | vnn matmul | OpenBLAS cblas_sgemm | vnn / OpenBLAS | oneDNN dnnl_sgemm | vnn / best BLAS | LibTorch mm | vnn / LibTorch |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
   for (int n : sizes) {
     size_t nn = size_t(n) * size_t(n);
     auto av = random_floats(nn, 1), bv = random_floats(nn, 2);
@@ -76,7 +80,15 @@ void gemm_table(const std::vector<int>& sizes) {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, av.data(), n, bv.data(), n, 0.f,
                   cv.data(), n);
     }, no_sync);
-    double g_vnn = flop / t_vnn / 1e9, g_blas = flop / t_blas / 1e9, g_torch = 0;
+    double g_vnn = flop / t_vnn / 1e9, g_blas = flop / t_blas / 1e9, g_torch = 0, g_dnnl = 0;
+#ifdef VNN_BENCH_ONEDNN
+    {
+      double t = median_seconds(iters, [&] {
+        dnnl_sgemm('N', 'N', n, n, n, 1.f, av.data(), n, bv.data(), n, 0.f, cv.data(), n);
+      }, no_sync);
+      g_dnnl = flop / t / 1e9;
+    }
+#endif
 #ifdef VNN_BENCH_TORCH
     {
       auto ta = torch::from_blob(av.data(), {n, n}).clone(), tb = torch::from_blob(bv.data(), {n, n}).clone();
@@ -85,8 +97,9 @@ void gemm_table(const std::vector<int>& sizes) {
       g_torch = flop / t / 1e9;
     }
 #endif
-    std::printf("| %d | %s | %s | %s | %s | %s |\n", n, fmt(g_vnn).c_str(), fmt(g_blas).c_str(),
-                fmt(g_vnn / g_blas, "%.2f").c_str(), fmt(g_torch).c_str(),
+    std::printf("| %d | %s | %s | %s | %s | %s | %s | %s |\n", n, fmt(g_vnn).c_str(), fmt(g_blas).c_str(),
+                fmt(g_vnn / g_blas, "%.2f").c_str(), fmt(g_dnnl).c_str(),
+                fmt(g_vnn / std::max(g_blas, g_dnnl), "%.2f").c_str(), fmt(g_torch).c_str(),
                 g_torch > 0 ? fmt(g_vnn / g_torch, "%.2f").c_str() : "-");
     std::fflush(stdout);
   }

@@ -72,10 +72,11 @@ run_leg() {
         echo "ci/sanitize.sh: $archer missing (apt-get install libomp-14-dev; ci/install-deps.sh does)" >&2
         return 1
       fi
-      # OpenBLAS's OpenMP build runs on libgomp, a second OpenMP runtime in
-      # the process next to libomp: the TSan leg uses the tiled Kokkos matmul.
+      # OpenBLAS's OpenMP build and oneDNN run on libgomp, a second OpenMP
+      # runtime in the process next to libomp: the TSan leg uses the tiled
+      # Kokkos matmul and IM2COL + GEMM for conv2d.
       cmake -S "$root" -B "$build" "${common[@]}" -DVNN_SANITIZE=thread \
-        -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DVNN_CPU_BLAS=OFF "${extra[@]}"
+        -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DVNN_CPU_BLAS=OFF -DVNN_CPU_ONEDNN=OFF "${extra[@]}"
       cmake --build "$build" -j "$jobs" --target vnn_tsan_tests  # only what -L tsan runs
       t1=$(date +%s)
       (cd "$build" &&

@@ -18,6 +18,12 @@
 //   static void queue_wait_event(const ExecSpace&, Event*);  // device-side wait
 //   optional: struct HostBlas { static void gemm(...); } for float/double
 //             MATMUL on host-accessible memory (see kernels/matmul.hpp)
+//   optional: struct HostOps { static bool wants(int32_t kind);
+//             static HostOutcome run(const vnn_op&, std::string* why);
+//             static constexpr const char* name; } ops a host library of the
+//             plugin runs (oneDNN's conv2d in the CPU plugin): tried first,
+//             on the owner thread once the queue drained; declined ops go on
+//             to the Kokkos kernels (or VNN_STATUS_UNSUPPORTED)
 //   optional: struct DeviceBlas { supports(dtype); gemm(...); } for MATMUL
 //             on the device queue (cuBLAS; see matmul_device_blas)
 //   optional: struct Comm { unique_id, create, destroy, allreduce, broadcast,
@@ -116,6 +122,11 @@ struct has_host_blas<Traits, std::void_t<typename Traits::HostBlas>> : std::true
 template <class Traits, class = void> struct has_device_blas : std::false_type {};
 template <class Traits>
 struct has_device_blas<Traits, std::void_t<typename Traits::DeviceBlas>> : std::true_type {};
+// Traits::HostOps, where a plugin has one.
+enum class HostOutcome { taken, declined, invalid };
+template <class Traits, class = void> struct has_host_ops : std::false_type {};
+template <class Traits>
+struct has_host_ops<Traits, std::void_t<typename Traits::HostOps>> : std::true_type {};
 // Traits::range_push / range_pop (NVTX, roctx), where a plugin has them.
 template <class Traits, class = void> struct has_tool_ranges : std::false_type {};
 template <class Traits>
@@ -438,17 +449,33 @@ class Backend {
         return fail(VNN_STATUS_INVALID_ARGUMENT, std::string(Traits::name) + ":" + std::to_string(device) + ": " +
                                                      op_name(op->kind) + ": " + why);
       last_path_slot() = op->kind == VNN_OP_MATMUL ? "kokkos" : nullptr;
+      if constexpr (has_host_ops<Traits>::value) {
+        // A host library runs synchronously on the calling thread; only the
+        // owner thread may open parallel regions on the pool (see below).
+        if (Traits::HostOps::wants(op->kind) && on_owner_thread()) {
+          queue_of(op->queue).fence();
+          switch (Traits::HostOps::run(*op, &why)) {
+            case HostOutcome::taken: last_path_slot() = Traits::HostOps::name; return VNN_STATUS_OK;
+            case HostOutcome::invalid:
+              return fail(VNN_STATUS_INVALID_ARGUMENT, std::string(Traits::name) + ":" + std::to_string(device) +
+                                                           ": " + op_name(op->kind) + ": " + why);
+            case HostOutcome::declined: break;
+          }
+        }
+      }
       if constexpr (has_host_blas<Traits>::value) {
         // BLAS runs on the calling thread after the queue drained; it
         // brings its own threads.
         if (op->kind == VNN_OP_MATMUL && op_work(op) >= kInlineGrain) {
           queue_of(op->queue).fence();
+          // A HostBlas with two libraries names the one it called in
+          // last_path_slot() from its gemm; this is the default.
+          last_path_slot() = Traits::HostBlas::name;
           if (kernels::matmul_blas<typename Traits::HostBlas>(op->outputs[0], op->inputs[0], op->inputs[1],
                                                                op->num_scalars > 0 ? op->scalars[0] : 1.0,
-                                                               op->num_scalars > 1 ? op->scalars[1] : 0.0)) {
-            last_path_slot() = Traits::HostBlas::name;
+                                                               op->num_scalars > 1 ? op->scalars[1] : 0.0))
             return VNN_STATUS_OK;
-          }
+          last_path_slot() = "kokkos";
         }
       }
       if constexpr (has_device_blas<Traits>::value) {

@@ -10,6 +10,9 @@
 
 #include "kokkos/plugin.hpp"
 #include "openmp/cpu_info.hpp"
+#ifdef VNN_CPU_HAVE_ONEDNN
+#include "openmp/onednn_common.hpp"
+#endif
 
 namespace vnn::openmp_backend {
 
@@ -23,10 +26,26 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
   static constexpr bool inline_small_work = true;
 
   static std::string description() {
+    std::string d = std::string("Kokkos ") + kokkos_compat::version_string();
 #ifdef VNN_CPU_HAVE_CBLAS
-    return std::string("Kokkos ") + kokkos_compat::version_string() + " OpenMP+Serial, OpenBLAS";
+    d += " OpenMP+Serial, OpenBLAS";
 #else
-    return std::string("Kokkos ") + kokkos_compat::version_string() + " OpenMP+Serial, no BLAS (tiled kernel)";
+    d += " OpenMP+Serial, no BLAS (tiled kernel)";
+#endif
+#ifdef VNN_CPU_HAVE_ONEDNN
+    d += ", oneDNN";
+#endif
+    return d;
+  }
+
+  // "onednn=..." for the device properties: built or not, on or off.
+  static std::string onednn_line() {
+#if defined(VNN_CPU_HAVE_ONEDNN) && defined(VNN_CPU_HAVE_CBLAS)
+    return onednn::describe() + "\n" + onednn::sgemm_describe();
+#elif defined(VNN_CPU_HAVE_ONEDNN)
+    return onednn::describe();
+#else
+    return "onednn=not built";
 #endif
   }
 
@@ -54,9 +73,9 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
     info->usable = 1;
     std::snprintf(info->properties, sizeof(info->properties),
                   "threads=%d\nlogical_cores=%d\nkokkos=%s\nexecution_spaces=OpenMP,Serial\n"
-                  "inline_grain=%lld elements\n",
+                  "inline_grain=%lld elements\n%s\n",
                   threads, cpu.logical_cores, kokkos_compat::version_string(),
-                  static_cast<long long>(kokkos_backend::kInlineGrain));
+                  static_cast<long long>(kokkos_backend::kInlineGrain), onednn_line().c_str());
     return VNN_STATUS_OK;
   }
 
@@ -75,6 +94,12 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
     static constexpr const char* name = "openblas";
     static void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                      const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+#ifdef VNN_CPU_HAVE_ONEDNN
+      if (onednn::sgemm_selected(m, n, k) && onednn::sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) {
+        kokkos_backend::last_path_slot() = "onednn";
+        return;
+      }
+#endif
       cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
                   blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
     }
@@ -82,6 +107,24 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
                      int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
       cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
                   blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
+    }
+  };
+#endif
+
+#ifdef VNN_CPU_HAVE_ONEDNN
+  // conv2d (float32) through oneDNN where its selection rule takes it
+  // (onednn_conv.cpp); everything else stays on the kernels above.
+  struct HostOps {
+    static constexpr const char* name = "onednn";
+    static bool wants(int32_t kind) {
+      return kind == VNN_OP_CONV2D || kind == VNN_OP_CONV2D_BACKWARD_DATA || kind == VNN_OP_CONV2D_BACKWARD_WEIGHT;
+    }
+    static kokkos_backend::HostOutcome run(const vnn_op& op, std::string* why) {
+      switch (onednn::run(op, why)) {
+        case onednn::Outcome::taken: return kokkos_backend::HostOutcome::taken;
+        case onednn::Outcome::invalid: return kokkos_backend::HostOutcome::invalid;
+        default: return kokkos_backend::HostOutcome::declined;
+      }
     }
   };
 #endif

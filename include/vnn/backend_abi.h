@@ -159,6 +159,13 @@ typedef enum vnn_op_kind {
   VNN_OP_POOL2D_BACKWARD = 17,
   VNN_OP_OPTIMIZER_STEP = 18, /* fused update of one parameter in place;
                                  ints[0] = vnn_optimizer_fn; see docs/ops.md */
+  /* Whole conv2d passes for backends with a convolution library (oneDNN
+   * in the CPU plugin); optional: on VNN_STATUS_UNSUPPORTED the core runs
+   * IM2COL + MATMUL instead. ints = {kh, kw, sh, sw, ph, pw, dh, dw,
+   * groups}; see docs/ops.md. */
+  VNN_OP_CONV2D = 19,                 /* out0 = conv(in0 x, in1 w) (+ in2 bias) */
+  VNN_OP_CONV2D_BACKWARD_DATA = 20,   /* out0 = dx from in0 dy, in1 w */
+  VNN_OP_CONV2D_BACKWARD_WEIGHT = 21, /* out0 = dw (out1 = dbias) from in0 dy, in1 x */
   VNN_OP_COUNT_             /* one past the last kind, not a kind */
 } vnn_op_kind;
 

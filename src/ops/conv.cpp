@@ -5,10 +5,16 @@
 // Backward: the gradient permuted once to [O, N*L] rows; input gradient =
 // W^T @ grad folded by COL2IM (a gather per pixel, race-free), weight
 // gradient = grad @ col^T.
+// A backend with a convolution library of its own (oneDNN in the CPU
+// plugin) runs whole passes instead: VNN_OP_CONV2D / _BACKWARD_DATA /
+// _BACKWARD_WEIGHT are tried first, and a backend answering
+// VNN_STATUS_UNSUPPORTED (no library, float64, its selection rule) gets the
+// IM2COL + MATMUL path above.
 #include <string>
 
 #include "autograd/autograd.hpp"
 #include "ops/low_precision.hpp"
+#include "profiler/hooks.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
@@ -91,6 +97,33 @@ Tensor im2col_rows(const Tensor& input, const ConvGeom& g) {
   return col;
 }
 
+// Runs one whole-pass conv op; false when the backend does not take it
+// (VNN_STATUS_UNSUPPORTED), and the caller computes it with IM2COL + MATMUL.
+bool run_whole(vnn_op_kind kind, const char* name, std::initializer_list<const Tensor*> inputs,
+               std::initializer_list<const Tensor*> outputs, const ConvGeom& g) {
+  vnn_tensor_desc in[3], out[2];
+  size_t ni = 0, no = 0;
+  for (const Tensor* t : inputs) in[ni++] = detail::describe(*t->impl());
+  for (const Tensor* t : outputs) out[no++] = detail::describe(*t->impl());
+  const int64_t ints[9] = {g.kh, g.kw, g.stride.h, g.stride.w, g.padding.h, g.padding.w, g.dilation.h, g.dilation.w,
+                           g.groups};
+  if (profiler::detail::hooks_on()) profiler::detail::note_shapes(in, ni);
+  vnn_op op{};
+  op.kind = kind;
+  op.num_inputs = int32_t(ni);
+  op.num_outputs = int32_t(no);
+  op.num_ints = 9;
+  op.inputs = in;
+  op.outputs = out;
+  op.ints = ints;
+  try {
+    detail::run_op((*outputs.begin())->impl()->ctx(), op, name);
+  } catch (const Unsupported&) {
+    return false;
+  }
+  return true;
+}
+
 // weight as [O, C/groups*kh*kw] rows, group gi's block.
 Tensor group_rows(const Tensor& weight, const ConvGeom& g, int64_t gi) {
   int64_t og = g.O / g.groups, ck = g.Cg * g.kh * g.kw;
@@ -104,6 +137,7 @@ Tensor grad_rows(const Tensor& grad_output, const ConvGeom& g) {
   return grad_output.reshape({g.N, g.O, L}).permute({1, 0, 2}).contiguous().view({g.O, g.N * L});
 }
 
+// dx from the [O, N*L] gradient rows.
 Tensor backward_input_rows(const Tensor& gy, const Tensor& weight, const ConvGeom& g, const Shape& input_sizes) {
   int64_t og = g.O / g.groups, ck = g.Cg * g.kh * g.kw, L = g.OH * g.OW;
   Tensor dcol;  // [C*kh*kw, N*L]
@@ -121,6 +155,16 @@ Tensor backward_input_rows(const Tensor& gy, const Tensor& weight, const ConvGeo
   return gx;
 }
 
+// dx from grad_output [N, O, OH, OW]: the backend's whole pass, else the
+// gradient rows (made once by rows()) through GEMM and COL2IM.
+template <class Rows>
+Tensor backward_input(const Tensor& grad_output, const Tensor& weight, const ConvGeom& g, const Shape& input_sizes,
+                      Rows&& rows) {
+  Tensor gx = detail::make_empty(grad_output.impl()->ctx(), input_sizes, grad_output.dtype());
+  if (run_whole(VNN_OP_CONV2D_BACKWARD_DATA, "conv2d_backward_input", {&grad_output, &weight}, {&gx}, g)) return gx;
+  return backward_input_rows(rows(), weight, g, input_sizes);
+}
+
 // col: the forward pass's [C*kh*kw, N*L] columns.
 Tensor backward_weight_rows(const Tensor& gy, const Tensor& col, const ConvGeom& g, const Shape& weight_sizes) {
   int64_t og = g.O / g.groups, ck = g.Cg * g.kh * g.kw;
@@ -133,6 +177,21 @@ Tensor backward_weight_rows(const Tensor& gy, const Tensor& col, const ConvGeom&
       gw.narrow(0, gi * og, og).copy_(matmul(gy.narrow(0, gi * og, og), col.narrow(0, gi * ck, ck).transpose(0, 1)));
   }
   return gw.view(weight_sizes);
+}
+
+// dw (and db where gb is non-null) through the backend's whole pass; false
+// when it does not take it.
+bool backward_weight_whole(const Tensor& grad_output, const Tensor& input, const ConvGeom& g,
+                           const Shape& weight_sizes, Tensor* gw, Tensor* gb) {
+  detail::DeviceContext& ctx = grad_output.impl()->ctx();
+  Tensor w = detail::make_empty(ctx, weight_sizes, grad_output.dtype());
+  Tensor b = gb ? detail::make_empty(ctx, {g.O}, grad_output.dtype()) : Tensor();
+  bool ok = gb ? run_whole(VNN_OP_CONV2D_BACKWARD_WEIGHT, "conv2d_backward_weight", {&grad_output, &input}, {&w, &b}, g)
+               : run_whole(VNN_OP_CONV2D_BACKWARD_WEIGHT, "conv2d_backward_weight", {&grad_output, &input}, {&w}, g);
+  if (!ok) return false;
+  *gw = w;
+  if (gb) *gb = b;
+  return true;
 }
 
 // Validates conv2d's arguments and returns the geometry.
@@ -159,13 +218,20 @@ ConvGeom forward_geometry(const Tensor& input, const Tensor& weight, const Tenso
   return g;
 }
 
-// The forward pass proper: one GEMM per group, W [Og, CK] @ col [CK, N*L]
+// The forward pass proper: the backend's whole pass where it takes it (then
+// *col_out stays undefined); else one GEMM per group, W [Og, CK] @ col [CK, N*L]
 // into [O, N, L], then one permuting pass to [N, O, L] that also adds the
 // bias. conv2d() below runs it without recording and records one node.
 // The columns come back in *col_out for the weight gradient (kept instead
 // of unfolding the input a second time in backward).
 Tensor conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvGeom& g,
                       Tensor* col_out) {
+  {
+    Tensor out = detail::make_empty(input.impl()->ctx(), {g.N, g.O, g.OH, g.OW}, input.dtype());
+    bool ok = bias.defined() ? run_whole(VNN_OP_CONV2D, "conv2d", {&input, &weight, &bias}, {&out}, g)
+                             : run_whole(VNN_OP_CONV2D, "conv2d", {&input, &weight}, {&out}, g);
+    if (ok) return out;
+  }
   int64_t og = g.O / g.groups, ck = g.Cg * g.kh * g.kw, L = g.OH * g.OW;
   Tensor col = im2col_rows(input, g).view({g.C * g.kh * g.kw, g.N * L});
   if (col_out) *col_out = col;
@@ -199,19 +265,33 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
     out = conv2d_forward(input, weight, bias, geom, need_w ? &col : nullptr);
   }
   if (track) {
-    // The columns stand in for the input (its version is still checked:
-    // an in-place change after forward makes them stale too).
+    // The input (or the columns, where forward made them) is kept for the
+    // weight gradient; its version is still checked: an in-place change
+    // after forward makes either stale.
     Tensor w = weight.detach();
+    Tensor x = need_w ? input.detach() : Tensor();
     Shape x_sizes = input.sizes(), w_sizes = weight.sizes();
     bool need_x = input.requires_grad();
     bool need_b = bias.defined() && bias.requires_grad();
     detail::record("conv2d", out, {&input, &weight, &bias},
                    [=](const Tensor& g) {
-                     // One permuted copy of the gradient serves all three.
-                     Tensor gy = grad_rows(g, geom);
-                     return std::vector<Tensor>{need_x ? backward_input_rows(gy, w, geom, x_sizes) : Tensor(),
-                                                need_w ? backward_weight_rows(gy, col, geom, w_sizes) : Tensor(),
-                                                need_b ? sum(gy, 1) : Tensor()};
+                     // The GEMM path's permuted gradient copy, made once for
+                     // whichever of the three needs it.
+                     Tensor gy;
+                     auto rows = [&]() -> const Tensor& {
+                       if (!gy.defined()) gy = grad_rows(g, geom);
+                       return gy;
+                     };
+                     Tensor gx = need_x ? backward_input(g, w, geom, x_sizes, rows) : Tensor();
+                     Tensor gw, gb;
+                     if (need_w && !backward_weight_whole(g, x, geom, w_sizes, &gw, need_b ? &gb : nullptr)) {
+                       Tensor c = col.defined() ? col
+                                                : im2col_rows(x, geom).view({geom.C * geom.kh * geom.kw,
+                                                                             geom.N * geom.OH * geom.OW});
+                       gw = backward_weight_rows(rows(), c, geom, w_sizes);
+                     }
+                     if (need_b && !gb.defined()) gb = gy.defined() ? sum(gy, 1) : conv2d_backward_bias(g);
+                     return std::vector<Tensor>{gx, gw, gb};
                    },
                    {&input, &weight});
   }
@@ -230,10 +310,11 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, co
     throw ShapeError(std::string(op) + ": grad_output " + grad_output.sizes().str() + " does not match the output [" +
                      std::to_string(g.N) + ", " + std::to_string(g.O) + ", " + std::to_string(g.OH) + ", " +
                      std::to_string(g.OW) + "] of input " + input_sizes.str() + " and weight " + weight.sizes().str());
-  if (detail::is_low_precision(grad_output.dtype()))
-    return backward_input_rows(grad_rows(grad_output.to(kFloat32), g), weight.to(kFloat32), g, input_sizes)
-        .to(grad_output.dtype());
-  return backward_input_rows(grad_rows(grad_output, g), weight, g, input_sizes);
+  if (detail::is_low_precision(grad_output.dtype())) {  // float32 accumulation, rounded once
+    const Tensor gy = grad_output.to(kFloat32), w = weight.to(kFloat32);
+    return backward_input(gy, w, g, input_sizes, [&] { return grad_rows(gy, g); }).to(grad_output.dtype());
+  }
+  return backward_input(grad_output, weight, g, input_sizes, [&] { return grad_rows(grad_output, g); });
 }
 
 Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, const Shape& weight_sizes,
@@ -252,6 +333,8 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, co
     return conv2d_backward_weight(grad_output.to(kFloat32), input.to(kFloat32), weight_sizes, stride, padding,
                                   dilation, groups)
         .to(input.dtype());
+  Tensor gw;
+  if (backward_weight_whole(grad_output, input, g, weight_sizes, &gw, nullptr)) return gw;
   Tensor col = im2col_rows(input, g).view({g.C * g.kh * g.kw, g.N * g.OH * g.OW});
   return backward_weight_rows(grad_rows(grad_output, g), col, g, weight_sizes);
 }

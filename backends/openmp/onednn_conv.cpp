@@ -1,0 +1,424 @@
+// conv2d forward, backward-data and backward-weights (+ bias gradient)
+// through oneDNN, float32. The operand layouts stay vnn's (plain NCHW /
+// OIHW, any strides: oneDNN memory descriptors carry them); whether the
+// primitive computes in plain or blocked (nChw16c) layouts, with reorders
+// around it, is the selection rule's call (conv_rule below).
+//
+// Primitives are cached by kind, shapes, strides and geometry; the
+// scratchpad (user mode) and the blocked temporaries come from one
+// grow-only arena per thread, so a step allocates nothing once warm.
+//
+// Threads: Debian's oneDNN 2.6 is built with DNNL_CPU_RUNTIME=OMP and links
+// libgomp (ldd libdnnl.so.2), the runtime Kokkos OpenMP and OpenBLAS's
+// OpenMP build use. oneDNN runs only on the thread that owns the Kokkos
+// pool (plugin.hpp's HostOps contract), so its parallel regions reuse that
+// thread's libgomp team: one pool. Seen with OMP_DISPLAY_ENV=true and
+// /proc/self/task during a CNN training step: one OpenMP environment
+// block, and as many threads as OMP_NUM_THREADS plus the process's own
+// helpers (docs/benchmarks.md, "oneDNN").
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "openmp/onednn_common.hpp"
+#include "vnn/checked_size.h"
+
+namespace vnn::openmp_backend::onednn {
+namespace {
+
+using dnnl::memory;
+using dims = memory::dims;
+
+bool switched_on() {
+  static const bool on = [] {
+    const char* v = std::getenv("VNN_ONEDNN");
+    return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0 || std::strcmp(v, "false") == 0));
+  }();
+  return on;
+}
+
+struct Runtime {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+};
+Runtime& runtime() {
+  static Runtime* r = new Runtime();  // never destroyed: ops may run from atexit paths
+  return *r;
+}
+
+// Grow-only, 64-byte aligned scratch memory for the thread that runs
+// oneDNN: the primitives' scratchpads and the blocked-layout temporaries.
+class Arena {
+ public:
+  Arena() = default;
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  ~Arena() { std::free(base_); }
+  char* get(size_t bytes) {
+    if (bytes > cap_) {
+      size_t want = (bytes + 4095) & ~size_t(4095);
+      void* p = std::aligned_alloc(64, want);
+      if (!p) throw std::bad_alloc();
+      std::free(base_);
+      base_ = static_cast<char*>(p);
+      cap_ = want;
+    }
+    return base_;
+  }
+
+ private:
+  char* base_ = nullptr;
+  size_t cap_ = 0;
+};
+Arena& arena() {
+  thread_local Arena a;
+  return a;
+}
+
+struct Geom {
+  int64_t N, C, H, W, O, Cg, kh, kw, sh, sw, ph, pw, dh, dw, groups, OH, OW;
+};
+
+int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+  int64_t span = in + 2 * p - d * (k - 1) - 1;
+  return span < 0 ? 0 : span / s + 1;
+}
+
+// The image (x / dx), weight (w / dw) and output (y / dy) operands of each
+// kind, per docs/ops.md.
+struct Operands {
+  const vnn_tensor_desc *img = nullptr, *wei = nullptr, *out = nullptr, *bias = nullptr;
+};
+
+bool operands(const vnn_op& op, Operands* o, std::string* why) {
+  const int need_in = 2, need_out = 1;
+  if (op.num_inputs < need_in || op.num_outputs < need_out || op.num_ints < 9) {
+    *why = "needs 2 inputs, 1 output and 9 ints (kh, kw, sh, sw, ph, pw, dh, dw, groups); got " +
+           std::to_string(op.num_inputs) + ", " + std::to_string(op.num_outputs) + " and " +
+           std::to_string(op.num_ints);
+    return false;
+  }
+  switch (op.kind) {
+    case VNN_OP_CONV2D:
+      *o = {&op.inputs[0], &op.inputs[1], &op.outputs[0], op.num_inputs > 2 ? &op.inputs[2] : nullptr};
+      return true;
+    case VNN_OP_CONV2D_BACKWARD_DATA: *o = {&op.outputs[0], &op.inputs[1], &op.inputs[0], nullptr}; return true;
+    case VNN_OP_CONV2D_BACKWARD_WEIGHT:
+      *o = {&op.inputs[1], &op.outputs[0], &op.inputs[0], op.num_outputs > 1 ? &op.outputs[1] : nullptr};
+      return true;
+    default: *why = "not a conv2d kind"; return false;
+  }
+}
+
+// Shapes against the geometry: a malformed request is refused, never run.
+bool geometry(const vnn_op& op, const Operands& o, Geom* g, std::string* why) {
+  const int64_t* k = op.ints;
+  const vnn_tensor_desc &x = *o.img, &w = *o.wei, &y = *o.out;
+  if (x.ndim != 4 || w.ndim != 4 || y.ndim != 4) {
+    *why = "image, weight and output must be 4-D";
+    return false;
+  }
+  *g = Geom{x.sizes[0], x.sizes[1], x.sizes[2], x.sizes[3], w.sizes[0], w.sizes[1], k[0], k[1], k[2], k[3],
+            k[4],       k[5],       k[6],       k[7],       k[8],       0,          0};
+  if (g->kh <= 0 || g->kw <= 0 || g->sh <= 0 || g->sw <= 0 || g->ph < 0 || g->pw < 0 || g->dh <= 0 || g->dw <= 0 ||
+      g->groups <= 0) {
+    *why = "kernel, stride and dilation must be positive, padding non-negative, groups positive";
+    return false;
+  }
+  int64_t cg_total;
+  if (!checked::mul(g->Cg, g->groups, &cg_total) || cg_total != g->C || g->O % g->groups != 0 ||
+      w.sizes[2] != g->kh || w.sizes[3] != g->kw) {
+    *why = "weight [" + std::to_string(w.sizes[0]) + ", " + std::to_string(w.sizes[1]) + ", " +
+           std::to_string(w.sizes[2]) + ", " + std::to_string(w.sizes[3]) + "] does not fit " +
+           std::to_string(g->C) + " input channels in " + std::to_string(g->groups) + " groups with a " +
+           std::to_string(g->kh) + "x" + std::to_string(g->kw) + " kernel";
+    return false;
+  }
+  int64_t eh, ew, ph2, pw2;  // the output-size arithmetic, overflow-checked
+  if (!checked::mul(g->dh, g->kh - 1, &eh) || !checked::mul(g->dw, g->kw - 1, &ew) ||
+      !checked::add(g->H, 2 * g->ph, &ph2) || !checked::add(g->W, 2 * g->pw, &pw2) || g->ph > (INT64_MAX / 4) ||
+      g->pw > (INT64_MAX / 4)) {
+    *why = "the padded input or the dilated kernel overflows int64";
+    return false;
+  }
+  g->OH = out_size(g->H, g->kh, g->sh, g->ph, g->dh);
+  g->OW = out_size(g->W, g->kw, g->sw, g->pw, g->dw);
+  if (y.sizes[0] != g->N || y.sizes[1] != g->O || y.sizes[2] != g->OH || y.sizes[3] != g->OW) {
+    *why = "output [" + std::to_string(y.sizes[0]) + ", " + std::to_string(y.sizes[1]) + ", " +
+           std::to_string(y.sizes[2]) + ", " + std::to_string(y.sizes[3]) + "] is not [" + std::to_string(g->N) +
+           ", " + std::to_string(g->O) + ", " + std::to_string(g->OH) + ", " + std::to_string(g->OW) + "]";
+    return false;
+  }
+  if (o.bias && (o.bias->ndim != 1 || o.bias->sizes[0] != g->O)) {
+    *why = "bias must be [" + std::to_string(g->O) + "]";
+    return false;
+  }
+  for (const vnn_tensor_desc* d : {o.img, o.wei, o.out, o.bias})
+    if (d && d->dtype != x.dtype) {
+      *why = "all operands must share one dtype";
+      return false;
+    }
+  return true;
+}
+
+enum class Layout { none, plain, blocked };
+
+// The selection rule (measured: docs/benchmarks.md, "oneDNN"), float32:
+//  - oneDNN for every conv2d whose MACs reach kMinMacs; below that the
+//    IM2COL + GEMM path, run inline on the calling thread without opening
+//    a parallel region, is cheaper than a oneDNN call (each primitive and
+//    reorder is a parallel region: 0.1 ms and more on a busy machine,
+//    against 10-60 us for the whole inline path at a few thousand MACs).
+//  - Layout, per pass, from DNNL_VERBOSE timings of both CNN layers:
+//    with at least kBlockedMinChannels input channels per group, blocked
+//    (nChw16c, oneDNN's direct jit:avx512_core kernels; the reorders
+//    around them cost under 5% of the primitive); with fewer (the first
+//    layer, C = 1; depthwise), plain NCHW for forward and backward-data
+//    (oneDNN's gemm:jit; blocking pads C = 1 to 16 channels and the
+//    reorders cost more than the primitive) but blocked for
+//    backward-weights (gemm:jit took 35-40 ms there against 10 ms).
+//  VNN_ONEDNN_CONV_LAYOUT=plain|blocked forces that layout on every float32
+//  conv2d, the small ones included (for measuring the rule).
+constexpr int64_t kMinMacs = 1 << 16;
+constexpr int64_t kBlockedMinChannels = 8;
+
+Layout layout_override() {
+  static const Layout l = [] {
+    const char* v = std::getenv("VNN_ONEDNN_CONV_LAYOUT");
+    if (v && std::strcmp(v, "plain") == 0) return Layout::plain;
+    if (v && std::strcmp(v, "blocked") == 0) return Layout::blocked;
+    return Layout::none;
+  }();
+  return l;
+}
+
+Layout conv_rule(int32_t kind, const Geom& g) {
+  int64_t macs = 1;
+  for (int64_t f : {g.N, g.O, g.OH, g.OW, g.Cg, g.kh, g.kw})
+    if (!checked::mul(macs, f, &macs)) return Layout::none;  // int64-overflowing sizes: leave them to the core
+  if (layout_override() != Layout::none) return layout_override();
+  if (macs < kMinMacs) return Layout::none;
+  if (g.Cg >= kBlockedMinChannels || kind == VNN_OP_CONV2D_BACKWARD_WEIGHT) return Layout::blocked;
+  return Layout::plain;
+}
+
+memory::desc user_md(const vnn_tensor_desc& d) {
+  dims sz(d.sizes, d.sizes + d.ndim), st(d.strides, d.strides + d.ndim);
+  return memory::desc(sz, memory::data_type::f32, st);
+}
+
+// A [O, C/g, kh, kw] weight as oneDNN's grouped [g, O/g, C/g, kh, kw].
+memory::desc weight_md(const vnn_tensor_desc& d, int64_t groups) {
+  if (groups == 1) return user_md(d);
+  const int64_t og = d.sizes[0] / groups;
+  dims sz{groups, og, d.sizes[1], d.sizes[2], d.sizes[3]};
+  dims st{og * d.strides[0], d.strides[0], d.strides[1], d.strides[2], d.strides[3]};
+  return memory::desc(sz, memory::data_type::f32, st);
+}
+
+memory::desc any_like(const memory::desc& md) {
+  return memory::desc(md.dims(), memory::data_type::f32, memory::format_tag::any);
+}
+
+// One operand of a primitive: where it comes from in the vnn_op, its user
+// layout, the layout the primitive wants, and the reorder between them.
+struct Arg {
+  int id;          // DNNL_ARG_*
+  bool input;      // read (reordered in before) or written (reordered out after)
+  int index;       // into op.inputs / op.outputs
+  memory::desc user, inner;
+  bool reorder = false;
+  dnnl::reorder re;
+  size_t offset = 0;  // of the inner buffer in the arena
+};
+
+struct Entry {
+  bool usable = false;  // false: declined once, remembered (no retry per call)
+  dnnl::primitive prim;
+  std::vector<Arg> args;
+  memory::desc scratch;
+  size_t bytes = 0;  // arena bytes: scratchpad, then the inner buffers
+};
+
+size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
+
+// Fills e from a primitive descriptor: each argument's inner layout and
+// reorder, the arena plan. Declines (usable stays false) a reference
+// implementation: the core's IM2COL + GEMM path is faster than oneDNN's
+// ref kernels.
+template <class Prim, class PD>
+void finish(Entry* e, const PD& pd, std::vector<Arg> args) {
+  if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return;
+  e->scratch = pd.scratchpad_desc();
+  size_t off = align64(e->scratch.get_size());
+  auto& eng = runtime().eng;
+  for (Arg& a : args) {
+    a.inner = pd.query_md(dnnl::query::exec_arg_md, a.id);
+    a.reorder = a.inner != a.user;
+    if (a.reorder) {
+      a.re = a.input ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, a.user, eng, a.inner))
+                     : dnnl::reorder(dnnl::reorder::primitive_desc(eng, a.inner, eng, a.user));
+      a.offset = off;
+      off += align64(a.inner.get_size());
+    }
+  }
+  e->args = std::move(args);
+  e->bytes = off;
+  e->prim = Prim(pd);
+  e->usable = true;
+}
+
+Entry build(const vnn_op& op, const Operands& o, const Geom& g, Layout layout) {
+  Entry e;
+  auto& eng = runtime().eng;
+  const memory::desc img = user_md(*o.img), wei = weight_md(*o.wei, g.groups), out = user_md(*o.out);
+  const bool blocked = layout == Layout::blocked;
+  const memory::desc img_p = blocked ? any_like(img) : img, wei_p = blocked ? any_like(wei) : wei,
+                     out_p = blocked ? any_like(out) : out;
+  const memory::desc bias = o.bias ? user_md(*o.bias) : memory::desc();
+  const dims strides{g.sh, g.sw}, dil{g.dh - 1, g.dw - 1}, pad{g.ph, g.pw};
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  using fwd = dnnl::convolution_forward;
+  const auto algo = dnnl::algorithm::convolution_direct;
+  const auto train = dnnl::prop_kind::forward_training;
+  try {
+    switch (op.kind) {
+      case VNN_OP_CONV2D: {
+        fwd::primitive_desc pd(fwd::desc(train, algo, img_p, wei_p, bias, out_p, strides, dil, pad, pad), attr, eng);
+        std::vector<Arg> args{{DNNL_ARG_SRC, true, 0, img, {}}, {DNNL_ARG_WEIGHTS, true, 1, wei, {}},
+                              {DNNL_ARG_DST, false, 0, out, {}}};
+        if (o.bias) args.push_back({DNNL_ARG_BIAS, true, 2, bias, {}});
+        finish<fwd>(&e, pd, std::move(args));
+        break;
+      }
+      case VNN_OP_CONV2D_BACKWARD_DATA: {
+        fwd::primitive_desc hint(fwd::desc(train, algo, img_p, wei_p, out_p, strides, dil, pad, pad), eng);
+        using bwd = dnnl::convolution_backward_data;
+        bwd::primitive_desc pd(bwd::desc(algo, img_p, wei_p, out_p, strides, dil, pad, pad), attr, eng, hint);
+        finish<bwd>(&e, pd,
+                    {{DNNL_ARG_DIFF_DST, true, 0, out, {}}, {DNNL_ARG_WEIGHTS, true, 1, wei, {}},
+                {DNNL_ARG_DIFF_SRC, false, 0, img, {}}});
+        break;
+      }
+      case VNN_OP_CONV2D_BACKWARD_WEIGHT: {
+        fwd::primitive_desc hint(fwd::desc(train, algo, img_p, wei_p, bias, out_p, strides, dil, pad, pad), eng);
+        using bwd = dnnl::convolution_backward_weights;
+        bwd::primitive_desc pd(bwd::desc(algo, img_p, wei_p, bias, out_p, strides, dil, pad, pad), attr, eng, hint);
+        std::vector<Arg> args{{DNNL_ARG_DIFF_DST, true, 0, out, {}}, {DNNL_ARG_SRC, true, 1, img, {}},
+                              {DNNL_ARG_DIFF_WEIGHTS, false, 0, wei, {}}};
+        if (o.bias) args.push_back({DNNL_ARG_DIFF_BIAS, false, 1, bias, {}});
+        finish<bwd>(&e, pd, std::move(args));
+        break;
+      }
+      default: break;
+    }
+  } catch (const dnnl::error&) {
+    e = Entry();  // oneDNN has no implementation for this case: the core's path runs it
+  }
+  return e;
+}
+
+// The cache: key = kind, layout, and every size, stride and int of the op.
+struct Cache {
+  std::mutex mutex;
+  std::unordered_map<std::string, Entry> entries;
+};
+Cache& cache() {
+  static Cache* c = new Cache();
+  return *c;
+}
+constexpr size_t kMaxEntries = 512;  // a shape-changing workload must not grow it forever
+
+std::string key_of(const vnn_op& op, Layout layout) {
+  std::vector<int64_t> k{op.kind, int64_t(layout), op.num_inputs, op.num_outputs};
+  auto add = [&](const vnn_tensor_desc& d) {
+    k.push_back(d.dtype);
+    k.push_back(d.ndim);
+    k.insert(k.end(), d.sizes, d.sizes + d.ndim);
+    k.insert(k.end(), d.strides, d.strides + d.ndim);
+  };
+  for (int i = 0; i < op.num_inputs; ++i) add(op.inputs[i]);
+  for (int i = 0; i < op.num_outputs; ++i) add(op.outputs[i]);
+  k.insert(k.end(), op.ints, op.ints + op.num_ints);
+  return std::string(reinterpret_cast<const char*>(k.data()), k.size() * sizeof(int64_t));
+}
+
+void* element0(const vnn_tensor_desc& d) { return static_cast<float*>(d.data) + d.offset; }
+
+void execute(const vnn_op& op, const Entry& e) {
+  auto& rt = runtime();
+  char* base = arena().get(e.bytes);
+  std::unordered_map<int, memory> args;
+  args.reserve(e.args.size() + 1);
+  std::vector<std::pair<const Arg*, memory>> outs;  // inner buffers to reorder back
+  for (const Arg& a : e.args) {
+    memory user(a.user, rt.eng, element0(a.input ? op.inputs[a.index] : op.outputs[a.index]));
+    if (!a.reorder) {
+      args.emplace(a.id, user);
+      continue;
+    }
+    memory inner(a.inner, rt.eng, base + a.offset);
+    if (a.input) a.re.execute(rt.strm, user, inner);
+    else outs.emplace_back(&a, user);
+    args.emplace(a.id, inner);
+  }
+  args.emplace(DNNL_ARG_SCRATCHPAD, memory(e.scratch, rt.eng, base));
+  e.prim.execute(rt.strm, args);
+  for (auto& [a, user] : outs) a->re.execute(rt.strm, args.at(a->id), user);
+  rt.strm.wait();
+}
+
+}  // namespace
+
+bool enabled() { return switched_on(); }
+
+std::string describe() {
+  if (!switched_on()) return "onednn=off (VNN_ONEDNN=0)";
+  const dnnl_version_t* v = dnnl_version();
+  std::string isa;
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::avx512_core_amx: isa = "avx512_core_amx"; break;
+    case dnnl::cpu_isa::avx512_core_bf16: isa = "avx512_core_bf16"; break;
+    case dnnl::cpu_isa::avx512_core_vnni: isa = "avx512_core_vnni"; break;
+    case dnnl::cpu_isa::avx512_core: isa = "avx512_core"; break;
+    case dnnl::cpu_isa::avx2_vnni: isa = "avx2_vnni"; break;
+    case dnnl::cpu_isa::avx2: isa = "avx2"; break;
+    case dnnl::cpu_isa::avx: isa = "avx"; break;
+    default: isa = "sse41 or older"; break;
+  }
+  return "onednn=" + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
+         " (jit isa " + isa + ")";
+}
+
+Outcome run(const vnn_op& op, std::string* why) {
+  if (op.kind != VNN_OP_CONV2D && op.kind != VNN_OP_CONV2D_BACKWARD_DATA && op.kind != VNN_OP_CONV2D_BACKWARD_WEIGHT)
+    return Outcome::declined;
+  Operands o;
+  Geom g;
+  if (!operands(op, &o, why) || !geometry(op, o, &g, why)) return Outcome::invalid;
+  if (!switched_on() || o.img->dtype != VNN_FLOAT32) return Outcome::declined;
+  for (const vnn_tensor_desc* d : {o.img, o.wei, o.out})
+    for (int i = 0; i < 4; ++i)
+      if (d->sizes[i] == 0) return Outcome::declined;  // nothing to compute, or a zero gradient: the core's path
+  const Layout layout = conv_rule(op.kind, g);
+  if (layout == Layout::none) return Outcome::declined;
+  const std::string key = key_of(op, layout);
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  auto& entries = cache().entries;
+  auto it = entries.find(key);
+  if (it == entries.end()) {
+    if (entries.size() >= kMaxEntries) entries.clear();
+    it = entries.emplace(key, build(op, o, g, layout)).first;
+  }
+  if (!it->second.usable) return Outcome::declined;
+  execute(op, it->second);
+  return Outcome::taken;
+}
+
+}  // namespace vnn::openmp_backend::onednn
