@@ -126,6 +126,8 @@ typedef enum vnn_op_kind {
   VNN_OP_POOL2D_BACKWARD = 17,
   VNN_OP_OPTIMIZER_STEP = 18, /* fused update of one parameter in place;
                                  ints[0] = vnn_optimizer_fn; see docs/ops.md */
+  VNN_OP_UNSCALE_CHECK = 19,  /* GradScaler: out1.. *= scalars[0] in place;
+                                 out0[0] (float32) = 1 if any was inf/NaN */
   VNN_OP_COUNT_
 } vnn_op_kind;
 

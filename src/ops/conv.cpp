@@ -7,6 +7,7 @@
 // gradient = grad @ col^T.
 #include <string>
 
+#include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/elementwise.h"
@@ -185,6 +186,8 @@ Tensor conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& b
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride, Size2 padding,
               Size2 dilation, int64_t groups) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::lower, {&input, &weight, &bias}})
+    return conv2d(s[0], s[1], s[2], stride, padding, dilation, groups);
   ConvGeom geom = forward_geometry(input, weight, bias, stride, padding, dilation, groups);
   bool track = detail::needs_grad({&input, &weight, &bias});
   bool need_w = track && weight.requires_grad();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
@@ -121,6 +122,9 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_forward(const Tensor& input, const
 std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                                               const Tensor& running_mean, const Tensor& running_var, bool training,
                                               double momentum, double eps) {
+  // running_mean / running_var are updated in place: never cast copies.
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &weight, &bias}})
+    return batch_norm(s[0], s[1], s[2], running_mean, running_var, training, momentum, eps);
   bool track = detail::needs_grad({&input, &weight, &bias});
   std::tuple<Tensor, Tensor, Tensor> r;
   {
@@ -169,6 +173,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_output
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, const Shape& normalized_shape,
                                               const Tensor& weight, const Tensor& bias, double eps) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &weight, &bias}}) return layer_norm(s[0], normalized_shape, s[1], s[2], eps);
   bool track = detail::needs_grad({&input, &weight, &bias});
   std::tuple<Tensor, Tensor, Tensor> r;
   {
@@ -242,6 +247,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_output
 
 std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
                                               const Tensor& bias, double eps) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &weight, &bias}}) return group_norm(s[0], num_groups, s[1], s[2], eps);
   const char* op = "group_norm";
   check_nc(op, input);
   int64_t N = input.size(0), C = input.size(1);

@@ -61,6 +61,8 @@ class Optimizer {
   void add_param_group(const ParamGroup& group);
   const std::map<std::string, double>& defaults() const { return defaults_; }
   const char* name() const { return name_; }
+  /// Whether float16/bfloat16 parameters are updated through float32 master copies (the options' master_weights).
+  bool master_weights() const { return master_weights_; }
 
   // The state of a parameter (nullptr before its first step).
   const ParamState* state(const Tensor& param) const;
@@ -87,7 +89,7 @@ class Optimizer {
   void apply_state_dict(LoadedState loaded);
 
  protected:
-  Optimizer(const char* name, std::map<std::string, double> defaults);
+  Optimizer(const char* name, std::map<std::string, double> defaults, bool master_weights = false);
   // Called by the constructors of subclasses (virtual validate is usable then).
   void init(std::vector<ParamGroup> groups);
   // Throws ValueError naming the first invalid option.
@@ -97,14 +99,19 @@ class Optimizer {
   virtual void update(const Tensor& param, const Tensor& grad, ParamState& st,
                       const std::map<std::string, double>& options) = 0;
   // A zero (or value-filled) buffer shaped like param, created on first use
-  // and moved along when the parameter changed device or dtype.
+  // and moved along when the parameter changed device or dtype; float32 for
+  // float16/bfloat16 parameters (float64 for float64 ones).
   Tensor& buffer(ParamState& st, const Tensor& param, const std::string& name, double init = 0.0);
+  // The float32 master copy of a 16-bit parameter (state "master"), made
+  // from the parameter at its first step.
+  Tensor& master(ParamState& st, const Tensor& param);
 
  private:
   const char* name_;
   std::map<std::string, double> defaults_;
   std::vector<ParamGroup> groups_;
   std::unordered_map<const void*, ParamState> state_;  // keyed by TensorImpl
+  bool master_weights_ = false;
 };
 
 // Runs one OPTIMIZER_STEP op: outputs = {param, state...}, inputs = {grad}.

@@ -10,8 +10,22 @@ namespace vnn::optim {
   auto& name(double v) { values[key] = v; return *this; }    \
   double name() const { return values.at(key); }
 
-// Every option is a double; flags are 0 / 1.
-struct SGDOptions {
+/// The option every optimizer takes besides its numeric ones: float32 master weights for 16-bit parameters.
+template <class Derived>
+struct MasterWeightsOption {
+  bool master_weights_value = false;
+  /// Keep a float32 master copy of each float16/bfloat16 parameter (state "master"): the update lands there and the parameter gets it rounded, so small steps are not lost.
+  Derived& master_weights(bool v) {
+    master_weights_value = v;
+    return static_cast<Derived&>(*this);
+  }
+  /// Whether master weights are on.
+  bool master_weights() const { return master_weights_value; }
+};
+
+// Every option is a double; flags are 0 / 1. Optimizer state is float32 for
+// float16/bfloat16 parameters either way.
+struct SGDOptions : MasterWeightsOption<SGDOptions> {
   std::map<std::string, double> values{
       {"lr", 1e-3}, {"momentum", 0}, {"dampening", 0}, {"weight_decay", 0}, {"nesterov", 0}, {"maximize", 0}};
   explicit SGDOptions(double lr = 1e-3) { values["lr"] = lr; }
@@ -23,7 +37,7 @@ struct SGDOptions {
   auto& maximize(bool v) { values["maximize"] = v; return *this; }
 };
 
-struct AdamOptions {
+struct AdamOptions : MasterWeightsOption<AdamOptions> {
   std::map<std::string, double> values{{"lr", 1e-3}, {"beta1", 0.9}, {"beta2", 0.999}, {"eps", 1e-8},
                                        {"weight_decay", 0}, {"amsgrad", 0}, {"maximize", 0}};
   explicit AdamOptions(double lr = 1e-3) { values["lr"] = lr; }
@@ -40,7 +54,7 @@ struct AdamWOptions : AdamOptions {
   explicit AdamWOptions(double lr = 1e-3) : AdamOptions(lr) { values["weight_decay"] = 1e-2; }
 };
 
-struct RMSpropOptions {
+struct RMSpropOptions : MasterWeightsOption<RMSpropOptions> {
   std::map<std::string, double> values{{"lr", 1e-2},   {"alpha", 0.99},   {"eps", 1e-8},  {"weight_decay", 0},
                                        {"momentum", 0}, {"centered", 0}, {"maximize", 0}};
   explicit RMSpropOptions(double lr = 1e-2) { values["lr"] = lr; }
@@ -53,7 +67,7 @@ struct RMSpropOptions {
   auto& maximize(bool v) { values["maximize"] = v; return *this; }
 };
 
-struct AdagradOptions {
+struct AdagradOptions : MasterWeightsOption<AdagradOptions> {
   std::map<std::string, double> values{{"lr", 1e-2}, {"lr_decay", 0}, {"weight_decay", 0},
                                        {"initial_accumulator_value", 0}, {"eps", 1e-10}, {"maximize", 0}};
   explicit AdagradOptions(double lr = 1e-2) { values["lr"] = lr; }
@@ -83,7 +97,7 @@ class Adam : public Optimizer {
   Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults);
 
  protected:
-  Adam(const char* name, std::map<std::string, double> defaults, bool decoupled);
+  Adam(const char* name, std::map<std::string, double> defaults, bool decoupled, bool master_weights);
   void validate(const std::map<std::string, double>& o) const override;
   void update(const Tensor& p, const Tensor& g, ParamState& st, const std::map<std::string, double>& o) override;
 
