@@ -26,6 +26,7 @@ struct TrainingProgress {
   std::map<std::string, std::string> extra;  // free-form (metrics, config)
 };
 
+/// Writes model, optimizer, scheduler, GradScaler (each optional) state, progress and RNG state to one safetensors file, atomically.
 void save_training_checkpoint(const std::string& path, const nn::Module& model,
                               const optim::Optimizer* optimizer = nullptr,
                               const optim::LRScheduler* scheduler = nullptr, const TrainingProgress& progress = {},
@@ -34,6 +35,7 @@ void save_training_checkpoint(const std::string& path, const nn::Module& model,
 // Restores into already-built objects of the same structure (parameters land
 // on each parameter's current device: move the model first, then load).
 // Throws FormatError for a file that is not a vnn training checkpoint.
+/// Restores what save_training_checkpoint wrote into the given objects, all or nothing; returns the progress.
 TrainingProgress load_training_checkpoint(const std::string& path, nn::Module& model,
                                           optim::Optimizer* optimizer = nullptr,
                                           optim::LRScheduler* scheduler = nullptr,

@@ -89,6 +89,7 @@ class Optimizer {
   void apply_state_dict(LoadedState loaded);
 
  protected:
+  /// An optimizer called `name` with these option defaults; master_weights: float32 master copies of 16-bit parameters.
   Optimizer(const char* name, std::map<std::string, double> defaults, bool master_weights = false);
   // Called by the constructors of subclasses (virtual validate is usable then).
   void init(std::vector<ParamGroup> groups);
@@ -101,9 +102,11 @@ class Optimizer {
   // A zero (or value-filled) buffer shaped like param, created on first use
   // and moved along when the parameter changed device or dtype; float32 for
   // float16/bfloat16 parameters (float64 for float64 ones).
+  /// The state buffer `name` of param (float32 for 16-bit parameters), created on first use.
   Tensor& buffer(ParamState& st, const Tensor& param, const std::string& name, double init = 0.0);
   // The float32 master copy of a 16-bit parameter (state "master"), made
   // from the parameter at its first step.
+  /// The float32 master copy of a 16-bit parameter (state "master").
   Tensor& master(ParamState& st, const Tensor& param);
 
  private:

@@ -25,6 +25,7 @@ struct MasterWeightsOption {
 
 // Every option is a double; flags are 0 / 1. Optimizer state is float32 for
 // float16/bfloat16 parameters either way.
+/// SGD's options (lr, momentum, dampening, weight_decay, nesterov, maximize) and master_weights.
 struct SGDOptions : MasterWeightsOption<SGDOptions> {
   std::map<std::string, double> values{
       {"lr", 1e-3}, {"momentum", 0}, {"dampening", 0}, {"weight_decay", 0}, {"nesterov", 0}, {"maximize", 0}};
@@ -37,6 +38,7 @@ struct SGDOptions : MasterWeightsOption<SGDOptions> {
   auto& maximize(bool v) { values["maximize"] = v; return *this; }
 };
 
+/// Adam's options (lr, betas, eps, weight_decay, amsgrad, maximize) and master_weights.
 struct AdamOptions : MasterWeightsOption<AdamOptions> {
   std::map<std::string, double> values{{"lr", 1e-3}, {"beta1", 0.9}, {"beta2", 0.999}, {"eps", 1e-8},
                                        {"weight_decay", 0}, {"amsgrad", 0}, {"maximize", 0}};
@@ -54,6 +56,7 @@ struct AdamWOptions : AdamOptions {
   explicit AdamWOptions(double lr = 1e-3) : AdamOptions(lr) { values["weight_decay"] = 1e-2; }
 };
 
+/// RMSprop's options (lr, alpha, eps, weight_decay, momentum, centered, maximize) and master_weights.
 struct RMSpropOptions : MasterWeightsOption<RMSpropOptions> {
   std::map<std::string, double> values{{"lr", 1e-2},   {"alpha", 0.99},   {"eps", 1e-8},  {"weight_decay", 0},
                                        {"momentum", 0}, {"centered", 0}, {"maximize", 0}};
@@ -67,6 +70,7 @@ struct RMSpropOptions : MasterWeightsOption<RMSpropOptions> {
   auto& maximize(bool v) { values["maximize"] = v; return *this; }
 };
 
+/// Adagrad's options (lr, lr_decay, weight_decay, initial_accumulator_value, eps, maximize) and master_weights.
 struct AdagradOptions : MasterWeightsOption<AdagradOptions> {
   std::map<std::string, double> values{{"lr", 1e-2}, {"lr_decay", 0}, {"weight_decay", 0},
                                        {"initial_accumulator_value", 0}, {"eps", 1e-10}, {"maximize", 0}};
@@ -97,6 +101,7 @@ class Adam : public Optimizer {
   Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults);
 
  protected:
+  /// Adam (decoupled = false) or AdamW (true) under `name`.
   Adam(const char* name, std::map<std::string, double> defaults, bool decoupled, bool master_weights);
   void validate(const std::map<std::string, double>& o) const override;
   void update(const Tensor& p, const Tensor& g, ParamState& st, const std::map<std::string, double>& o) override;
