@@ -39,6 +39,7 @@
 #include "kokkos/compat.hpp"
 #include "kokkos/kernels/conv.hpp"
 #include "kokkos/kernels/copy.hpp"
+#include "kokkos/kernels/dispatch.hpp"
 #include "kokkos/kernels/elementwise.hpp"
 #include "kokkos/kernels/fill.hpp"
 #include "kokkos/kernels/indexing.hpp"
@@ -96,6 +97,8 @@ vnn_status guarded(const char* what, F&& f) {
     return f();
   } catch (const std::bad_alloc&) {
     return fail(VNN_STATUS_OUT_OF_MEMORY, std::string(what) + ": out of memory");
+  } catch (const kernels::UnsupportedDtype& e) {  // a dtype outside a kernel's set (kernels/dispatch.hpp)
+    return fail(VNN_STATUS_UNSUPPORTED, std::string(what) + ": " + e.what());
   } catch (const std::exception& e) {
     std::string m = e.what();
     bool oom = m.find("allocat") != std::string::npos || m.find("memory") != std::string::npos;

@@ -244,15 +244,19 @@ vnn_status run_softmax(Device& d, cl_command_queue q, const vnn_op& op, const st
   const vnn_tensor_desc& out = op.outputs[0];
   const vnn_tensor_desc& in = op.inputs[0];
   bool log_out = op.num_ints > 0 && op.ints && op.ints[0] == 1;
-  if ((out.dtype != VNN_FLOAT32 && out.dtype != VNN_FLOAT64) || in.dtype != out.dtype || in.ndim != out.ndim)
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: only float32/float64 with matching input are supported", what.c_str());
+  const bool floating = out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64 || out.dtype == VNN_FLOAT16 ||
+                        out.dtype == VNN_BFLOAT16;  // 16-bit storage computes in float32
+  if (!floating || in.dtype != out.dtype || in.ndim != out.ndim)
+    return fail(VNN_STATUS_UNSUPPORTED, "%s: only float32, float64, float16 and bfloat16 with matching input are supported",
+                what.c_str());
   const int nd = in.ndim;
   cl_long n = nd > 0 ? in.sizes[nd - 1] : 1;
   cl_long in_s = nd > 0 ? in.strides[nd - 1] : 0, out_s = nd > 0 ? out.strides[nd - 1] : 0;
   vnn_tensor_desc ol = leading(out, nd > 0 ? nd - 1 : 0), il = leading(in, nd > 0 ? nd - 1 : 0);
   Layout lead = make_layout(ol, {&ol, &il});
   if (lead.n == 0 || n == 0) return VNN_STATUS_OK;
-  std::string defs = std::string("-DT=") + dtype_info(out.dtype)->storage + " -DLOG_OUT=" + (log_out ? "1" : "0");
+  std::string defs = std::string("-DT=") + dtype_info(out.dtype)->storage + " -DDT=" + std::to_string(out.dtype) +
+                     " -DLOG_OUT=" + (log_out ? "1" : "0");
   Kernel* kern = nullptr;
   size_t wg = 1;
   if (vnn_status st = get_wg_kernel(d, "softmax", "vnn_softmax", defs, &kern, &wg)) return st;

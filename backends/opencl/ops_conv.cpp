@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "dtype.hpp"
 #include "errors.hpp"
 #include "launch.hpp"
 #include "program_cache.hpp"
@@ -91,8 +92,10 @@ vnn_status run_pool(Device& d, cl_command_queue q, const vnn_op& op, const std::
       return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: indices must be a 4-D int64 tensor", what.c_str());
   }
   if (!desc_ok(in, 4, out.dtype) || !desc_ok(out, 4, out.dtype) || in.sizes[0] != out.sizes[0] ||
-      in.sizes[1] != out.sizes[1] || (out.dtype != VNN_FLOAT32 && out.dtype != VNN_FLOAT64))
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: expects 4-D float32/float64 tensors of one dtype", what.c_str());
+      in.sizes[1] != out.sizes[1] ||
+      (out.dtype != VNN_FLOAT32 && out.dtype != VNN_FLOAT64 && out.dtype != VNN_FLOAT16 && out.dtype != VNN_BFLOAT16))
+    return fail(VNN_STATUS_UNSUPPORTED, "%s: expects 4-D float32/float64/float16/bfloat16 tensors of one dtype",
+                what.c_str());
   const vnn_tensor_desc& small = backward ? in : out;  // [N, C, OH, OW]
   const vnn_tensor_desc& big = backward ? out : in;    // [N, C, H, W]
   if (idx)
@@ -100,8 +103,9 @@ vnn_status run_pool(Device& d, cl_command_queue q, const vnn_op& op, const std::
       if (idx->sizes[i] != small.sizes[i])
         return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: indices sizes differ from the pooled output", what.c_str());
   Kernel* k = nullptr;
-  if (vnn_status st = get_kernel(d, "pooling", backward ? "vnn_pool2d_backward" : "vnn_pool2d",
-                                 type_define(out.dtype), &k))
+  // 16-bit storage computes in float32 (pooling.cl, common.cl's VNN_LD / VNN_ST).
+  const std::string defs = std::string("-DT=") + dtype_info(out.dtype)->storage + " -DDT=" + std::to_string(out.dtype);
+  if (vnn_status st = get_kernel(d, "pooling", backward ? "vnn_pool2d_backward" : "vnn_pool2d", defs, &k))
     return st;
   cl_mem mo = mem(out), mi = mem(in), mx = idx ? mem(*idx) : nullptr;
   cl_long oo = out.offset, io = in.offset, xo = idx ? idx->offset : 0, OH = small.sizes[2], OW = small.sizes[3];
@@ -125,8 +129,13 @@ vnn_status run_conv_family(Device& d, cl_command_queue q, const vnn_op& op, cons
   if (op.num_inputs < 1 || !op.inputs || op.num_outputs < 1 || !op.outputs)
     return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs at least 1 input and 1 output", what.c_str());
   const int32_t dt = op.outputs[0].dtype;
-  if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64)
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: only float32 and float64 are supported", what.c_str());
+  // Pooling also takes 16-bit storage (computed in float32); im2col / col2im
+  // do not (conv2d runs 16-bit operands on float32 copies).
+  const bool pool = op.kind == VNN_OP_POOL2D || op.kind == VNN_OP_POOL2D_BACKWARD;
+  const bool half = dt == VNN_FLOAT16 || dt == VNN_BFLOAT16;
+  if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64 && !(pool && half))
+    return fail(VNN_STATUS_UNSUPPORTED, "%s: only float32 and float64%s are supported", what.c_str(),
+                pool ? ", float16 and bfloat16" : "");
   if (dt == VNN_FLOAT64 && !d.fp64)
     return fail(VNN_STATUS_UNSUPPORTED, "%s: float64 is not supported on %s (device lacks cl_khr_fp64)",
                 what.c_str(), d.label.c_str());

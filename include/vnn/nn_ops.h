@@ -1,8 +1,10 @@
 // Neural-network primitives with PyTorch's semantics (torch.nn.functional
 // names), as free functions in namespace vnn. Forward and backward are
 // separate functions so that an autograd layer can call them later.
-//  - Images are 4-D [N, C, H, W]; float32 or float64; all operands on one
-//    device. Errors are vnn exceptions naming op, argument and shapes.
+//  - Images are 4-D [N, C, H, W]; float32, float64, float16 or bfloat16
+//    (16-bit operands accumulate in float32 and return their own dtype;
+//    docs/dtypes.md); all operands on one device. Errors are vnn
+//    exceptions naming op, argument and shapes.
 //  - conv2d = IM2COL + one batched MATMUL per group; its backward is
 //    MATMUL + COL2IM (input) and MATMUL over the columns (weight).
 //  - Pooling runs VNN_OP_POOL2D / VNN_OP_POOL2D_BACKWARD; normalization is

@@ -63,9 +63,13 @@ Tensor DropoutImpl::forward(const Tensor& x) {
   double p = options.p();
   if (!is_training() || p == 0.0) return x;
   if (p == 1.0) return mul(x, 0.0);
-  // keep-mask scaled by 1/(1-p): one multiply carries the gradient too.
-  Tensor keep = lt(rand(x.sizes(), TensorOptions(x.device()).with(x.dtype())), 1.0 - p);
-  return mul(x, mul(keep.to(x.dtype()), 1.0 / (1.0 - p)));
+  // The uniforms are float32 for 16-bit x (rounded to 16 bits they would
+  // bias the keep probability). x * keep is exact; the 1/(1-p) scale is
+  // applied in float32 and rounded once (a float32 scalar does not widen a
+  // 16-bit tensor), as PyTorch does.
+  DType u = x.dtype() == kFloat64 ? kFloat64 : kFloat32;
+  Tensor keep = lt(rand(x.sizes(), TensorOptions(x.device()).with(u)), 1.0 - p);
+  return mul(mul(x, keep.to(x.dtype())), 1.0 / (1.0 - p));
 }
 
 std::string DropoutImpl::describe() const { return "Dropout(p=" + std::to_string(options.p()) + ")"; }

@@ -9,6 +9,7 @@
 
 #include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
+#include "ops/low_precision.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
@@ -38,9 +39,9 @@ void check_args(const char* op, Size2 stride, Size2 padding, Size2 dilation, int
 }
 
 void check_float(const char* op, const char* arg, const Tensor& t) {
-  if (t.dtype() != kFloat32 && t.dtype() != kFloat64)
-    throw DTypeError(std::string(op) + ": " + arg + " must be float32 or float64, got " + name(t.dtype()) +
-                     "; convert with .to(vnn::kFloat32)");
+  if (!is_floating(t.dtype()))
+    throw DTypeError(std::string(op) + ": " + arg + " must be float32, float64, float16 or bfloat16, got " +
+                     name(t.dtype()) + "; convert with .to(vnn::kFloat32)");
 }
 
 // Validates input / weight shapes (as sizes) and derives the output size.
@@ -189,6 +190,10 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
   if (autocast::detail::OpScope s{autocast::detail::Policy::lower, {&input, &weight, &bias}})
     return conv2d(s[0], s[1], s[2], stride, padding, dilation, groups);
   ConvGeom geom = forward_geometry(input, weight, bias, stride, padding, dilation, groups);
+  if (detail::is_low_precision(input.dtype()))  // float32 accumulation (ops/low_precision.hpp)
+    return detail::round_to(conv2d(detail::upcast_low(input), detail::upcast_low(weight), detail::upcast_low(bias),
+                                   stride, padding, dilation, groups),
+                            input.dtype());
   bool track = detail::needs_grad({&input, &weight, &bias});
   bool need_w = track && weight.requires_grad();
   Tensor out, col;
@@ -228,6 +233,9 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, co
     throw ShapeError(std::string(op) + ": grad_output " + grad_output.sizes().str() + " does not match the output [" +
                      std::to_string(g.N) + ", " + std::to_string(g.O) + ", " + std::to_string(g.OH) + ", " +
                      std::to_string(g.OW) + "] of input " + input_sizes.str() + " and weight " + weight.sizes().str());
+  if (detail::is_low_precision(grad_output.dtype()))
+    return backward_input_rows(grad_rows(grad_output.to(kFloat32), g), weight.to(kFloat32), g, input_sizes)
+        .to(grad_output.dtype());
   return backward_input_rows(grad_rows(grad_output, g), weight, g, input_sizes);
 }
 
@@ -243,6 +251,10 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, co
     throw ShapeError(std::string(op) + ": grad_output " + grad_output.sizes().str() +
                      " does not match the output of input " + input.sizes().str() + " and weight " +
                      weight_sizes.str());
+  if (detail::is_low_precision(input.dtype()))
+    return conv2d_backward_weight(grad_output.to(kFloat32), input.to(kFloat32), weight_sizes, stride, padding,
+                                  dilation, groups)
+        .to(input.dtype());
   Tensor col = im2col_rows(input, g).view({g.C * g.kh * g.kw, g.N * g.OH * g.OW});
   return backward_weight_rows(grad_rows(grad_output, g), col, g, weight_sizes);
 }

@@ -39,12 +39,35 @@ bool is_compare(vnn_binary_fn fn) { return fn >= VNN_BINARY_EQ && fn <= VNN_BINA
 bool is_logical(vnn_binary_fn fn) { return fn >= VNN_BINARY_LOGICAL_AND && fn <= VNN_BINARY_LOGICAL_XOR; }
 bool is_storage_only(DType t) { return t == kFloat16 || t == kBFloat16; }
 
-// The dtype the kernel computes a binary fn of a and b in.
-DType binary_compute_type(DType a, DType b, vnn_binary_fn fn) {
+// torch.result_type of two tensor operands (docs/dtypes.md rule 7).
+DType result_type(const Tensor& a, const Tensor& b) {
+  // A 0-dim operand widens the result only from a higher category
+  // (bool < integer < floating): bfloat16 [3] + float32 [] is bfloat16.
+  auto category = [](DType t) { return t == kBool ? 0 : is_integral(t) ? 1 : 2; };
+  if ((a.dim() == 0) != (b.dim() == 0)) {
+    const Tensor& dimmed = a.dim() == 0 ? b : a;
+    const Tensor& scalar = a.dim() == 0 ? a : b;
+    if (category(scalar.dtype()) <= category(dimmed.dtype())) return dimmed.dtype();
+  }
+  return promote_types(a.dtype(), b.dtype());
+}
+
+// The dtype a binary fn of a and b returns (comparisons and logical ops
+// return bool; this is the dtype their operands are compared in).
+DType binary_result_type(const Tensor& a, const Tensor& b, vnn_binary_fn fn) {
   if (is_logical(fn)) return kBool;  // operands reduce to "nonzero" first
-  DType t = promote_types(a, b);
+  DType t = result_type(a, b);
   if (fn == VNN_BINARY_DIV && !is_floating(t)) t = kFloat32;  // true division
-  if (is_storage_only(t)) t = kFloat32;
+  return t;
+}
+
+// The dtype the kernel runs in for result type t: two float16 (bfloat16)
+// operands run on 16-bit storage (every kernel computes in float32 and
+// rounds once); mixed operands (bfloat16 with a float32 scalar, float16
+// with int64) are computed in float32 and the result rounded once, so a
+// scalar is not rounded to 16 bits first (PyTorch's "opmath").
+DType binary_kernel_type(const Tensor& a, const Tensor& b, DType t) {
+  if (is_storage_only(t) && (a.dtype() != t || b.dtype() != t)) return kFloat32;
   return t;
 }
 
@@ -56,23 +79,24 @@ Tensor binary(const Tensor& a, const Tensor& b, vnn_binary_fn fn, double alpha =
   const char* op = binary_name(fn);
   detail::check_same_device(a, b, op, "other");
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), op);
-  DType t = binary_compute_type(a.dtype(), b.dtype(), fn);
-  DType out_t = is_compare(fn) || is_logical(fn) ? kBool : t;
-  Tensor out = detail::make_empty(a.impl()->ctx(), shape, out_t, op);
-  Tensor x = a.to(t).expand(shape), y = b.to(t).expand(shape);
+  const DType t = binary_result_type(a, b, fn), k = binary_kernel_type(a, b, t);
+  const bool bool_out = is_compare(fn) || is_logical(fn);
+  Tensor out = detail::make_empty(a.impl()->ctx(), shape, bool_out ? kBool : k, op);
+  Tensor x = a.to(k).expand(shape), y = b.to(k).expand(shape);
   enqueue_binary(out, x, y, fn, alpha);
-  if (detail::needs_grad({&x, &y}) && is_floating(out_t))
+  if (detail::needs_grad({&x, &y}) && is_floating(out.dtype()))
     if (auto backward = detail::binary_backward(fn, x, y, out, alpha))
       detail::record(op, out, {&x, &y}, std::move(backward), {&x, &y});
-  return out;
+  return bool_out || k == t ? out : out.to(t);
 }
 
 bool integral_value(double v) { return std::isfinite(v) && v == std::trunc(v); }
 
 // A 0-dim tensor for a scalar operand (docs/dtypes.md rule 5): a float
-// tensor's dtype (float32 for the storage-only types, so the scalar is not
-// rounded to 16 bits), an integer tensor's dtype for integral values,
-// otherwise int64 (bool tensors) or float32.
+// tensor's dtype (float32 for the 16-bit types, so the scalar is not rounded
+// to 16 bits; being 0-dim it does not widen the result), an integer
+// tensor's dtype for integral values, otherwise int64 (bool tensors) or
+// float32.
 Tensor scalar_like(const Tensor& a, double v) {
   DType t = a.dtype();
   if (is_storage_only(t)) t = kFloat32;
@@ -93,11 +117,11 @@ void check_inplace_type(const Tensor& self, DType t, const char* op) {
 Tensor& inplace_binary(Tensor& self, const Tensor& other, vnn_binary_fn fn, double alpha) {
   const char* op = binary_name(fn);
   if (detail::needs_grad({&self, &other})) {
-    check_inplace_type(self, binary_compute_type(self.dtype(), other.dtype(), fn), op);
+    check_inplace_type(self, binary_result_type(self, other, fn), op);
     return detail::inplace_with_grad(self, op, [&](const Tensor& old) { return binary(old, other, fn, alpha); });
   }
   detail::check_same_device(self, other, op, "other");
-  check_inplace_type(self, binary_compute_type(self.dtype(), other.dtype(), fn), op);
+  check_inplace_type(self, binary_result_type(self, other, fn), op);
   Shape shape = broadcast_shapes(self.sizes(), other.sizes(), op);
   if (shape != self.sizes())
     throw ShapeError(std::string(op) + "_: other of shape " + other.sizes().str() +
@@ -140,7 +164,7 @@ Tensor unary(const Tensor& a, vnn_unary_fn fn, const char* op, IntRule rule, boo
     else if (t == kBool && !bool_ok)
       throw DTypeError(std::string(op) + ": not defined for bool tensors; convert with .to(vnn::kInt32) first");
   }
-  if (is_storage_only(t)) t = kFloat32;
+  // float16 / bfloat16 run on 16-bit storage: the kernels compute in float32.
   Tensor in = a.to(t);
   Tensor out = detail::make_empty(a.impl()->ctx(), a.sizes(), fn == VNN_UNARY_LOGICAL_NOT ? kBool : t);
   detail::enqueue(VNN_OP_UNARY, op, {&in}, out, scalars, {int64_t(fn)});
@@ -155,7 +179,7 @@ DType clamp_type(const Tensor& a, double lo, double hi) {
   bool lo_int = std::isnan(lo) || integral_value(lo) || std::isinf(lo);
   bool hi_int = std::isnan(hi) || integral_value(hi) || std::isinf(hi);
   if (!is_floating(t) && !(lo_int && hi_int)) t = kFloat32;
-  return is_storage_only(t) ? kFloat32 : t;
+  return t;
 }
 
 void check_int_pow(const Tensor& a, double e) {
@@ -308,7 +332,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   detail::check_same_device(cond, b, "where", "other");
   check_bool_cond(cond, "where", "condition");
   Shape shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
-  DType t = promote_types(a.dtype(), b.dtype());
+  DType t = result_type(a, b);
   Tensor out = detail::make_empty(a.impl()->ctx(), shape, t);
   Tensor c = cond.expand(shape), x = a.to(t).expand(shape), y = b.to(t).expand(shape);
   detail::enqueue(VNN_OP_WHERE, "where", {&c, &x, &y}, out);

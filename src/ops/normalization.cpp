@@ -5,11 +5,14 @@
 //   xhat = (x - mean) * rstd, M = elements per statistic,
 //   dx = rstd / M * (M * dxhat - sum(dxhat) - xhat * sum(dxhat * xhat)).
 #include <algorithm>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
+#include "ops/low_precision.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 #include "vnn/nn_ops.h"
@@ -21,8 +24,9 @@ namespace {
 
 void check_float(const char* op, const Tensor& t) {
   if (!t.defined()) throw ValueError(std::string(op) + ": argument 'input' is undefined");
-  if (t.dtype() != kFloat32 && t.dtype() != kFloat64)
-    throw DTypeError(std::string(op) + ": input must be float32 or float64, got " + name(t.dtype()));
+  if (!is_floating(t.dtype()))
+    throw DTypeError(std::string(op) + ": input must be float32, float64, float16 or bfloat16, got " +
+                     name(t.dtype()) + "; convert with .to(vnn::kFloat32)");
 }
 
 // An optional per-channel / per-feature tensor: same device and dtype as
@@ -52,6 +56,30 @@ Tensor channel_view(const Tensor& p, int ndim) {
   return p.view(s);
 }
 
+using detail::is_low_precision;
+using detail::round_to;
+using detail::upcast_low;
+
+// Whether the call has 16-bit operands and so runs on float32 copies.
+bool low(const Tensor& input) { return input.defined() && is_low_precision(input.dtype()); }
+
+// With 16-bit input, weight / bias / running stats may be the input's dtype
+// or float32 (PyTorch's mixed batch_norm); anything else is a DTypeError.
+void check_low_params(const char* op, const Tensor& input, std::initializer_list<std::pair<const char*, Tensor>> ps) {
+  for (const auto& [arg, p] : ps)
+    if (p.defined() && p.dtype() != input.dtype() && p.dtype() != kFloat32)
+      throw DTypeError(std::string(op) + ": " + arg + " dtype " + name(p.dtype()) + " differs from input dtype " +
+                       name(input.dtype()) + " (16-bit input takes its own dtype or float32)");
+}
+
+// A running statistic updated in float32 and stored back in its dtype.
+void store_back(const Tensor& stat, const Tensor& updated) {
+  if (!stat.defined() || stat.impl() == updated.impl()) return;
+  autograd::NoGradGuard no_grad;
+  Tensor s = stat;
+  s.copy_(updated);
+}
+
 Tensor rstd_of(const Tensor& var, double eps) { return div(ones_like(var), sqrt(add(var, eps))); }
 
 void check_nc(const char* op, const Tensor& input) {
@@ -64,6 +92,7 @@ void check_nc(const char* op, const Tensor& input) {
 
 std::tuple<Tensor, Tensor> batch_norm_stats(const Tensor& input) {
   check_nc("batch_norm_stats", input);
+  if (low(input)) return batch_norm_stats(input.to(kFloat32));  // float32 statistics
   auto dims = non_channel_dims(input);
   Tensor m = mean(input, dims, true);
   Tensor d = sub(input, m);
@@ -125,6 +154,17 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Tensor&
   // running_mean / running_var are updated in place: never cast copies.
   if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &weight, &bias}})
     return batch_norm(s[0], s[1], s[2], running_mean, running_var, training, momentum, eps);
+  if (low(input)) {  // float32 statistics and arithmetic; output rounded once, stats in float32
+    check_nc("batch_norm", input);
+    check_low_params("batch_norm", input, {{"weight", weight}, {"bias", bias}, {"running_mean", running_mean},
+                                           {"running_var", running_var}});
+    Tensor rm = upcast_low(running_mean), rv = upcast_low(running_var);
+    auto [out, m, rstd] = batch_norm(input.to(kFloat32), upcast_low(weight), upcast_low(bias), rm, rv, training,
+                                     momentum, eps);
+    store_back(running_mean, rm);
+    store_back(running_var, rv);
+    return {out.to(input.dtype()), m, rstd};
+  }
   bool track = detail::needs_grad({&input, &weight, &bias});
   std::tuple<Tensor, Tensor, Tensor> r;
   {
@@ -147,6 +187,12 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_output
                                                        const Tensor& save_invstd, bool training) {
   const char* op = "batch_norm_backward";
   check_nc(op, input);
+  if (low(input) || low(grad_output)) {
+    auto [gx, gw, gb] = batch_norm_backward(upcast_low(grad_output), upcast_low(input), upcast_low(weight),
+                                            upcast_low(save_mean), upcast_low(save_invstd), training);
+    DType pt = weight.defined() ? weight.dtype() : input.dtype();
+    return {round_to(gx, input.dtype()), round_to(gw, pt), round_to(gb, pt)};
+  }
   Shape c{input.size(1)};
   check_param(op, "grad_output", input, grad_output, input.sizes());
   check_param(op, "weight", input, weight, c);
@@ -173,7 +219,13 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_output
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, const Shape& normalized_shape,
                                               const Tensor& weight, const Tensor& bias, double eps) {
-  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &weight, &bias}}) return layer_norm(s[0], normalized_shape, s[1], s[2], eps);
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &weight, &bias}})
+    return layer_norm(s[0], normalized_shape, s[1], s[2], eps);
+  if (low(input)) {
+    check_low_params("layer_norm", input, {{"weight", weight}, {"bias", bias}});
+    auto [out, m, rstd] = layer_norm(input.to(kFloat32), normalized_shape, upcast_low(weight), upcast_low(bias), eps);
+    return {out.to(input.dtype()), m, rstd};
+  }
   bool track = detail::needs_grad({&input, &weight, &bias});
   std::tuple<Tensor, Tensor, Tensor> r;
   {
@@ -221,6 +273,12 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_output
                                                        const Tensor& rstd, const Tensor& weight) {
   const char* op = "layer_norm_backward";
   check_float(op, input);
+  if (low(input) || low(grad_output)) {
+    auto [gx, gw, gb] = layer_norm_backward(upcast_low(grad_output), upcast_low(input), normalized_shape,
+                                            upcast_low(mean_), upcast_low(rstd), upcast_low(weight));
+    DType pt = weight.defined() ? weight.dtype() : input.dtype();
+    return {round_to(gx, input.dtype()), round_to(gw, pt), round_to(gb, pt)};
+  }
   check_param(op, "grad_output", input, grad_output, input.sizes());
   check_param(op, "weight", input, weight, normalized_shape);
   int k = normalized_shape.size(), nd = input.dim();
@@ -250,6 +308,11 @@ std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, int64_t num_g
   if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &weight, &bias}}) return group_norm(s[0], num_groups, s[1], s[2], eps);
   const char* op = "group_norm";
   check_nc(op, input);
+  if (low(input)) {
+    check_low_params(op, input, {{"weight", weight}, {"bias", bias}});
+    auto [out, m, rstd] = group_norm(input.to(kFloat32), num_groups, upcast_low(weight), upcast_low(bias), eps);
+    return {out.to(input.dtype()), m, rstd};
+  }
   int64_t N = input.size(0), C = input.size(1);
   if (num_groups <= 0 || C % num_groups != 0)
     throw ValueError(std::string(op) + ": num_groups " + std::to_string(num_groups) +

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "autograd/autograd.hpp"
+#include "ops/low_precision.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/error.h"
 #include "vnn/nn_ops.h"
@@ -27,8 +28,9 @@ struct PoolArgs {
 
 void check_input(const char* op, const Tensor& input) {
   if (!input.defined()) throw ValueError(std::string(op) + ": argument 'input' is undefined");
-  if (input.dtype() != kFloat32 && input.dtype() != kFloat64)
-    throw DTypeError(std::string(op) + ": input must be float32 or float64, got " + name(input.dtype()));
+  if (!is_floating(input.dtype()))
+    throw DTypeError(std::string(op) + ": input must be float32, float64, float16 or bfloat16, got " +
+                     name(input.dtype()) + "; convert with .to(vnn::kFloat32)");
   if (input.dim() != 4)
     throw ShapeError(std::string(op) + ": expected a 4-D input [N, C, H, W], got input " + input.sizes().str());
   if (input.size(2) <= 0 || input.size(3) <= 0)
@@ -118,6 +120,15 @@ Tensor run_backward(const char* op, const Tensor& grad, const Tensor& input, con
   return gx;
 }
 
+// run_backward on 16-bit storage where the backend takes it, else on
+// float32 copies (the gradient sums accumulate in float32 either way).
+Tensor native_backward(const char* op, const Tensor& grad, const Tensor& input, const Tensor* idx, const PoolArgs& a) {
+  return detail::native_or_float32(input.impl()->ctx(), input.dtype(), VNN_OP_POOL2D_BACKWARD,
+                                   [&] { return run_backward(op, grad, input, idx, a); },
+                                   [&] { return run_backward(op, grad.to(kFloat32), input.to(kFloat32), idx, a)
+                                             .to(input.dtype()); });
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Size2 kernel_size, Size2 stride,
@@ -125,16 +136,21 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Size2 ke
   const char* op = "max_pool2d";
   PoolArgs a = fixed_args(op, input, kMax, kernel_size, stride, padding, dilation);
   auto& ctx = input.impl()->ctx();
-  Tensor out = detail::make_empty(ctx, out_shape(input, a), input.dtype());
-  Tensor idx = detail::make_empty(ctx, out_shape(input, a), kInt64);
-  run_forward(op, input, a, out, &idx);
-  if (detail::needs_grad({&input})) {
-    Tensor x = input.detach();
-    detail::record(op, out, {&input}, [=](const Tensor& g) {
-      return std::vector<Tensor>{max_pool2d_backward(g, x, idx, kernel_size, stride, padding, dilation)};
-    });
-  }
-  return {out, idx};
+  return detail::native_or_float32(ctx, input.dtype(), VNN_OP_POOL2D, [&]() -> std::tuple<Tensor, Tensor> {
+    Tensor out = detail::make_empty(ctx, out_shape(input, a), input.dtype());
+    Tensor idx = detail::make_empty(ctx, out_shape(input, a), kInt64);
+    run_forward(op, input, a, out, &idx);
+    if (detail::needs_grad({&input})) {
+      Tensor x = input.detach();
+      detail::record(op, out, {&input}, [=](const Tensor& g) {
+        return std::vector<Tensor>{max_pool2d_backward(g, x, idx, kernel_size, stride, padding, dilation)};
+      });
+    }
+    return {out, idx};
+  }, [&]() -> std::tuple<Tensor, Tensor> {
+    auto [out, idx] = max_pool2d_with_indices(input.to(kFloat32), kernel_size, stride, padding, dilation);
+    return {out.to(input.dtype()), idx};
+  });
 }
 
 Tensor max_pool2d(const Tensor& input, Size2 kernel_size, Size2 stride, Size2 padding, Size2 dilation) {
@@ -145,7 +161,7 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& input, const
                            Size2 stride, Size2 padding, Size2 dilation) {
   const char* op = "max_pool2d_backward";
   PoolArgs a = fixed_args(op, input, kMax, kernel_size, stride, padding, dilation);
-  return run_backward(op, grad_output, input, &indices, a);
+  return native_backward(op, grad_output, input, &indices, a);
 }
 
 namespace {
@@ -168,36 +184,43 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel_size, Size2 stride, Size2 pa
                   int64_t divisor_override) {
   const char* op = "avg_pool2d";
   PoolArgs a = avg_args(op, input, kernel_size, stride, padding, count_include_pad, divisor_override);
-  Tensor out = detail::make_empty(input.impl()->ctx(), out_shape(input, a), input.dtype());
-  run_forward(op, input, a, out, nullptr);
-  if (detail::needs_grad({&input})) {
-    Tensor x = input.detach();
-    detail::record(op, out, {&input}, [=](const Tensor& g) {
-      return std::vector<Tensor>{
-          avg_pool2d_backward(g, x, kernel_size, stride, padding, count_include_pad, divisor_override)};
-    });
-  }
-  return out;
+  return detail::native_or_float32(input.impl()->ctx(), input.dtype(), VNN_OP_POOL2D, [&] {
+    Tensor out = detail::make_empty(input.impl()->ctx(), out_shape(input, a), input.dtype());
+    run_forward(op, input, a, out, nullptr);
+    if (detail::needs_grad({&input})) {
+      Tensor x = input.detach();
+      detail::record(op, out, {&input}, [=](const Tensor& g) {
+        return std::vector<Tensor>{
+            avg_pool2d_backward(g, x, kernel_size, stride, padding, count_include_pad, divisor_override)};
+      });
+    }
+    return out;
+  }, [&] {
+    return avg_pool2d(input.to(kFloat32), kernel_size, stride, padding, count_include_pad, divisor_override)
+        .to(input.dtype());
+  });
 }
 
 Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input, Size2 kernel_size, Size2 stride,
                            Size2 padding, bool count_include_pad, int64_t divisor_override) {
   const char* op = "avg_pool2d_backward";
   PoolArgs a = avg_args(op, input, kernel_size, stride, padding, count_include_pad, divisor_override);
-  return run_backward(op, grad_output, input, nullptr, a);
+  return native_backward(op, grad_output, input, nullptr, a);
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
   const char* op = "adaptive_avg_pool2d";
   PoolArgs a = adaptive_args(op, input, kAdaptiveAvg, output_size);
-  Tensor out = detail::make_empty(input.impl()->ctx(), out_shape(input, a), input.dtype());
-  run_forward(op, input, a, out, nullptr);
-  if (detail::needs_grad({&input})) {
-    Tensor x = input.detach();
-    detail::record(op, out, {&input},
-                   [x](const Tensor& g) { return std::vector<Tensor>{adaptive_avg_pool2d_backward(g, x)}; });
-  }
-  return out;
+  return detail::native_or_float32(input.impl()->ctx(), input.dtype(), VNN_OP_POOL2D, [&] {
+    Tensor out = detail::make_empty(input.impl()->ctx(), out_shape(input, a), input.dtype());
+    run_forward(op, input, a, out, nullptr);
+    if (detail::needs_grad({&input})) {
+      Tensor x = input.detach();
+      detail::record(op, out, {&input},
+                     [x](const Tensor& g) { return std::vector<Tensor>{adaptive_avg_pool2d_backward(g, x)}; });
+    }
+    return out;
+  }, [&] { return adaptive_avg_pool2d(input.to(kFloat32), output_size).to(input.dtype()); });
 }
 
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& input) {
@@ -205,22 +228,27 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& inp
   if (grad_output.dim() != 4)
     throw ShapeError(std::string(op) + ": expected a 4-D grad_output, got " + grad_output.sizes().str());
   PoolArgs a = adaptive_args(op, input, kAdaptiveAvg, Size2(grad_output.size(2), grad_output.size(3)));
-  return run_backward(op, grad_output, input, nullptr, a);
+  return native_backward(op, grad_output, input, nullptr, a);
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, Size2 output_size) {
   const char* op = "adaptive_max_pool2d";
   PoolArgs a = adaptive_args(op, input, kAdaptiveMax, output_size);
   auto& ctx = input.impl()->ctx();
-  Tensor out = detail::make_empty(ctx, out_shape(input, a), input.dtype());
-  Tensor idx = detail::make_empty(ctx, out_shape(input, a), kInt64);
-  run_forward(op, input, a, out, &idx);
-  if (detail::needs_grad({&input})) {
-    Tensor x = input.detach();
-    detail::record(op, out, {&input},
-                   [x, idx](const Tensor& g) { return std::vector<Tensor>{adaptive_max_pool2d_backward(g, x, idx)}; });
-  }
-  return {out, idx};
+  return detail::native_or_float32(ctx, input.dtype(), VNN_OP_POOL2D, [&]() -> std::tuple<Tensor, Tensor> {
+    Tensor out = detail::make_empty(ctx, out_shape(input, a), input.dtype());
+    Tensor idx = detail::make_empty(ctx, out_shape(input, a), kInt64);
+    run_forward(op, input, a, out, &idx);
+    if (detail::needs_grad({&input})) {
+      Tensor x = input.detach();
+      detail::record(op, out, {&input},
+                     [x, idx](const Tensor& g) { return std::vector<Tensor>{adaptive_max_pool2d_backward(g, x, idx)}; });
+    }
+    return {out, idx};
+  }, [&]() -> std::tuple<Tensor, Tensor> {
+    auto [out, idx] = adaptive_max_pool2d(input.to(kFloat32), output_size);
+    return {out.to(input.dtype()), idx};
+  });
 }
 
 Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& indices) {
@@ -228,7 +256,7 @@ Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& inp
   if (grad_output.dim() != 4)
     throw ShapeError(std::string(op) + ": expected a 4-D grad_output, got " + grad_output.sizes().str());
   PoolArgs a = adaptive_args(op, input, kAdaptiveMax, Size2(grad_output.size(2), grad_output.size(3)));
-  return run_backward(op, grad_output, input, &indices, a);
+  return native_backward(op, grad_output, input, &indices, a);
 }
 
 }  // namespace vnn

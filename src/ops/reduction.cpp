@@ -8,6 +8,7 @@
 
 #include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
+#include "ops/low_precision.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/elementwise.h"
 #include "vnn/checked_size.h"
@@ -180,15 +181,10 @@ Tensor reduce_one(const Tensor& t, int dim, vnn_reduce_fn fn, bool keepdim) {
   return reduce_dims(t, {int64_t(dim)}, fn, keepdim);
 }
 
-Tensor softmax_impl(const Tensor& t0, int dim, bool log_out) {
-  const char* op = log_out ? "log_softmax" : "softmax";
-  const Tensor& t = checked(t0, op);
-  if (!is_floating(t.dtype()))
-    throw DTypeError(std::string(op) + ": expected a floating dtype, got " + name(t.dtype()) +
-                     "; convert first, e.g. t.to(vnn::kFloat32)");
-  int nd = t.dim();
-  int d = detail::normalize_dim(dim, nd, op);
-  DType compute = t.dtype() == kFloat64 ? kFloat64 : kFloat32;
+// softmax / log_softmax of t along d computed in dtype `compute` (t's own,
+// or float32 for 16-bit t on a backend without a 16-bit SOFTMAX).
+Tensor softmax_in(const Tensor& t, int d, bool log_out, DType compute, const char* op) {
+  const int nd = t.dim();
   Tensor in = t.to(compute);
   Tensor out = detail::make_empty(t.impl()->ctx(), t.sizes(), compute);
   if (out.numel() > 0) {
@@ -204,6 +200,19 @@ Tensor softmax_impl(const Tensor& t0, int dim, bool log_out) {
     }, {&out});
   }
   return compute == t.dtype() ? out : out.to(t.dtype());
+}
+
+Tensor softmax_impl(const Tensor& t0, int dim, bool log_out) {
+  const char* op = log_out ? "log_softmax" : "softmax";
+  const Tensor& t = checked(t0, op);
+  if (!is_floating(t.dtype()))
+    throw DTypeError(std::string(op) + ": expected a floating dtype, got " + name(t.dtype()) +
+                     "; convert first, e.g. t.to(vnn::kFloat32)");
+  int d = detail::normalize_dim(dim, t.dim(), op);
+  // 16-bit rows: the kernels accumulate in float32 (or wider) either way.
+  return detail::native_or_float32(t.impl()->ctx(), t.dtype(), VNN_OP_SOFTMAX,
+                                   [&] { return softmax_in(t, d, log_out, t.dtype(), op); },
+                                   [&] { return softmax_in(t, d, log_out, kFloat32, op); });
 }
 
 }  // namespace

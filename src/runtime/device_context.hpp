@@ -25,6 +25,10 @@ struct DeviceContext {
   // Whether the backend runs float16/bfloat16 MATMUL itself (cuBLAS):
   // -1 not yet known, 0 no (matmul converts to float32), 1 yes.
   std::atomic<int> native_half_matmul{-1};
+  // The same per op kind for the other ops that try 16-bit storage first
+  // (softmax, pooling; ops/low_precision.hpp): 0 not yet known, 1 yes, 2 no
+  // (0 is what the zero-initialised array starts as).
+  std::atomic<int> native_half_op[VNN_OP_COUNT_] = {};
   // Queues of the live vnn::Stream objects of this device (added and
   // removed by src/runtime/stream.cpp): synchronize() waits for each of
   // them too, as torch.cuda.synchronize() waits for every stream.

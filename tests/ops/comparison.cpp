@@ -134,8 +134,9 @@ TEST_CASE("where broadcasts all three operands and promotes a and b") {
   CHECK(where(c, x, 7.0).to_vector<float>() == std::vector<float>{1, 7});
   CHECK(where(c, 7.0, x).to_vector<float>() == std::vector<float>{7, 2});
   Tensor h = x.to(kFloat16);
-  CHECK(where(c, h, h * 0.0).dtype() == kFloat32);  // f16 arithmetic gives f32
-  CHECK(where(c, h, h).dtype() == kFloat16);        // no arithmetic: stays f16
+  CHECK(where(c, h, h * 0.0).dtype() == kFloat16);  // f16 arithmetic stays f16 (PyTorch)
+  CHECK(where(c, h, x).dtype() == kFloat32);        // a dimensioned f32 widens
+  CHECK(where(c, h, 7.0).dtype() == kFloat16);      // a scalar does not
   CHECK_THROWS_AS(where(x, x, x), DTypeError);      // condition must be bool
   CHECK_THROWS_AS(where(c, x, ones({3}, dev)), ShapeError);
 }

@@ -81,7 +81,7 @@ auto not_bool = [](DType t) { return t != kBool; };
 auto floating = [](DType t) { return is_floating(t); };
 auto float_or_int = [](DType t) { return t != kBool; };
 auto no_unsigned_wrap = [](DType t) { return t != kUInt8; };
-auto nn_dtypes = [](DType t) { return t == kFloat32 || t == kFloat64; };  // nn_ops.h: images are float32/64
+auto nn_dtypes = [](DType t) { return is_floating(t); };  // nn_ops.h: images are floating (16-bit included)
 // Index tensors on x's device: columns {c-1, 0, 2, 0} and, per row, 3 columns.
 Tensor column_index(const Tensor& x) {
   int64_t c = x.size(1);

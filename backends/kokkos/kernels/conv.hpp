@@ -7,11 +7,12 @@
 //          overlapping patches accumulate without atomics or races.
 //  conv2d passes col as a permuted view of a [C*kh*kw, N, OH*OW] buffer
 //  (the layout of its single batched GEMM); the strides carry that.
-//  ints = {kh, kw, sh, sw, ph, pw, dh, dw}; float32 and float64.
+//  ints = {kh, kw, sh, sw, ph, pw, dh, dw}; float32 and float64 (conv2d
+//  runs 16-bit operands on float32 copies: col2im accumulates).
 #pragma once
 #include <Kokkos_Core.hpp>
 
-#include "kokkos/kernels/types.hpp"
+#include "kokkos/kernels/dispatch.hpp"
 
 namespace vnn::kernels {
 
@@ -139,15 +140,11 @@ bool im2col(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc&
   const vnn_tensor_desc& img = col2im ? out : in;
   const vnn_tensor_desc& col = col2im ? in : out;
   if (!conv2d_shapes_ok(img, col, g, &oh, &ow)) return false;
-  switch (out.dtype) {
-    case VNN_FLOAT32:
-      col2im ? col2im_typed<Exec, float>(exec, out, in, g, oh, ow) : im2col_typed<Exec, float>(exec, out, in, g, oh, ow);
-      return true;
-    case VNN_FLOAT64:
-      col2im ? col2im_typed<Exec, double>(exec, out, in, g, oh, ow) : im2col_typed<Exec, double>(exec, out, in, g, oh, ow);
-      return true;
-    default: return false;
-  }
+  dispatch_types<FloatingTypes>(col2im ? "col2im" : "im2col", out.dtype, [&](auto t) {
+    using T = decltype(t);
+    col2im ? col2im_typed<Exec, T>(exec, out, in, g, oh, ow) : im2col_typed<Exec, T>(exec, out, in, g, oh, ow);
+  });
+  return true;
 }
 
 }  // namespace vnn::kernels

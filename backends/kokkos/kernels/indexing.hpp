@@ -12,7 +12,7 @@
 #pragma once
 #include <Kokkos_Core.hpp>
 
-#include "kokkos/kernels/types.hpp"
+#include "kokkos/kernels/dispatch.hpp"
 
 namespace vnn::kernels {
 
@@ -116,28 +116,29 @@ bool indexing(const Exec& exec, const vnn_op* op) {
   if (!is_scatter) {
     const IndexWalk w = make_walk(iter, out, src, index, dim, full);
     if (n == 0) return true;
-    return dispatch_dtype(out.dtype, [&](auto t) {
+    dispatch_types<AllTypes>("gather", out.dtype, [&](auto t) {
       using T = decltype(t);
       gather_typed<Exec, T>(exec, w, typed<T>(out), typed<T>(src), idx, n);
     });
+    return true;
   }
   const IndexWalk w = make_walk(iter, src, out, index, dim, full);
   const bool add = kind == VNN_OP_INDEX_ADD || (op->num_ints > 1 && op->ints[1] == 1);
   if (!add) {
     if (n == 0) return true;
-    return dispatch_dtype(out.dtype, [&](auto t) {
+    dispatch_types<AllTypes>("scatter", out.dtype, [&](auto t) {
       using T = decltype(t);
       scatter_set_typed<Exec, T>(exec, w, typed<T>(out), typed<T>(src), idx, n);
     });
+    return true;
   }
   const double alpha = kind == VNN_OP_INDEX_ADD && op->num_scalars > 0 ? op->scalars[0] : 1.0;
-  switch (out.dtype) {
-    case VNN_FLOAT32: scatter_add_typed<Exec, float>(exec, w, typed<float>(out), typed<float>(src), idx, n, float(alpha)); return true;
-    case VNN_FLOAT64: scatter_add_typed<Exec, double>(exec, w, typed<double>(out), typed<double>(src), idx, n, alpha); return true;
-    case VNN_INT32: scatter_add_typed<Exec, int32_t>(exec, w, typed<int32_t>(out), typed<int32_t>(src), idx, n, int32_t(alpha)); return true;
-    case VNN_INT64: scatter_add_typed<Exec, int64_t>(exec, w, typed<int64_t>(out), typed<int64_t>(src), idx, n, int64_t(alpha)); return true;
-    default: return false;
-  }
+  // 16-bit sums are accumulated by the core in float32 (add_dtype).
+  dispatch_types<ArithmeticTypes>("scatter_add", out.dtype, [&](auto t) {
+    using T = decltype(t);
+    scatter_add_typed<Exec, T>(exec, w, typed<T>(out), typed<T>(src), idx, n, T(alpha));
+  });
+  return true;
 }
 
 }  // namespace vnn::kernels

@@ -24,7 +24,7 @@
 
 #include "common/gemm_plan.hpp"
 #include "kokkos/kernels/copy.hpp"
-#include "kokkos/kernels/types.hpp"
+#include "kokkos/kernels/dispatch.hpp"
 
 namespace vnn::kernels {
 
@@ -112,13 +112,11 @@ bool matmul(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc&
   MatmulShape s;
   if (!matmul_shape(out, a, b, &s)) return false;
   if (s.batch * s.m * s.n == 0) return true;
-  switch (out.dtype) {
-    case VNN_FLOAT32: matmul_typed<Exec, float>(exec, out, a, b, s, alpha, beta); return true;
-    case VNN_FLOAT64: matmul_typed<Exec, double>(exec, out, a, b, s, alpha, beta); return true;
-    case VNN_INT32: matmul_typed<Exec, int32_t>(exec, out, a, b, s, alpha, beta); return true;
-    case VNN_INT64: matmul_typed<Exec, int64_t>(exec, out, a, b, s, alpha, beta); return true;
-    default: return false;
-  }
+  // Not the 16-bit types: the core runs those through float32 (and a
+  // vendor BLAS with float32 accumulation where a device has one).
+  dispatch_types<ArithmeticTypes>("matmul", out.dtype,
+                                  [&](auto t) { matmul_typed<Exec, decltype(t)>(exec, out, a, b, s, alpha, beta); });
+  return true;
 }
 
 // ---- vendor BLAS -----------------------------------------------------------
@@ -164,11 +162,7 @@ bool matmul_blas(const vnn_tensor_desc& out, const vnn_tensor_desc& a, const vnn
                  o + bi * p.stride_c, p.ldc);
     }
   };
-  switch (out.dtype) {
-    case VNN_FLOAT32: run(float{}); return true;
-    case VNN_FLOAT64: run(double{}); return true;
-    default: return false;
-  }
+  return try_dispatch_types<FloatingTypes>(out.dtype, run);
 }
 
 // A device BLAS (cuBLAS, hipBLAS) on the queue exec: Blas supplies

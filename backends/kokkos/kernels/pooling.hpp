@@ -9,11 +9,12 @@
 //          -> out grad_in [N, C, H, W]. One work item per input pixel
 //          gathers from the outputs whose window holds it: no atomics, no
 //          races. An index that names no pixel of its window adds nothing.
-// float32 and float64; every tensor any strides.
+// float32, float64 and 16-bit storage (float32 sums and maxima, one
+// rounding per output); every tensor any strides.
 #pragma once
 #include <Kokkos_Core.hpp>
 
-#include "kokkos/kernels/types.hpp"
+#include "kokkos/kernels/dispatch.hpp"
 
 namespace vnn::kernels {
 
@@ -97,7 +98,7 @@ KOKKOS_INLINE_FUNCTION void max_pool_row_nopad(const T* row, T* out, int64_t* id
         for (int64_t b = (a == 0 ? 1 : 0); b < kw; ++b)
           max_step<C>(load(p[a * dh * s2 + b * dw * s3]), base + a * dh * W + b * dw, best, arg);
     }
-    out[ow * o3] = T(best);
+    out[ow * o3] = store<T>(best);
     if (idx) idx[ow * i3] = arg;
   }
 }
@@ -147,7 +148,7 @@ void pool2d_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
         for (int64_t b = 0; b < wc; ++b) {
           const int64_t w = ws + b * wst;
           if (w < 0 || w >= W) continue;
-          const compute_t<T> v = plane[h * s2 + w * s3];
+          const compute_t<T> v = load(plane[h * s2 + w * s3]);
           sum += v;
           // NaN wins, as in PyTorch.
           if (arg < 0 || v > best || v != v) {
@@ -158,10 +159,10 @@ void pool2d_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
       }
       const int64_t at = oo + n * o0 + c * o1 + oh * o2 + ow * o3;
       if (is_max) {
-        o[at] = T(best);
+        o[at] = store<T>(best);
         if (ix) ix[io + n * i0 + c * i1 + oh * i2 + ow * i3] = arg;
       } else {
-        o[at] = T(sum / compute_t<T>(pool_divisor(g, hs, hc, ws, wc, H, W)));
+        o[at] = store<T>(sum / compute_t<T>(pool_divisor(g, hs, hc, ws, wc, H, W)));
       }
     }
   });
@@ -212,7 +213,7 @@ void pool2d_backward_typed(const Exec& exec, const vnn_tensor_desc& out, const v
       const int64_t n = p / C, c = p % C;
       T* plane = o + oo + n * o0 + c * o1;
       for (int64_t h = 0; h < H; ++h)
-        for (int64_t w = 0; w < W; ++w) plane[h * o2 + w * o3] = T(0);
+        for (int64_t w = 0; w < W; ++w) plane[h * o2 + w * o3] = store<T>(0.0f);
       const int64_t* pix = ix + io + n * i0 + c * i1;
       const T* pg = gy + go + n * g0 + c * g1;
       for (int64_t oh = 0; oh < OH; ++oh)
@@ -242,7 +243,7 @@ void pool2d_backward_typed(const Exec& exec, const vnn_tensor_desc& out, const v
         int64_t ws, wc, wst;
         pool_window(adaptive, ow, OW, W, g.kw, g.sw, g.pw, g.dw, &ws, &wc, &wst);
         if (w < ws || (w - ws) % wst != 0 || (w - ws) / wst >= wc) continue;
-        const compute_t<T> gv = gy[go + n * g0 + c * g1 + oh * g2 + ow * g3];
+        const compute_t<T> gv = load(gy[go + n * g0 + c * g1 + oh * g2 + ow * g3]);
         if (is_max) {
           if (ix[io + n * i0 + c * i1 + oh * i2 + ow * i3] == h * W + w) sum += gv;
         } else {
@@ -250,7 +251,7 @@ void pool2d_backward_typed(const Exec& exec, const vnn_tensor_desc& out, const v
         }
       }
     }
-    o[oo + n * o0 + c * o1 + h * o2 + w * o3] = T(sum);
+    o[oo + n * o0 + c * o1 + h * o2 + w * o3] = store<T>(sum);
   });
 }
 
@@ -276,15 +277,11 @@ bool pool2d(const Exec& exec, const vnn_op& op, bool backward) {
   if (idx)
     for (int k = 0; k < 4; ++k)
       if (idx->sizes[k] != small.sizes[k]) return false;
-  switch (out.dtype) {
-    case VNN_FLOAT32:
-      backward ? pool2d_backward_typed<Exec, float>(exec, out, in, idx, g) : pool2d_typed<Exec, float>(exec, out, idx, in, g);
-      return true;
-    case VNN_FLOAT64:
-      backward ? pool2d_backward_typed<Exec, double>(exec, out, in, idx, g) : pool2d_typed<Exec, double>(exec, out, idx, in, g);
-      return true;
-    default: return false;
-  }
+  dispatch_types<FloatingAndHalfTypes>(backward ? "pool2d_backward" : "pool2d", out.dtype, [&](auto t) {
+    using T = decltype(t);
+    backward ? pool2d_backward_typed<Exec, T>(exec, out, in, idx, g) : pool2d_typed<Exec, T>(exec, out, idx, in, g);
+  });
+  return true;
 }
 
 }  // namespace vnn::kernels

@@ -5,7 +5,7 @@
 #pragma once
 #include <cmath>
 
-#include "kokkos/kernels/types.hpp"
+#include "kokkos/kernels/dispatch.hpp"
 
 namespace vnn::kernels {
 
@@ -100,13 +100,17 @@ bool random(const Exec& exec, const vnn_tensor_desc& out, const int64_t* ints, i
   const uint64_t seed = uint64_t(ints[1]), offset = uint64_t(ints[2]);
   const double a = scalars[0], b = scalars[1];
   if (fn == VNN_RANDOM_UNIFORM || fn == VNN_RANDOM_NORMAL) {
-    if (out.dtype == VNN_FLOAT32) return random_float<Exec, float>(exec, out, fn, seed, offset, a, b), true;
-    if (out.dtype == VNN_FLOAT64) return random_float<Exec, double>(exec, out, fn, seed, offset, a, b), true;
-    return false;
+    // Other dtypes are filled through a float32 temporary by the core.
+    dispatch_types<FloatingTypes>("random", out.dtype, [&](auto t) {
+      random_float<Exec, decltype(t)>(exec, out, fn, seed, offset, a, b);
+    });
+    return true;
   }
   if (fn == VNN_RANDOM_BITS && b > a) {
-    if (out.dtype == VNN_INT32) return random_bits<Exec, int32_t>(exec, out, seed, offset, a, b), true;
-    if (out.dtype == VNN_INT64) return random_bits<Exec, int64_t>(exec, out, seed, offset, a, b), true;
+    dispatch_types<TypeSet<int32_t, int64_t>>("random (bits)", out.dtype, [&](auto t) {
+      random_bits<Exec, decltype(t)>(exec, out, seed, offset, a, b);
+    });
+    return true;
   }
   return false;
 }

@@ -17,7 +17,7 @@
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
-#include "kokkos/kernels/types.hpp"
+#include "kokkos/kernels/dispatch.hpp"
 
 namespace vnn::kernels {
 
@@ -262,13 +262,10 @@ bool reduce_out(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_d
 
 template <class Exec, int Fn>
 bool reduce_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& in, int k) {
-  switch (in.dtype) {
-    case VNN_FLOAT32: return reduce_out<Exec, Fn, float>(exec, out, in, k);
-    case VNN_FLOAT64: return reduce_out<Exec, Fn, double>(exec, out, in, k);
-    case VNN_INT32: return reduce_out<Exec, Fn, int32_t>(exec, out, in, k);
-    case VNN_INT64: return reduce_out<Exec, Fn, int64_t>(exec, out, in, k);
-    default: return false;
-  }
+  bool ok = false;
+  dispatch_types<ArithmeticTypes>("reduce", in.dtype,
+                                  [&](auto t) { ok = reduce_out<Exec, Fn, decltype(t)>(exec, out, in, k); });
+  return ok;
 }
 
 // Input dtypes: float32, float64, int32, int64; the output dtype is fixed by

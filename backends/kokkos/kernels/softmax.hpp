@@ -6,7 +6,7 @@
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
-#include "kokkos/kernels/types.hpp"
+#include "kokkos/kernels/dispatch.hpp"
 
 namespace vnn::kernels {
 
@@ -44,15 +44,14 @@ void softmax_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tenso
   });
 }
 
-// float32 and float64.
+// float32, float64 and 16-bit storage (computed in float32, the sum in
+// float64).
 template <class Exec>
 bool softmax(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& in, int64_t log_out) {
   if (in.dtype != out.dtype || in.ndim != out.ndim) return false;
-  switch (out.dtype) {
-    case VNN_FLOAT32: softmax_typed<Exec, float>(exec, out, in, log_out != 0); return true;
-    case VNN_FLOAT64: softmax_typed<Exec, double>(exec, out, in, log_out != 0); return true;
-    default: return false;
-  }
+  dispatch_types<FloatingAndHalfTypes>("softmax", out.dtype,
+                                       [&](auto t) { softmax_typed<Exec, decltype(t)>(exec, out, in, log_out != 0); });
+  return true;
 }
 
 }  // namespace vnn::kernels

@@ -62,6 +62,25 @@ inline ushort vnn_bf16_from_long(long v) {
   return vnn_bf16_from_float(f);
 }
 
+// Storage converters for kernels built with -DDT=<dtype code> of their
+// floating storage type T: VNN_CT is the type they compute in, VNN_LD(p, i)
+// reads element i as VNN_CT and VNN_ST(p, i, v) rounds v into it. 16-bit
+// storage computes in float32 (vload_half / vstore_half_rte and the
+// bfloat16 converters above need no cl_khr_fp16).
+#if defined(DT) && DT == 6
+#define VNN_CT float
+#define VNN_LD(p, i) vload_half((i), (p))
+#define VNN_ST(p, i, v) vstore_half_rte((v), (i), (p))
+#elif defined(DT) && DT == 7
+#define VNN_CT float
+#define VNN_LD(p, i) vnn_bf16_to_float((p)[i])
+#define VNN_ST(p, i, v) ((p)[i] = vnn_bf16_from_float(v))
+#else
+#define VNN_CT T
+#define VNN_LD(p, i) ((p)[i])
+#define VNN_ST(p, i, v) ((p)[i] = (v))
+#endif
+
 #ifdef HAS_FP64
 inline ushort vnn_bf16_from_double(double v) {
   if (isnan(v)) return vnn_bf16_from_float((float)v);

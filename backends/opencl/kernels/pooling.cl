@@ -3,7 +3,8 @@
 // (forward) or per input pixel (backward: a gather over the outputs whose
 // window holds the pixel, so no atomics and no races). Grid-stride loops.
 //
-// Defines: T storage type (float or double).
+// Defines: T storage type and DT its dtype code (float32, float64, or 16-bit
+// storage computed in float32 through common.cl's VNN_LD / VNN_ST).
 // g = (mode, kh, kw, sh, sw, ph, pw, dh), g2 = (dw, count_include_pad,
 // divisor_override); mode 0 max, 1 avg, 2 adaptive avg, 3 adaptive max.
 // dims = (N, C, H, W) of the input image; OH, OW the pooled plane.
@@ -42,7 +43,7 @@ __kernel void vnn_pool2d(__global T* out, long out_off, long4 os, __global long*
     vnn_pool_window(adaptive, oh, OH, H, g.s1, g.s3, g.s5, g.s7, &hs, &hc, &hst);
     vnn_pool_window(adaptive, ow, OW, W, g.s2, g.s4, g.s6, g2.s0, &ws, &wc, &wst);
     const long base = in_off + n * is.s0 + c * is.s1;
-    T best = (T)0, sum = (T)0;
+    VNN_CT best = 0, sum = 0;
     long arg = -1;
     for (long a = 0; a < hc; ++a) {
       const long h = hs + a * hst;
@@ -50,7 +51,7 @@ __kernel void vnn_pool2d(__global T* out, long out_off, long4 os, __global long*
       for (long b = 0; b < wc; ++b) {
         const long w = ws + b * wst;
         if (w < 0 || w >= W) continue;
-        const T v = in[base + h * is.s2 + w * is.s3];
+        const VNN_CT v = VNN_LD(in, base + h * is.s2 + w * is.s3);
         sum += v;
         if (arg < 0 || v > best || isnan(v)) {  // NaN wins, as in PyTorch
           best = v;
@@ -60,10 +61,10 @@ __kernel void vnn_pool2d(__global T* out, long out_off, long4 os, __global long*
     }
     const long at = out_off + n * os.s0 + c * os.s1 + oh * os.s2 + ow * os.s3;
     if (is_max) {
-      out[at] = best;
+      VNN_ST(out, at, best);
       idx[idx_off + n * xs.s0 + c * xs.s1 + oh * xs.s2 + ow * xs.s3] = arg;
     } else {
-      out[at] = sum / (T)vnn_pool_divisor(mode, g2.s1, g2.s2, g.s5, g.s6, hs, hc, ws, wc, H, W);
+      VNN_ST(out, at, sum / (VNN_CT)vnn_pool_divisor(mode, g2.s1, g2.s2, g.s5, g.s6, hs, hc, ws, wc, H, W));
     }
   }
 }
@@ -94,7 +95,7 @@ __kernel void vnn_pool2d_backward(__global T* out, long out_off, long4 os, __glo
     long ohl, ohh, owl, owh;
     vnn_pool_sources(adaptive, h, H, OH, g.s1, g.s3, g.s5, g.s7, &ohl, &ohh);
     vnn_pool_sources(adaptive, w, W, OW, g.s2, g.s4, g.s6, g2.s0, &owl, &owh);
-    T sum = (T)0;
+    VNN_CT sum = 0;
     for (long oh = ohl; oh <= ohh; ++oh) {
       long hs, hc, hst;
       vnn_pool_window(adaptive, oh, OH, H, g.s1, g.s3, g.s5, g.s7, &hs, &hc, &hst);
@@ -103,14 +104,14 @@ __kernel void vnn_pool2d_backward(__global T* out, long out_off, long4 os, __glo
         long ws, wc, wst;
         vnn_pool_window(adaptive, ow, OW, W, g.s2, g.s4, g.s6, g2.s0, &ws, &wc, &wst);
         if (w < ws || (w - ws) % wst != 0 || (w - ws) / wst >= wc) continue;
-        const T gv = gy[gy_off + n * gs.s0 + c * gs.s1 + oh * gs.s2 + ow * gs.s3];
+        const VNN_CT gv = VNN_LD(gy, gy_off + n * gs.s0 + c * gs.s1 + oh * gs.s2 + ow * gs.s3);
         if (is_max) {
           if (idx[idx_off + n * xs.s0 + c * xs.s1 + oh * xs.s2 + ow * xs.s3] == h * W + w) sum += gv;
         } else {
-          sum += gv / (T)vnn_pool_divisor(mode, g2.s1, g2.s2, g.s5, g.s6, hs, hc, ws, wc, H, W);
+          sum += gv / (VNN_CT)vnn_pool_divisor(mode, g2.s1, g2.s2, g.s5, g.s6, hs, hc, ws, wc, H, W);
         }
       }
     }
-    out[out_off + n * os.s0 + c * os.s1 + h * os.s2 + w * os.s3] = sum;
+    VNN_ST(out, out_off + n * os.s0 + c * os.s1 + h * os.s2 + w * os.s3, sum);
   }
 }

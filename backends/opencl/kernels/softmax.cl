@@ -3,10 +3,11 @@
 // over rows); max and the sum of exponentials are merged by trees in local
 // memory. The sum accumulates in double where the device has fp64.
 //
-// Defines: T storage type (float or double), WG work-group size (a power of
-// two), LOG_OUT 0 or 1.
+// Defines: T storage type, DT its dtype code (float32, float64, or 16-bit
+// storage computed in float32 through common.cl's VNN_LD / VNN_ST), WG
+// work-group size (a power of two), LOG_OUT 0 or 1.
 
-#define CT T
+#define CT VNN_CT
 #ifdef HAS_FP64
 #define ST double
 #else
@@ -30,7 +31,7 @@ __kernel void vnn_softmax(__global T* out, long out_off, __global const T* in, l
     const long ib = in_off + vnn_strided(r, lead_ndim, lead_sizes, in_strides);
     const long ob = out_off + vnn_strided(r, lead_ndim, lead_sizes, out_strides);
     CT mx = -INFINITY;
-    for (long j = lid; j < n; j += WG) mx = vnn_max_nan(mx, in[ib + j * in_s]);
+    for (long j = lid; j < n; j += WG) mx = vnn_max_nan(mx, VNN_LD(in, ib + j * in_s));
     smax[lid] = mx;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = WG / 2; s > 0; s >>= 1) {
@@ -39,7 +40,7 @@ __kernel void vnn_softmax(__global T* out, long out_off, __global const T* in, l
     }
     mx = smax[0];
     ST sum = 0;
-    for (long j = lid; j < n; j += WG) sum += (ST)exp(in[ib + j * in_s] - mx);
+    for (long j = lid; j < n; j += WG) sum += (ST)exp(VNN_LD(in, ib + j * in_s) - mx);
     ssum[lid] = sum;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = WG / 2; s > 0; s >>= 1) {
@@ -51,10 +52,10 @@ __kernel void vnn_softmax(__global T* out, long out_off, __global const T* in, l
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 #if LOG_OUT
     CT lse = (CT)log(sum);
-    for (long j = lid; j < n; j += WG) out[ob + j * out_s] = in[ib + j * in_s] - mx - lse;
+    for (long j = lid; j < n; j += WG) VNN_ST(out, ob + j * out_s, VNN_LD(in, ib + j * in_s) - mx - lse);
 #else
     CT inv = (CT)((ST)1 / sum);
-    for (long j = lid; j < n; j += WG) out[ob + j * out_s] = exp(in[ib + j * in_s] - mx) * inv;
+    for (long j = lid; j < n; j += WG) VNN_ST(out, ob + j * out_s, exp(VNN_LD(in, ib + j * in_s) - mx) * inv);
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);  // the next row reuses the local arrays
   }

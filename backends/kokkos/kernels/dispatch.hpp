@@ -1,0 +1,86 @@
+// dispatch_types<Set>(op, dtype, f): calls f(T{}) with the storage type T of
+// the vnn_dtype `dtype` when T is in the named type set Set, as PyTorch's
+// AT_DISPATCH_*_TYPES macros do. A dtype outside the set throws
+// UnsupportedDtype naming the op, the dtype and the set; the plugin turns it
+// into VNN_STATUS_UNSUPPORTED (the core's vnn::Unsupported) with that text.
+// try_dispatch_types<Set>(dtype, f) returns false instead, for paths that
+// fall back to another kernel (vendor BLAS before the portable GEMM).
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "kokkos/kernels/types.hpp"
+
+namespace vnn::kernels {
+
+template <class... Ts>
+struct TypeSet {};
+
+// float32 / float64: kernels whose 16-bit operands the core converts.
+using FloatingTypes = TypeSet<float, double>;
+// The floating types with float16 / bfloat16 storage computed in float32.
+using FloatingAndHalfTypes = TypeSet<float, double, Half, BFloat16>;
+// The types with arithmetic of their own (GEMM, sums, index_add).
+using ArithmeticTypes = TypeSet<float, double, int32_t, int64_t>;
+// Every storage type (copies, gathers, fills).
+using AllTypes = TypeSet<float, double, int32_t, int64_t, uint8_t, Bool, Half, BFloat16>;
+
+template <class T> struct DtypeOf;
+template <> struct DtypeOf<float> { static constexpr int32_t code = VNN_FLOAT32; };
+template <> struct DtypeOf<double> { static constexpr int32_t code = VNN_FLOAT64; };
+template <> struct DtypeOf<int32_t> { static constexpr int32_t code = VNN_INT32; };
+template <> struct DtypeOf<int64_t> { static constexpr int32_t code = VNN_INT64; };
+template <> struct DtypeOf<uint8_t> { static constexpr int32_t code = VNN_UINT8; };
+template <> struct DtypeOf<Bool> { static constexpr int32_t code = VNN_BOOL; };
+template <> struct DtypeOf<Half> { static constexpr int32_t code = VNN_FLOAT16; };
+template <> struct DtypeOf<BFloat16> { static constexpr int32_t code = VNN_BFLOAT16; };
+
+inline const char* dtype_name(int32_t dtype) {
+  switch (dtype) {
+    case VNN_FLOAT32: return "float32";
+    case VNN_FLOAT64: return "float64";
+    case VNN_INT32: return "int32";
+    case VNN_INT64: return "int64";
+    case VNN_UINT8: return "uint8";
+    case VNN_BOOL: return "bool";
+    case VNN_FLOAT16: return "float16";
+    case VNN_BFLOAT16: return "bfloat16";
+    default: return "unknown";
+  }
+}
+
+// A kernel asked for a dtype outside its set (the plugin answers
+// VNN_STATUS_UNSUPPORTED with what()).
+struct UnsupportedDtype : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <class... Ts, class F>
+bool try_dispatch_types(TypeSet<Ts...>, int32_t dtype, F&& f) {
+  bool hit = false;
+  // Left to right, stopping at the first match.
+  (void)((DtypeOf<Ts>::code == dtype ? (f(Ts{}), hit = true) : false) || ...);
+  return hit;
+}
+
+template <class Set, class F>
+bool try_dispatch_types(int32_t dtype, F&& f) {
+  return try_dispatch_types(Set{}, dtype, f);
+}
+
+template <class... Ts>
+std::string type_set_names(TypeSet<Ts...>) {
+  std::string s;
+  ((s += (s.empty() ? "" : ", ") + std::string(dtype_name(DtypeOf<Ts>::code))), ...);
+  return s;
+}
+
+template <class Set, class F>
+void dispatch_types(const char* op, int32_t dtype, F&& f) {
+  if (!try_dispatch_types(Set{}, dtype, f))
+    throw UnsupportedDtype(std::string(op) + ": dtype " + dtype_name(dtype) + " (code " + std::to_string(dtype) +
+                           ") is not supported by this kernel; it takes " + type_set_names(Set{}));
+}
+
+}  // namespace vnn::kernels
