@@ -305,7 +305,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_output
 
 std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
                                               const Tensor& bias, double eps) {
-  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &weight, &bias}}) return group_norm(s[0], num_groups, s[1], s[2], eps);
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &weight, &bias}})
+    return group_norm(s[0], num_groups, s[1], s[2], eps);
   const char* op = "group_norm";
   check_nc(op, input);
   if (low(input)) {
