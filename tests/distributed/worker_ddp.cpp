@@ -163,7 +163,9 @@ int ddp_overlap(vnn::Device dev) {
 // A parameter outside the loss: without find_unused_parameters the next
 // forward says which; with it, training goes on.
 int ddp_unused(vnn::Device dev) {
-  auto [x, y] = batch(4, vnn::kFloat32, dev);
+  auto xy = batch(4, vnn::kFloat32, dev);  // not a structured binding: lambdas below capture x (C++17)
+  const vnn::Tensor& x = xy.first;
+  const vnn::Tensor& y = xy.second;
   {
     auto ddp = std::make_shared<vnn::nn::DistributedDataParallel>(make_net(vnn::kFloat32, dev, 16, true));
     vnn::nn::mse_loss(ddp->forward(x), y).backward();

@@ -152,6 +152,23 @@ const Shape_ kShapes[] = {
     {"long shape", long_shape, true},
 };
 
+// ASan's allocator adds redzones and a quarantine to every block, and its
+// checks (at -O1) slow parsing: peak RSS measured 1.23x the bound, the 160k
+// case 2.3 s on a loaded machine. Under ASan the absolute bounds are scaled;
+// the linear-growth checks stay as they are.
+#if defined(__SANITIZE_ADDRESS__)
+#define VNN_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VNN_TEST_UNDER_ASAN 1
+#endif
+#endif
+#ifdef VNN_TEST_UNDER_ASAN
+constexpr double kAllocatorOverhead = 1.5, kTimeOverhead = 4.0;
+#else
+constexpr double kAllocatorOverhead = 1.0, kTimeOverhead = 1.0;
+#endif
+
 }  // namespace
 
 TEST_CASE("header parsing: 1 MB vs 16 MB worst-case headers stay within a linear bound in time and peak RSS") {
@@ -169,7 +186,7 @@ TEST_CASE("header parsing: 1 MB vs 16 MB worst-case headers stay within a linear
     CHECK(b.seconds <= 16 * 3 * std::max(a.seconds, 0.002));
     CHECK(double(b.peak_kib) <= 16 * 1.5 * std::max(double(a.peak_kib), 1024.0));
     // At most 4x the header itself (the file's header bytes included).
-    CHECK(double(b.peak_kib) * 1024 <= 4.0 * double(large) + (4 << 20));
+    CHECK(double(b.peak_kib) * 1024 <= kAllocatorOverhead * (4.0 * double(large) + (4 << 20)));
   }
 }
 
@@ -187,7 +204,7 @@ TEST_CASE("header parsing: 160k tensor names parse in well under a second") {
   io::Header hd = io::parse_header(reinterpret_cast<const uint8_t*>(f.data()), f.size(), f.size(), "keys");
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(hd.tensors.size() == 160000);
-  CHECK(s < 1.0);
+  CHECK(s < 1.0 * kTimeOverhead);
 }
 
 // The issue's bound at the 100 MB header limit (slow label: it writes
@@ -200,7 +217,7 @@ TEST_CASE("header parsing: a 100 MB worst-case header parses or is rejected with
                 c.rejected ? "rejected" : "parsed");
     INFO(s.name << ": " << c.seconds << " s, +" << c.peak_kib << " KiB");
     CHECK(c.rejected == s.rejected);
-    CHECK(c.seconds < 2.0);
-    CHECK(c.peak_kib < 500 * 1024);
+    CHECK(c.seconds < 2.0 * kTimeOverhead);
+    CHECK(c.peak_kib < 500 * 1024 * kAllocatorOverhead);
   }
 }

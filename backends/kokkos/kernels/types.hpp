@@ -4,6 +4,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "vnn/backend_abi.h"
 #include "vnn/checked_size.h"
@@ -88,10 +89,23 @@ template <> KOKKOS_INLINE_FUNCTION float load<Half>(const Half& v) { return half
 template <> KOKKOS_INLINE_FUNCTION float load<BFloat16>(const BFloat16& v) { return bf16_to_float(v.bits); }
 template <> KOKKOS_INLINE_FUNCTION int32_t load<Bool>(const Bool& v) { return v.bits != 0; }
 
+// A floating value as int64 without UB: NaN to 0, out of range saturated.
+template <class C> KOKKOS_INLINE_FUNCTION int64_t float_to_int64(C c) {
+  if (!(c == c)) return 0;
+  if (c >= C(9223372036854775807.0)) return INT64_MAX;  // 2^63 as C
+  if (c < C(-9223372036854775807.0)) return INT64_MIN;
+  return int64_t(c);
+}
+
 // Converting store: C casts, bool as (x != 0), floats to half rounding to
-// nearest even.
+// nearest even. Floating to integer goes through int64 and wraps, as
+// PyTorch's c10::convert does (-1.0 to uint8 is 255): a direct cast of a
+// value outside the target's range is undefined behaviour.
 template <class T> struct Store {
-  template <class C> KOKKOS_INLINE_FUNCTION static T from(C c) { return T(c); }
+  template <class C> KOKKOS_INLINE_FUNCTION static T from(C c) {
+    if constexpr (std::is_integral<T>::value && std::is_floating_point<C>::value) return T(float_to_int64(c));
+    else return T(c);
+  }
 };
 template <> struct Store<Bool> {
   template <class C> KOKKOS_INLINE_FUNCTION static Bool from(C c) { return Bool{uint8_t(c != C(0))}; }

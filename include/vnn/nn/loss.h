@@ -79,6 +79,7 @@ class CrossEntropyLossImpl : public Cloneable<CrossEntropyLossImpl> {
   explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options = {})
       : Cloneable("CrossEntropyLoss"), options(options) {}
   void reset() override {}
+  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   Tensor forward(const Tensor& input, const Tensor& target) { return cross_entropy(input, target, options); }
   Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
   CrossEntropyLossOptions options;
@@ -89,6 +90,7 @@ class NLLLossImpl : public Cloneable<NLLLossImpl> {
  public:
   explicit NLLLossImpl(const NLLLossOptions& options = {}) : Cloneable("NLLLoss"), options(options) {}
   void reset() override {}
+  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   Tensor forward(const Tensor& input, const Tensor& target) { return nll_loss(input, target, options); }
   Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
   NLLLossOptions options;
@@ -99,6 +101,7 @@ class MSELossImpl : public Cloneable<MSELossImpl> {
  public:
   explicit MSELossImpl(const MSELossOptions& options = {}) : Cloneable("MSELoss"), options(options) {}
   void reset() override {}
+  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   Tensor forward(const Tensor& input, const Tensor& target) { return mse_loss(input, target, options.reduction()); }
   Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
   MSELossOptions options;
@@ -109,6 +112,7 @@ class L1LossImpl : public Cloneable<L1LossImpl> {
  public:
   explicit L1LossImpl(const L1LossOptions& options = {}) : Cloneable("L1Loss"), options(options) {}
   void reset() override {}
+  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   Tensor forward(const Tensor& input, const Tensor& target) { return l1_loss(input, target, options.reduction()); }
   Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
   L1LossOptions options;
@@ -121,6 +125,7 @@ class SmoothL1LossImpl : public Cloneable<SmoothL1LossImpl> {
   explicit SmoothL1LossImpl(Reduction r, double beta = 1.0)
       : SmoothL1LossImpl(SmoothL1LossOptions().reduction(r).beta(beta)) {}
   void reset() override {}
+  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   Tensor forward(const Tensor& input, const Tensor& target) {
     return smooth_l1_loss(input, target, options.reduction(), options.beta());
   }
@@ -135,6 +140,7 @@ class BCELossImpl : public Cloneable<BCELossImpl> {
   explicit BCELossImpl(Tensor weight, Reduction r = Reduction::mean)
       : BCELossImpl(BCELossOptions().weight(weight).reduction(r)) {}
   void reset() override {}
+  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   Tensor forward(const Tensor& input, const Tensor& target) {
     return binary_cross_entropy(input, target, options.weight(), options.reduction());
   }
@@ -150,6 +156,7 @@ class BCEWithLogitsLossImpl : public Cloneable<BCEWithLogitsLossImpl> {
   explicit BCEWithLogitsLossImpl(Tensor weight, Tensor pos_weight = Tensor(), Reduction r = Reduction::mean)
       : BCEWithLogitsLossImpl(BCEWithLogitsLossOptions().weight(weight).pos_weight(pos_weight).reduction(r)) {}
   void reset() override {}
+  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   Tensor forward(const Tensor& input, const Tensor& target) {
     return binary_cross_entropy_with_logits(input, target, options.weight(), options.pos_weight(),
                                             options.reduction());
