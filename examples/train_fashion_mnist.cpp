@@ -5,7 +5,7 @@
 //   train_fashion_mnist [--device cuda:0] [--epochs 5] [--batch-size 64]
 //                       [--workers 2] [--lr 0.003] [--model cnn|mlp]
 //                       [--data DIR] [--out DIR] [--limit N] [--resume]
-//                       [--distributed] [--tensorboard]
+//                       [--distributed] [--tensorboard] [--amp bf16|fp16]
 //
 // Writes <out>/checkpoint.safetensors (model, optimizer, scheduler, RNG,
 // progress; --resume continues from it), <out>/metrics.csv and
@@ -45,6 +45,7 @@ struct Config {
   int64_t batch = 64, limit = 0;
   double lr = 3e-3;  // the peak of the 1cycle schedule
   bool resume = false, distributed = false, tensorboard = false;
+  std::string amp;  // "", "bf16" or "fp16": autocast (fp16 with the GradScaler)
 };
 
 Config parse(int argc, char** argv) {
@@ -67,15 +68,18 @@ Config parse(int argc, char** argv) {
     else if (a == "--resume") c.resume = true;
     else if (a == "--distributed") c.distributed = true;
     else if (a == "--tensorboard") c.tensorboard = true;
+    else if (a == "--amp") c.amp = value();
     else {
       std::cout << "usage: train_fashion_mnist [--device D] [--epochs N] [--batch-size B] [--workers W] [--lr LR]\n"
                    "                           [--model cnn|mlp] [--data DIR] [--out DIR] [--limit N] [--resume]\n"
-                   "                           [--distributed] [--tensorboard]\n";
+                   "                           [--distributed] [--tensorboard] [--amp bf16|fp16]\n";
       std::exit(a == "--help" ? 0 : 2);
     }
   }
   if (c.epochs < 1) throw vnn::ValueError("--epochs must be at least 1, got " + std::to_string(c.epochs));
   if (c.model != "cnn" && c.model != "mlp") throw vnn::ValueError("--model must be cnn or mlp, not " + c.model);
+  if (!c.amp.empty() && c.amp != "bf16" && c.amp != "fp16")
+    throw vnn::ValueError("--amp must be bf16 or fp16, not " + c.amp);
   return c;
 }
 
@@ -207,13 +211,19 @@ int main(int argc, char** argv) {
     oc.epochs = cfg.epochs;
     oc.steps_per_epoch = train_loader.num_batches();
     auto sched = std::make_unique<vnn::optim::OneCycleLR>(opt, cfg.lr, oc);
+    // --amp: the forward under autocast; fp16 also scales the loss, since
+    // its gradients underflow below 6e-8 (bf16 has float32's range).
+    const vnn::DType amp_dtype = cfg.amp == "fp16" ? vnn::kFloat16 : vnn::kBFloat16;
+    vnn::amp::GradScalerOptions scaler_options;
+    scaler_options.enabled = cfg.amp == "fp16";
+    vnn::amp::GradScaler scaler(scaler_options);
 
     mkdir(cfg.out.c_str(), 0755);
     std::string ckpt = cfg.out + "/checkpoint.safetensors", csv = cfg.out + "/metrics.csv";
     vnn::io::TrainingProgress progress;
     std::vector<EpochPoint> history;
     if (cfg.resume) {  // every rank reads the same file (same host or a shared folder)
-      progress = vnn::io::load_training_checkpoint(ckpt, *model, &opt, sched.get());
+      progress = vnn::io::load_training_checkpoint(ckpt, *model, &opt, sched.get(), &vnn::default_generator(), &scaler);
       std::cout << "Resumed from " << ckpt << " after epoch " << progress.epoch << " (step " << progress.step << ")\n";
       // Saved for another --epochs (or --limit): continue on this run's
       // schedule from the step reached, not past the end of the saved one.
@@ -246,9 +256,14 @@ int main(int argc, char** argv) {
       int64_t seen = 0, batches = 0, sampled = 0;
       for (auto& batch : train_loader) {
         opt.zero_grad();
-        vnn::Tensor loss = vnn::nn::cross_entropy(net->forward(batch.data), batch.target);
-        loss.backward();
-        opt.step();
+        vnn::Tensor loss;
+        {
+          vnn::AutocastGuard autocast(device, amp_dtype, !cfg.amp.empty());
+          loss = vnn::nn::cross_entropy(net->forward(batch.data), batch.target);
+        }
+        scaler.scale(loss).backward();  // without fp16: loss itself
+        scaler.step(opt);               // skipped when a gradient overflowed
+        scaler.update();
         sched->step();
         ++progress.step;
         seen += batch.target.numel() * world;  // all ranks step together
@@ -268,7 +283,11 @@ int main(int argc, char** argv) {
         vnn::distributed::all_reduce(l, vnn::distributed::ReduceOp::avg);
         train_loss = l.item<double>();
       }
-      double acc = evaluate(model, test_loader, cfg.distributed);
+      double acc;
+      {
+        vnn::AutocastGuard autocast(device, amp_dtype, !cfg.amp.empty());
+        acc = evaluate(model, test_loader, cfg.distributed);
+      }
       progress.epoch = epoch;
       if (!writer) continue;
       std::printf("\nepoch %d: train loss %.4f, test accuracy %.4f, %.1f s (%.0f samples/s)\n", epoch, train_loss, acc,
@@ -282,7 +301,7 @@ int main(int argc, char** argv) {
         tb->flush();
       }
       progress.extra["test_accuracy"] = std::to_string(acc);
-      vnn::io::save_training_checkpoint(ckpt, *model, &opt, sched.get(), progress);
+      vnn::io::save_training_checkpoint(ckpt, *model, &opt, sched.get(), progress, &vnn::default_generator(), &scaler);
       write_metrics(csv, history);
       write_svg(cfg.out + "/curves.svg", history);
     }

@@ -153,6 +153,12 @@ inline int64_t op_work(const vnn_op* op) {
     // Scatters walk the index (SCATTER) or the source (INDEX_ADD), not out.
     case VNN_OP_SCATTER: return op->num_inputs > 1 ? kernels::numel(op->inputs[1]) : n;
     case VNN_OP_INDEX_ADD: return op->num_inputs > 0 ? kernels::numel(op->inputs[0]) : n;
+    case VNN_OP_UNSCALE_CHECK: {  // out0 is the flag; the gradients are the work
+      int64_t total = 0;
+      for (int32_t k = 1; k < op->num_outputs; ++k)
+        if (!checked::add(total, kernels::numel(op->outputs[k]), &total)) return INT64_MAX;
+      return total;
+    }
     case VNN_OP_MATMUL: {
       const vnn_tensor_desc& a = op->inputs[0];
       return a.ndim > 0 ? n * a.sizes[a.ndim - 1] : n;
@@ -616,6 +622,7 @@ class Backend {
         ok = op->num_inputs >= 3 && kernels::where(exec, op->outputs[0], op->inputs[0], op->inputs[1], op->inputs[2]);
         break;
       case VNN_OP_OPTIMIZER_STEP: ok = kernels::optimizer_step(exec, *op); break;
+      case VNN_OP_UNSCALE_CHECK: ok = kernels::unscale_check(exec, *op); break;
       default: break;
     }
     if (!ok)

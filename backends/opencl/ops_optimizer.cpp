@@ -36,9 +36,57 @@ bool contiguous(const vnn_tensor_desc& t) {
   return true;
 }
 
+// -D defines of kernels/optimizer.cl for a parameter and gradient dtype.
+std::string defines(int32_t pt, int32_t gt) {
+  return std::string("-DPT=") + dtype_info(pt)->storage + " -DPDT=" + std::to_string(pt) +
+         " -DGT=" + dtype_info(gt)->storage + " -DGDT=" + std::to_string(gt) +
+         " -DCT=" + (pt == VNN_FLOAT64 ? "double" : "float");
+}
+
+// UNSCALE_CHECK: out0 the float32 flag, out1.. the gradients; one launch
+// per gradient, all writing the one flag (docs/ops.md).
+vnn_status run_unscale(Device& d, cl_command_queue q, const vnn_op& op) {
+  std::string what = d.label + ": UNSCALE_CHECK";
+  if (op.num_outputs < 1 || !op.outputs || op.num_scalars < 1 || !op.scalars)
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs a flag output and scalars[0] = 1 / scale", what.c_str());
+  const vnn_tensor_desc& f = op.outputs[0];
+  if (f.dtype != VNN_FLOAT32 || numel(f) != 1 || !f.data || f.offset < 0)
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: out0 must be one float32 element", what.c_str());
+  for (int k = 1; k < op.num_outputs; ++k) {
+    const vnn_tensor_desc& t = op.outputs[k];
+    const int32_t dt = t.dtype;
+    if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64 && dt != VNN_FLOAT16 && dt != VNN_BFLOAT16)
+      return fail(VNN_STATUS_UNSUPPORTED, "%s: gradient %d is not a float dtype", what.c_str(), k - 1);
+    if (dt == VNN_FLOAT64 && !d.fp64)
+      return fail(VNN_STATUS_UNSUPPORTED, "%s: float64 is not supported on %s (device lacks cl_khr_fp64)",
+                  what.c_str(), d.label.c_str());
+    if (t.ndim < 0 || t.ndim > VNN_MAX_DIMS || t.offset < 0 || !contiguous(t) || (numel(t) > 0 && !t.data))
+      return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: gradient %d must be contiguous", what.c_str(), k - 1);
+  }
+  cl_mem flag = static_cast<cl_mem>(f.data);
+  cl_long flag_off = f.offset;
+  for (int k = 1; k < op.num_outputs; ++k) {
+    const vnn_tensor_desc& t = op.outputs[k];
+    cl_long count = numel(t);
+    if (count == 0) continue;
+    Kernel* kern = nullptr;
+    if (vnn_status err = get_kernel(d, "optimizer", "vnn_amp_unscale", defines(t.dtype, t.dtype), &kern)) return err;
+    cl_mem mem = static_cast<cl_mem>(t.data);
+    cl_long off = t.offset;
+    cl_float inv_f = cl_float(op.scalars[0]);
+    cl_double inv_d = op.scalars[0];
+    Arg inv = t.dtype == VNN_FLOAT64 ? Arg{sizeof inv_d, &inv_d} : Arg{sizeof inv_f, &inv_f};
+    if (vnn_status err =
+            launch(d, *kern, q, count, what, {arg(mem), arg(off), arg(count), inv, arg(flag), arg(flag_off)}))
+      return err;
+  }
+  return VNN_STATUS_OK;
+}
+
 }  // namespace
 
 vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
+  if (op.kind == VNN_OP_UNSCALE_CHECK) return run_unscale(d, q, op);
   std::string what = d.label + ": OPTIMIZER_STEP";
   if (op.num_outputs < 1 || !op.outputs || op.num_inputs < 1 || !op.inputs || op.num_ints < 1 || !op.ints ||
       !op.scalars)
@@ -59,29 +107,41 @@ vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
     return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs %d scalars, %d ints and %d outputs", what.c_str(), need_s,
                 need_i, need_o);
   const vnn_tensor_desc& p = op.outputs[0];
-  const int32_t dt = p.dtype;
-  if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64)
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: parameters must be float32 or float64", what.c_str());
-  if (dt == VNN_FLOAT64 && !d.fp64)
+  const vnn_tensor_desc& g = op.inputs[0];
+  const int32_t pt = p.dtype, gt = g.dtype;
+  // param and grad of one float dtype, or float32 master weights with a
+  // 16-bit gradient; state in float64 for float64 parameters, else float32.
+  const bool same = pt == gt && (pt == VNN_FLOAT32 || pt == VNN_FLOAT64 || pt == VNN_FLOAT16 || pt == VNN_BFLOAT16);
+  const bool master = pt == VNN_FLOAT32 && (gt == VNN_FLOAT16 || gt == VNN_BFLOAT16);
+  if (!same && !master)
+    return fail(VNN_STATUS_UNSUPPORTED,
+                "%s: parameter and gradient must be one float dtype, or a float32 parameter with a float16/bfloat16 "
+                "gradient",
+                what.c_str());
+  if (pt == VNN_FLOAT64 && !d.fp64)
     return fail(VNN_STATUS_UNSUPPORTED, "%s: float64 is not supported on %s (device lacks cl_khr_fp64)",
                 what.c_str(), d.label.c_str());
+  const bool f64 = pt == VNN_FLOAT64;
+  const int32_t st = f64 ? VNN_FLOAT64 : VNN_FLOAT32;
   const int64_t n = numel(p);
   std::vector<const vnn_tensor_desc*> all = {&op.inputs[0]};
   for (int k = 0; k < need_o; ++k) all.push_back(&op.outputs[k]);
-  for (const vnn_tensor_desc* t : all)
-    if (t->ndim < 0 || t->ndim > VNN_MAX_DIMS || !t->data || t->offset < 0 || t->dtype != dt || numel(*t) != n ||
+  for (size_t k = 0; k < all.size(); ++k) {
+    const vnn_tensor_desc* t = all[k];
+    const int32_t want = k == 0 ? gt : k == 1 ? pt : st;
+    if (t->ndim < 0 || t->ndim > VNN_MAX_DIMS || !t->data || t->offset < 0 || t->dtype != want || numel(*t) != n ||
         !contiguous(*t))
       return fail(VNN_STATUS_INVALID_ARGUMENT,
-                  "%s: operands must be contiguous, of the parameter's dtype and element count", what.c_str());
+                  "%s: operands must be contiguous with the parameter's element count; state in %s",
+                  what.c_str(), f64 ? "float64" : "float32");
+  }
   if (n == 0) return VNN_STATUS_OK;
 
   Kernel* k = nullptr;
-  const DtypeInfo* info = dtype_info(dt);
   std::string kname = std::string("vnn_optim_") + name;
-  if (vnn_status st = get_kernel(d, "optimizer", kname.c_str(), std::string("-DT=") + info->storage, &k)) return st;
+  if (vnn_status err = get_kernel(d, "optimizer", kname.c_str(), defines(pt, gt), &k)) return err;
 
-  // Scalars travel in the kernel's element type.
-  const bool f64 = dt == VNN_FLOAT64;
+  // Scalars travel in the kernel's compute type.
   std::vector<cl_float> sf(static_cast<size_t>(need_s));
   std::vector<cl_double> sd(static_cast<size_t>(need_s));
   for (int i = 0; i < need_s; ++i) {

@@ -1,5 +1,5 @@
 // OPTIMIZER_STEP on OpenCL (kernels/optimizer.cl): one fused kernel per
-// parameter per step.
+// parameter per step; UNSCALE_CHECK (GradScaler) for a parameter group.
 #ifndef VNN_OPENCL_OPS_OPTIMIZER_HPP
 #define VNN_OPENCL_OPS_OPTIMIZER_HPP
 
@@ -10,7 +10,7 @@
 
 namespace vnn_opencl {
 
-inline bool is_optimizer_kind(int32_t kind) { return kind == VNN_OP_OPTIMIZER_STEP; }
+inline bool is_optimizer_kind(int32_t kind) { return kind == VNN_OP_OPTIMIZER_STEP || kind == VNN_OP_UNSCALE_CHECK; }
 
 // Checks the request's structure (counts, dtypes, contiguity), then launches.
 vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op);

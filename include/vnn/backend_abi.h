@@ -166,6 +166,8 @@ typedef enum vnn_op_kind {
   VNN_OP_CONV2D = 19,                 /* out0 = conv(in0 x, in1 w) (+ in2 bias) */
   VNN_OP_CONV2D_BACKWARD_DATA = 20,   /* out0 = dx from in0 dy, in1 w */
   VNN_OP_CONV2D_BACKWARD_WEIGHT = 21, /* out0 = dw (out1 = dbias) from in0 dy, in1 x */
+  VNN_OP_UNSCALE_CHECK = 22,  /* GradScaler: out1.. *= scalars[0] in place;
+                                 out0[0] (float32) = 1 if any was inf/NaN */
   VNN_OP_COUNT_             /* one past the last kind, not a kind */
 } vnn_op_kind;
 

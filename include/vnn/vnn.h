@@ -6,6 +6,7 @@
 #include "vnn/data/readers.h"
 #include "vnn/data/transforms.h"
 #include "vnn/io/safetensors.h"
+#include "vnn/amp.h"
 #include "vnn/autograd.h"
 #include "vnn/device.h"
 #include "vnn/dtype.h"

@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
 #include "vnn/error.h"
 #include "vnn/profiler.h"
@@ -61,6 +62,7 @@ void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& r
                   std::unordered_map<Node*, Tensor>* capture) {
   profiler::PhaseGuard phase(profiler::Phase::backward);  // ops below are "backward" in profiles
   autograd::NoGradGuard no_grad;
+  autocast::detail::Suspend no_autocast;  // backward ops keep their forward's dtypes
   // Dependencies: how many edges point at each node.
   std::unordered_map<Node*, int> deps;
   std::unordered_set<Node*> seen;

@@ -1,5 +1,7 @@
 #include "vnn/io/checkpoint.h"
 
+#include <optional>
+
 #include "io/safetensors_file.hpp"
 #include "nn/state_load.hpp"
 #include "vnn/error.h"
@@ -63,11 +65,12 @@ uint64_t u64_field(const Metadata& meta, const std::string& key, const std::stri
 
 void save_training_checkpoint(const std::string& path, const nn::Module& model, const optim::Optimizer* optimizer,
                               const optim::LRScheduler* scheduler, const TrainingProgress& progress,
-                              const Generator* rng) {
+                              const Generator* rng, const amp::GradScaler* scaler) {
   TensorMap tensors;
   put(tensors, "model.", model.state_dict());
   if (optimizer) put(tensors, "optimizer.", optimizer->state_dict());
   if (scheduler) put(tensors, "scheduler.", scheduler->state_dict());
+  if (scaler) put(tensors, "scaler.", scaler->state_dict());
   Metadata meta{{"format", kFormat},
                 {"epoch", std::to_string(progress.epoch)},
                 {"step", std::to_string(progress.step)}};
@@ -84,7 +87,8 @@ void save_training_checkpoint(const std::string& path, const nn::Module& model, 
 // done); only then does anything change, so a failed load leaves the model,
 // optimizer, scheduler and generator as they were.
 TrainingProgress load_training_checkpoint(const std::string& path, nn::Module& model, optim::Optimizer* optimizer,
-                                          optim::LRScheduler* scheduler, Generator* rng) {
+                                          optim::LRScheduler* scheduler, Generator* rng,
+                                          amp::GradScaler* scaler) {
   detail::SafetensorsFile file(path, "load_training_checkpoint");
   const Metadata& meta = file.header().metadata;
   auto f = meta.find("format");
@@ -106,18 +110,29 @@ TrainingProgress load_training_checkpoint(const std::string& path, nn::Module& m
 
   TensorMap all = file.tensors(Device("cpu", 0));
   for (auto& [k, v] : all)
-    if (k.compare(0, 6, "model.") != 0 && k.compare(0, 10, "optimizer.") != 0 && k.compare(0, 10, "scheduler.") != 0)
+    if (k.compare(0, 6, "model.") != 0 && k.compare(0, 10, "optimizer.") != 0 && k.compare(0, 10, "scheduler.") != 0 &&
+        k.compare(0, 7, "scaler.") != 0)
       throw FormatError("load_training_checkpoint: " + path + " holds tensor '" + k +
-                        "', which is no model., optimizer. or scheduler. entry");
+                        "', which is no model., optimizer., scheduler. or scaler. entry");
   nn::detail::PreparedLoad model_state = nn::detail::prepare_load(model, take(all, "model."), true);
   optim::Optimizer::LoadedState opt_state;
   if (optimizer) opt_state = optimizer->check_state_dict(take(all, "optimizer."));
   optim::LRScheduler::LoadedState sched_state;
   if (scheduler) sched_state = scheduler->check_state_dict(take(all, "scheduler."));
+  // Loaded into a copy first: a bad scaler entry must change nothing.
+  std::optional<amp::GradScaler> scaler_state;
+  if (scaler) {
+    optim::StateDict sd = take(all, "scaler.");
+    if (!sd.empty()) {
+      scaler_state = *scaler;
+      scaler_state->load_state_dict(sd);
+    }
+  }
 
   nn::detail::apply_load(model_state);
   if (optimizer) optimizer->apply_state_dict(std::move(opt_state));
   if (scheduler) scheduler->apply_state_dict(sched_state);
+  if (scaler_state) *scaler = *scaler_state;
   if (rng && has_rng) {
     rng->manual_seed(seed);
     rng->set_offset(offset);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "amp/autocast.hpp"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
 #include "vnn/indexing.h"
@@ -36,8 +37,14 @@ Tensor LinearImpl::forward(const Tensor& x) {
   if (x.dim() < 1 || x.size(-1) != in_features)
     throw ShapeError("Linear: input of shape " + x.sizes().str() + " does not end in in_features = " +
                      std::to_string(in_features));
-  Tensor y = matmul(x, weight.transpose(0, 1));
-  return bias.defined() ? add(y, bias) : y;
+  // Autocast here rather than only in matmul: the weight itself (not its
+  // transposed view) is what the scope's cache keeps cast.
+  autocast::detail::OpScope s{autocast::detail::Policy::lower, {&x, &weight, &bias}};
+  const Tensor& xs = s ? s[0] : x;
+  const Tensor& w = s ? s[1] : weight;
+  const Tensor& b = s ? s[2] : bias;
+  Tensor y = matmul(xs, w.transpose(0, 1));
+  return b.defined() ? add(y, b) : y;
 }
 
 std::string LinearImpl::describe() const {

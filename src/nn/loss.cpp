@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "amp/autocast.hpp"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
 #include "vnn/indexing.h"
@@ -51,6 +52,11 @@ Tensor classes_last(const Tensor& t) {
 constexpr int64_t kHostCheckedTargets = 1 << 16;
 
 Tensor nll_loss(const Tensor& logp_in, const Tensor& target_in, const CrossEntropyOptions& opt) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&logp_in, &opt.weight}}) {
+    CrossEntropyOptions o = opt;
+    o.weight = s[1];
+    return nll_loss(s[0], target_in, o);
+  }
   if (logp_in.dim() < 2)
     throw ShapeError("nll_loss: input must be [N, C] or [N, C, d...], got " + logp_in.sizes().str());
   if (target_in.dtype() != kInt64 && target_in.dtype() != kInt32)
@@ -125,23 +131,31 @@ Tensor nll_loss(const Tensor& logp_in, const Tensor& target_in, const CrossEntro
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyOptions& opt) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &opt.weight}}) {
+    CrossEntropyOptions o = opt;
+    o.weight = s[1];
+    return cross_entropy(s[0], target, o);
+  }
   if (input.dim() < 2)
     throw ShapeError("cross_entropy: input must be logits [N, C] or [N, C, d...], got " + input.sizes().str());
   return nll_loss(log_softmax(input, 1), target, opt);
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction r) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &target}}) return mse_loss(s[0], s[1], r);
   check_same_shape("mse_loss", input, target);
   Tensor d = sub(input, target);
   return reduce(mul(d, d), r);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction r) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &target}}) return l1_loss(s[0], s[1], r);
   check_same_shape("l1_loss", input, target);
   return reduce(abs(sub(input, target)), r);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction r, double beta) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &target}}) return smooth_l1_loss(s[0], s[1], r, beta);
   check_same_shape("smooth_l1_loss", input, target);
   if (beta < 0) throw ValueError("smooth_l1_loss: beta must be non-negative");
   Tensor d = abs(sub(input, target));
@@ -152,6 +166,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction r, do
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction r) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &target, &weight}}) return binary_cross_entropy(s[0], s[1], s[2], r);
   check_same_shape("binary_cross_entropy", input, target);
   Tensor log_p = clamp_min(log(input), -100.0);
   Tensor log_q = clamp_min(log(rsub(input, 1.0)), -100.0);
@@ -162,6 +177,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 
 Tensor binary_cross_entropy_with_logits(const Tensor& x, const Tensor& y, const Tensor& weight,
                                         const Tensor& pos_weight, Reduction r) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&x, &y, &weight, &pos_weight}})
+    return binary_cross_entropy_with_logits(s[0], s[1], s[2], s[3], r);
   check_same_shape("binary_cross_entropy_with_logits", x, y);
   // log(1 + exp(-|x|)) + max(-x, 0) = -log sigmoid(x), without overflow.
   Tensor log_sig_neg = add(log1p(exp(neg(abs(x)))), clamp_min(neg(x), 0.0));

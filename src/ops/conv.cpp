@@ -12,6 +12,7 @@
 // IM2COL + MATMUL path above.
 #include <string>
 
+#include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
 #include "ops/low_precision.hpp"
 #include "profiler/hooks.hpp"
@@ -252,6 +253,8 @@ Tensor conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& b
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride, Size2 padding,
               Size2 dilation, int64_t groups) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::lower, {&input, &weight, &bias}})
+    return conv2d(s[0], s[1], s[2], stride, padding, dilation, groups);
   ConvGeom geom = forward_geometry(input, weight, bias, stride, padding, dilation, groups);
   if (detail::is_low_precision(input.dtype()))  // float32 accumulation (ops/low_precision.hpp)
     return detail::round_to(conv2d(detail::upcast_low(input), detail::upcast_low(weight), detail::upcast_low(bias),

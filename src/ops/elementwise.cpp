@@ -3,6 +3,7 @@
 // lists (inputs share one dtype; comparisons and logical ops write bool).
 #include <cmath>
 
+#include "amp/autocast.hpp"
 #include "autograd/elementwise_grad.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/elementwise.h"
@@ -202,7 +203,10 @@ Tensor mul(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_MU
 Tensor div(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_DIV); }
 Tensor maximum(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_MAXIMUM); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_MINIMUM); }
-Tensor pow(const Tensor& a, const Tensor& e) { return binary(a, e, VNN_BINARY_POW); }
+Tensor pow(const Tensor& a, const Tensor& e) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&a, &e}}) return pow(s[0], s[1]);
+  return binary(a, e, VNN_BINARY_POW);
+}
 Tensor add(const Tensor& a, double b) { return add(a, scalar_like(a, b)); }
 Tensor sub(const Tensor& a, double b) { return sub(a, scalar_like(a, b)); }
 Tensor mul(const Tensor& a, double b) { return mul(a, scalar_like(a, b)); }
@@ -247,8 +251,14 @@ Tensor& Tensor::pow_(double e) {
 Tensor neg(const Tensor& a) { return unary(a, VNN_UNARY_NEG, "neg", IntRule::keep); }
 Tensor abs(const Tensor& a) { return unary(a, VNN_UNARY_ABS, "abs", IntRule::keep); }
 Tensor relu(const Tensor& a) { return unary(a, VNN_UNARY_RELU, "relu", IntRule::keep); }
-Tensor exp(const Tensor& a) { return unary(a, VNN_UNARY_EXP, "exp", IntRule::promote); }
-Tensor log(const Tensor& a) { return unary(a, VNN_UNARY_LOG, "log", IntRule::promote); }
+Tensor exp(const Tensor& a) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&a}}) return exp(s[0]);
+  return unary(a, VNN_UNARY_EXP, "exp", IntRule::promote);
+}
+Tensor log(const Tensor& a) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&a}}) return log(s[0]);
+  return unary(a, VNN_UNARY_LOG, "log", IntRule::promote);
+}
 Tensor sqrt(const Tensor& a) { return unary(a, VNN_UNARY_SQRT, "sqrt", IntRule::promote); }
 Tensor sigmoid(const Tensor& a) { return unary(a, VNN_UNARY_SIGMOID, "sigmoid", IntRule::promote); }
 Tensor tanh(const Tensor& a) { return unary(a, VNN_UNARY_TANH, "tanh", IntRule::promote); }

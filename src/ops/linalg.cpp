@@ -3,6 +3,7 @@
 // dims already broadcast (stride 0) and a contiguous [B..., M, N] output.
 #include <string>
 
+#include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
 #include "runtime/device_context.hpp"
 #include "tensor/tensor_impl.hpp"
@@ -88,6 +89,7 @@ Tensor run_matmul(const Tensor& a, const Tensor& b, const Shape& out_shape) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::lower, {&a, &b}}) return mm(s[0], s[1]);
   check_operands(a, b, "mm");
   if (a.dim() != 2) throw ShapeError("mm: input must be a matrix (2-D), got shape " + a.sizes().str());
   if (b.dim() != 2) throw ShapeError("mm: mat2 must be a matrix (2-D), got shape " + b.sizes().str());
@@ -97,6 +99,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::lower, {&a, &b}}) return matmul(s[0], s[1]);
   check_operands(a, b, "matmul");
   if (a.dim() == 0 || b.dim() == 0)
     throw ShapeError("matmul: both arguments need at least 1 dimension, but got shapes " + a.sizes().str() +

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
 #include "ops/low_precision.hpp"
 #include "tensor/tensor_impl.hpp"
@@ -166,6 +167,9 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_forward(const Tensor& input, const
 std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                                               const Tensor& running_mean, const Tensor& running_var, bool training,
                                               double momentum, double eps) {
+  // running_mean / running_var are updated in place: never cast copies.
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &weight, &bias}})
+    return batch_norm(s[0], s[1], s[2], running_mean, running_var, training, momentum, eps);
   if (low(input)) {  // float32 statistics and arithmetic; output rounded once, stats in float32
     check_nc("batch_norm", input);
     check_low_params("batch_norm", input, {{"weight", weight}, {"bias", bias}, {"running_mean", running_mean},
@@ -231,6 +235,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_output
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, const Shape& normalized_shape,
                                               const Tensor& weight, const Tensor& bias, double eps) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &weight, &bias}})
+    return layer_norm(s[0], normalized_shape, s[1], s[2], eps);
   if (low(input)) {
     check_low_params("layer_norm", input, {{"weight", weight}, {"bias", bias}});
     auto [out, m, rstd] = layer_norm(input.to(kFloat32), normalized_shape, upcast_low(weight), upcast_low(bias), eps);
@@ -315,6 +321,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_output
 
 std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
                                               const Tensor& bias, double eps) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &weight, &bias}})
+    return group_norm(s[0], num_groups, s[1], s[2], eps);
   const char* op = "group_norm";
   check_nc(op, input);
   if (low(input)) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
 #include "ops/low_precision.hpp"
 #include "tensor/tensor_impl.hpp"
@@ -210,16 +211,33 @@ Tensor softmax_impl(const Tensor& t0, int dim, bool log_out) {
 
 }  // namespace
 
-Tensor sum(const Tensor& t) { return reduce_all(t, VNN_REDUCE_SUM); }
+using autocast::detail::OpScope;
+using autocast::detail::Policy;
+
+Tensor sum(const Tensor& t) {
+  if (OpScope s{Policy::fp32, {&t}}) return sum(s[0]);
+  return reduce_all(t, VNN_REDUCE_SUM);
+}
 Tensor sum(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {
+  if (OpScope s{Policy::fp32, {&t}}) return sum(s[0], dims, keepdim);
   return reduce_dims(t, dims, VNN_REDUCE_SUM, keepdim);
 }
-Tensor sum(const Tensor& t, int dim, bool keepdim) { return reduce_one(t, dim, VNN_REDUCE_SUM, keepdim); }
-Tensor mean(const Tensor& t) { return reduce_all(t, VNN_REDUCE_MEAN); }
+Tensor sum(const Tensor& t, int dim, bool keepdim) {
+  if (OpScope s{Policy::fp32, {&t}}) return sum(s[0], dim, keepdim);
+  return reduce_one(t, dim, VNN_REDUCE_SUM, keepdim);
+}
+Tensor mean(const Tensor& t) {
+  if (OpScope s{Policy::fp32, {&t}}) return mean(s[0]);
+  return reduce_all(t, VNN_REDUCE_MEAN);
+}
 Tensor mean(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {
+  if (OpScope s{Policy::fp32, {&t}}) return mean(s[0], dims, keepdim);
   return reduce_dims(t, dims, VNN_REDUCE_MEAN, keepdim);
 }
-Tensor mean(const Tensor& t, int dim, bool keepdim) { return reduce_one(t, dim, VNN_REDUCE_MEAN, keepdim); }
+Tensor mean(const Tensor& t, int dim, bool keepdim) {
+  if (OpScope s{Policy::fp32, {&t}}) return mean(s[0], dim, keepdim);
+  return reduce_one(t, dim, VNN_REDUCE_MEAN, keepdim);
+}
 Tensor prod(const Tensor& t) { return reduce_all(t, VNN_REDUCE_PROD); }
 Tensor prod(const Tensor& t, int dim, bool keepdim) { return reduce_one(t, dim, VNN_REDUCE_PROD, keepdim); }
 
@@ -370,9 +388,11 @@ Tensor any_all(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim, 
 }  // namespace
 
 Tensor var(const Tensor& t, const std::vector<int64_t>& dims, int64_t correction, bool keepdim) {
+  if (OpScope s{Policy::fp32, {&t}}) return var(s[0], dims, correction, keepdim);
   return var_impl(t, dims, correction, keepdim, false);
 }
 Tensor var(const Tensor& t, int dim, int64_t correction, bool keepdim) {
+  if (OpScope s{Policy::fp32, {&t}}) return var(s[0], dim, correction, keepdim);
   return var_impl(t, {int64_t(dim)}, correction, keepdim, false);
 }
 Tensor std(const Tensor& t, const std::vector<int64_t>& dims, int64_t correction, bool keepdim) {
@@ -398,7 +418,13 @@ Tensor any(const Tensor& t, int dim, bool keepdim) { return any_all(t, {int64_t(
 Tensor all(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) { return any_all(t, dims, keepdim, false); }
 Tensor all(const Tensor& t, int dim, bool keepdim) { return any_all(t, {int64_t(dim)}, keepdim, false); }
 
-Tensor softmax(const Tensor& t, int dim) { return softmax_impl(t, dim, false); }
-Tensor log_softmax(const Tensor& t, int dim) { return softmax_impl(t, dim, true); }
+Tensor softmax(const Tensor& t, int dim) {
+  if (OpScope s{Policy::fp32, {&t}}) return softmax(s[0], dim);
+  return softmax_impl(t, dim, false);
+}
+Tensor log_softmax(const Tensor& t, int dim) {
+  if (OpScope s{Policy::fp32, {&t}}) return log_softmax(s[0], dim);
+  return softmax_impl(t, dim, true);
+}
 
 }  // namespace vnn

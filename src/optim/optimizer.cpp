@@ -15,6 +15,10 @@ namespace vnn::optim {
 
 namespace {
 
+// Optimizer state of a parameter's dtype: float32 for the 16-bit floats,
+// whose 8 or 11 bits of mantissa would drop small moment updates.
+DType state_dtype(DType param) { return param == kFloat64 ? kFloat64 : kFloat32; }
+
 Tensor scalar64(double v) { return full(Shape{}, v, TensorOptions(kFloat64)); }
 
 // "state.3.exp_avg" -> {"state", "3", "exp_avg"} (the last part may hold dots).
@@ -37,8 +41,8 @@ bool parse_index(const std::string& s, int64_t* out) {
 
 }  // namespace
 
-Optimizer::Optimizer(const char* name, std::map<std::string, double> defaults)
-    : name_(name), defaults_(std::move(defaults)) {}
+Optimizer::Optimizer(const char* name, std::map<std::string, double> defaults, bool master_weights)
+    : name_(name), defaults_(std::move(defaults)), master_weights_(master_weights) {}
 
 void Optimizer::init(std::vector<ParamGroup> groups) {
   validate(defaults_);
@@ -70,8 +74,9 @@ void Optimizer::add_param_group(const ParamGroup& group) {
     std::string what = std::string(name_) + ": parameter " + std::to_string(i) + " of group " +
                        std::to_string(groups_.size());
     if (!p.defined()) throw ValueError(what + " is an undefined tensor");
-    if (p.dtype() != kFloat32 && p.dtype() != kFloat64)
-      throw DTypeError(what + " has dtype " + ::vnn::name(p.dtype()) + "; optimizers update float32 or float64 tensors");
+    if (!is_floating(p.dtype()))
+      throw DTypeError(what + " has dtype " + ::vnn::name(p.dtype()) +
+                       "; optimizers update float32, float64, float16 or bfloat16 tensors");
     if (!p.is_leaf()) throw ValueError(what + " is not a leaf tensor; optimize leaves (parameters) only");
     if (!seen.insert(p.impl()).second)
       throw ValueError(what + " appears more than once among the parameter groups");
@@ -85,13 +90,21 @@ const ParamState* Optimizer::state(const Tensor& param) const {
 }
 
 Tensor& Optimizer::buffer(ParamState& st, const Tensor& param, const std::string& name, double init) {
+  const DType dt = state_dtype(param.dtype());
   auto it = st.buffers.find(name);
-  if (it == st.buffers.end())
-    return st.buffers[name] = full(param.sizes(), init, TensorOptions(param.dtype()).with(param.device()));
+  if (it == st.buffers.end()) return st.buffers[name] = full(param.sizes(), init, TensorOptions(dt).with(param.device()));
   Tensor& b = it->second;
   // The module moved (to(device) / to(dtype)): the state follows, on device.
-  if (b.device() != param.device() || b.dtype() != param.dtype()) b = b.to(param.device(), param.dtype());
+  if (b.device() != param.device() || b.dtype() != dt) b = b.to(param.device(), dt);
   return b;
+}
+
+Tensor& Optimizer::master(ParamState& st, const Tensor& param) {
+  auto it = st.buffers.find("master");
+  if (it == st.buffers.end()) return st.buffers["master"] = param.detach().to(kFloat32).contiguous().clone();
+  Tensor& m = it->second;
+  if (m.device() != param.device()) m = m.to(param.device());
+  return m;
 }
 
 void Optimizer::step() {
@@ -116,7 +129,13 @@ void Optimizer::step() {
       ParamState& st = state_[p.impl()];
       ++st.step;
       if (!g.is_contiguous()) g = g.contiguous();
-      if (p.is_contiguous()) {
+      if (master_weights_ && (p.dtype() == kFloat16 || p.dtype() == kBFloat16)) {
+        // The float32 master copy takes the update (from the 16-bit
+        // gradient, in the fused kernel); the parameter gets it rounded.
+        Tensor& m = master(st, p);
+        update(m, g, st, group.options);
+        p.detach().copy_(m);
+      } else if (p.is_contiguous()) {
         update(p, g, st, group.options);
       } else {
         // The kernel walks flat buffers: update a contiguous copy, write back.
@@ -220,9 +239,9 @@ Optimizer::LoadedState Optimizer::check_state_dict(const StateDict& dict) const 
         if (t.sizes() != p.sizes())
           throw ShapeError(who + "'" + key + "' has shape " + t.shape_str() + " but parameter " +
                            std::to_string(idx) + " has shape " + p.shape_str());
-        // A fresh copy on the parameter's device and dtype: the dict stays
-        // the caller's.
-        Tensor b = t.to(p.device(), p.dtype());
+        // A fresh copy on the parameter's device and state dtype (float32
+        // for 16-bit parameters): the dict stays the caller's.
+        Tensor b = t.to(p.device(), state_dtype(p.dtype()));
         st.buffers[parts[2]] = b.impl() == t.impl() ? t.clone() : b;
       }
     } else {

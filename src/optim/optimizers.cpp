@@ -41,7 +41,7 @@ std::vector<ParamGroup> one_group(std::vector<Tensor> params) { return {ParamGro
 
 SGD::SGD(std::vector<Tensor> params, const SGDOptions& options) : SGD(one_group(std::move(params)), options) {}
 
-SGD::SGD(std::vector<ParamGroup> groups, const SGDOptions& defaults) : Optimizer("SGD", defaults.values) {
+SGD::SGD(std::vector<ParamGroup> groups, const SGDOptions& defaults) : Optimizer("SGD", defaults.values, defaults.master_weights()) {
   init(std::move(groups));
 }
 
@@ -71,12 +71,12 @@ void SGD::update(const Tensor& p, const Tensor& g, ParamState& st, const std::ma
 
 Adam::Adam(std::vector<Tensor> params, const AdamOptions& options) : Adam(one_group(std::move(params)), options) {}
 
-Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults) : Adam("Adam", defaults.values, false) {
+Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults) : Adam("Adam", defaults.values, false, defaults.master_weights()) {
   init(std::move(groups));
 }
 
-Adam::Adam(const char* name, std::map<std::string, double> defaults, bool decoupled)
-    : Optimizer(name, std::move(defaults)), decoupled_(decoupled) {}
+Adam::Adam(const char* name, std::map<std::string, double> defaults, bool decoupled, bool master_weights)
+    : Optimizer(name, std::move(defaults), master_weights), decoupled_(decoupled) {}
 
 void Adam::validate(const std::map<std::string, double>& o) const {
   require(name(), "lr", o, 0.0);
@@ -101,7 +101,7 @@ void Adam::update(const Tensor& p, const Tensor& g, ParamState& st, const std::m
 AdamW::AdamW(std::vector<Tensor> params, const AdamOptions& options)
     : AdamW(one_group(std::move(params)), options) {}
 
-AdamW::AdamW(std::vector<ParamGroup> groups, const AdamOptions& defaults) : Adam("AdamW", defaults.values, true) {
+AdamW::AdamW(std::vector<ParamGroup> groups, const AdamOptions& defaults) : Adam("AdamW", defaults.values, true, defaults.master_weights()) {
   init(std::move(groups));
 }
 
@@ -111,7 +111,7 @@ RMSprop::RMSprop(std::vector<Tensor> params, const RMSpropOptions& options)
     : RMSprop(one_group(std::move(params)), options) {}
 
 RMSprop::RMSprop(std::vector<ParamGroup> groups, const RMSpropOptions& defaults)
-    : Optimizer("RMSprop", defaults.values) {
+    : Optimizer("RMSprop", defaults.values, defaults.master_weights()) {
   init(std::move(groups));
 }
 
@@ -141,7 +141,7 @@ Adagrad::Adagrad(std::vector<Tensor> params, const AdagradOptions& options)
     : Adagrad(one_group(std::move(params)), options) {}
 
 Adagrad::Adagrad(std::vector<ParamGroup> groups, const AdagradOptions& defaults)
-    : Optimizer("Adagrad", defaults.values) {
+    : Optimizer("Adagrad", defaults.values, defaults.master_weights()) {
   init(std::move(groups));
 }
 

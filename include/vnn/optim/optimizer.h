@@ -78,6 +78,8 @@ class Optimizer {
   const std::map<std::string, double>& defaults() const { return defaults_; }
   /// The optimizer's name: "SGD", "Adam", ...
   const char* name() const { return name_; }
+  /// Whether float16/bfloat16 parameters are updated through float32 master copies (the options' master_weights).
+  bool master_weights() const { return master_weights_; }
 
   /// The state of a parameter (nullptr before its first step).
   const ParamState* state(const Tensor& param) const;
@@ -108,8 +110,8 @@ class Optimizer {
   void apply_state_dict(LoadedState loaded);
 
  protected:
-  /// An optimizer named `name` with these default options; subclasses then call init().
-  Optimizer(const char* name, std::map<std::string, double> defaults);
+  /// An optimizer called `name` with these option defaults; master_weights: float32 master copies of 16-bit parameters.
+  Optimizer(const char* name, std::map<std::string, double> defaults, bool master_weights = false);
   /// Called by the constructors of subclasses (virtual validate is usable then).
   void init(std::vector<ParamGroup> groups);
   /// Throws ValueError naming the first invalid option.
@@ -118,15 +120,22 @@ class Optimizer {
   /// its device); st.step is already incremented.
   virtual void update(const Tensor& param, const Tensor& grad, ParamState& st,
                       const std::map<std::string, double>& options) = 0;
-  /// A zero (or value-filled) buffer shaped like param, created on first use
-  /// and moved along when the parameter changed device or dtype.
+  // A zero (or value-filled) buffer shaped like param, created on first use
+  // and moved along when the parameter changed device or dtype; float32 for
+  // float16/bfloat16 parameters (float64 for float64 ones).
+  /// The state buffer `name` of param (float32 for 16-bit parameters), created on first use.
   Tensor& buffer(ParamState& st, const Tensor& param, const std::string& name, double init = 0.0);
+  // The float32 master copy of a 16-bit parameter (state "master"), made
+  // from the parameter at its first step.
+  /// The float32 master copy of a 16-bit parameter (state "master").
+  Tensor& master(ParamState& st, const Tensor& param);
 
  private:
   const char* name_;
   std::map<std::string, double> defaults_;
   std::vector<ParamGroup> groups_;
   std::unordered_map<const void*, ParamState> state_;  // keyed by TensorImpl
+  bool master_weights_ = false;
 };
 
 /// Runs one OPTIMIZER_STEP op: outputs = {param, state...}, inputs = {grad}.

@@ -11,9 +11,24 @@ namespace vnn::optim {
   auto& name(double v) { values[key] = v; return *this; }    \
   double name() const { return values.at(key); }
 
-// Every option is a double; flags are 0 / 1.
-/// Options of SGD (PyTorch's defaults); every option is a double, flags 0 / 1.
-struct SGDOptions {
+/// The option every optimizer takes besides its numeric ones: float32 master weights for 16-bit parameters.
+template <class Derived>
+struct MasterWeightsOption {
+  /// The flag master_weights() sets and reads.
+  bool master_weights_value = false;
+  /// Keep a float32 master copy of each float16/bfloat16 parameter (state "master"): the update lands there and the parameter gets it rounded, so small steps are not lost.
+  Derived& master_weights(bool v) {
+    master_weights_value = v;
+    return static_cast<Derived&>(*this);
+  }
+  /// Whether master weights are on.
+  bool master_weights() const { return master_weights_value; }
+};
+
+// Every option is a double; flags are 0 / 1. Optimizer state is float32 for
+// float16/bfloat16 parameters either way.
+/// SGD's options (lr, momentum, dampening, weight_decay, nesterov, maximize) and master_weights.
+struct SGDOptions : MasterWeightsOption<SGDOptions> {
   /// The option values by name, as they go into each ParamGroup.
   std::map<std::string, double> values{
       {"lr", 1e-3}, {"momentum", 0}, {"dampening", 0}, {"weight_decay", 0}, {"nesterov", 0}, {"maximize", 0}};
@@ -33,8 +48,8 @@ struct SGDOptions {
   auto& maximize(bool v) { values["maximize"] = v; return *this; }
 };
 
-/// Options of Adam and AdamW (PyTorch's defaults).
-struct AdamOptions {
+/// Adam's options (lr, betas, eps, weight_decay, amsgrad, maximize) and master_weights.
+struct AdamOptions : MasterWeightsOption<AdamOptions> {
   /// The option values by name, as they go into each ParamGroup.
   std::map<std::string, double> values{{"lr", 1e-3}, {"beta1", 0.9}, {"beta2", 0.999}, {"eps", 1e-8},
                                        {"weight_decay", 0}, {"amsgrad", 0}, {"maximize", 0}};
@@ -60,8 +75,8 @@ struct AdamWOptions : AdamOptions {
   explicit AdamWOptions(double lr = 1e-3) : AdamOptions(lr) { values["weight_decay"] = 1e-2; }
 };
 
-/// Options of RMSprop (PyTorch's defaults).
-struct RMSpropOptions {
+/// RMSprop's options (lr, alpha, eps, weight_decay, momentum, centered, maximize) and master_weights.
+struct RMSpropOptions : MasterWeightsOption<RMSpropOptions> {
   /// The option values by name, as they go into each ParamGroup.
   std::map<std::string, double> values{{"lr", 1e-2},   {"alpha", 0.99},   {"eps", 1e-8},  {"weight_decay", 0},
                                        {"momentum", 0}, {"centered", 0}, {"maximize", 0}};
@@ -83,8 +98,8 @@ struct RMSpropOptions {
   auto& maximize(bool v) { values["maximize"] = v; return *this; }
 };
 
-/// Options of Adagrad (PyTorch's defaults).
-struct AdagradOptions {
+/// Adagrad's options (lr, lr_decay, weight_decay, initial_accumulator_value, eps, maximize) and master_weights.
+struct AdagradOptions : MasterWeightsOption<AdagradOptions> {
   /// The option values by name, as they go into each ParamGroup.
   std::map<std::string, double> values{{"lr", 1e-2}, {"lr_decay", 0}, {"weight_decay", 0},
                                        {"initial_accumulator_value", 0}, {"eps", 1e-10}, {"maximize", 0}};
@@ -130,9 +145,8 @@ class Adam : public Optimizer {
   Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults);
 
  protected:
-  /// For AdamW: named `name`, decoupled weight decay when `decoupled`.
-  Adam(const char* name, std::map<std::string, double> defaults, bool decoupled);
-  /// Checks lr, eps, betas in [0, 1) and weight_decay.
+  /// Adam (decoupled = false) or AdamW (true) under `name`.
+  Adam(const char* name, std::map<std::string, double> defaults, bool decoupled, bool master_weights);
   void validate(const std::map<std::string, double>& o) const override;
   /// One fused Adam update of p.
   void update(const Tensor& p, const Tensor& g, ParamState& st, const std::map<std::string, double>& o) override;
