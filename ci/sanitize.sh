@@ -75,13 +75,21 @@ run_leg() {
       # OpenBLAS's OpenMP build and oneDNN run on libgomp, a second OpenMP
       # runtime in the process next to libomp: the TSan leg uses the tiled
       # Kokkos matmul and IM2COL + GEMM for conv2d.
+      # -O1 as in the asan leg: the CPU plugin's one large translation unit
+      # (every Kokkos kernel) took over 15 minutes at -O3 under TSan here.
       cmake -S "$root" -B "$build" "${common[@]}" -DVNN_SANITIZE=thread \
-        -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DVNN_CPU_BLAS=OFF -DVNN_CPU_ONEDNN=OFF "${extra[@]}"
+        -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DVNN_CPU_BLAS=OFF -DVNN_CPU_ONEDNN=OFF \
+        "-DCMAKE_C_FLAGS_RELEASE=-O1 -DNDEBUG" "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" "${extra[@]}"
       cmake --build "$build" -j "$jobs" --target vnn_tsan_tests  # only what -L tsan runs
       t1=$(date +%s)
+      # ignore_noninstrumented_modules=1 is what Archer asks for (it warns
+      # without it): libomp itself is not built with TSan, so its own
+      # accesses (a pthread_mutex_lock inside Kokkos's OpenMP initialisation
+      # was reported in all 11 tests) are only seen through Archer's
+      # annotations; accesses by vnn and Kokkos code stay checked.
       (cd "$build" &&
         OMP_TOOL_LIBRARIES="$archer" ARCHER_OPTIONS="verbose=0" \
-        TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp" \
+        TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:suppressions=$supp/tsan.supp" \
         ctest --output-on-failure --no-tests=error -j "${VNN_TEST_JOBS:-2}" -L tsan -LE slow)
       ;;
     *)
