@@ -138,6 +138,7 @@ __kernel void vnn_maxpool2d_backward_scatter(__global T* out, long out_off, long
     if (at < 0 || at >= H * W) continue;
     const long h = at / W, w = at - h * W;
     if (!vnn_in_window(h, oh, g.s1, g.s3, g.s5, g.s7) || !vnn_in_window(w, ow, g.s2, g.s4, g.s6, g2.s0)) continue;
-    out[out_off + n * os.s0 + c * os.s1 + h * os.s2 + w * os.s3] = gy[gy_off + n * gs.s0 + c * gs.s1 + oh * gs.s2 + ow * gs.s3];
+    VNN_ST(out, out_off + n * os.s0 + c * os.s1 + h * os.s2 + w * os.s3,
+           VNN_LD(gy, gy_off + n * gs.s0 + c * gs.s1 + oh * gs.s2 + ow * gs.s3));
   }
 }
