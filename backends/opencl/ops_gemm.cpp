@@ -63,6 +63,10 @@ int64_t choose_splits(const Device& d, const GemmProblem& p, const GemmConfig& c
 const GemmConfig& gemm_variant(int v) { return kVariants[v]; }
 
 std::string gemm_variant_name(int v) {
+  // v comes from VNN_OPENCL_GEMM_VARIANT or a tuning file too: name an index
+  // past the table rather than read beyond it (ASan: global-buffer-overflow).
+  if (v < 0 || v >= kNumGemmVariants)
+    return "#" + std::to_string(v) + " (there are " + std::to_string(kNumGemmVariants) + ")";
   const GemmConfig& c = kVariants[v];
   return std::to_string(c.tsm) + "x" + std::to_string(c.tsn) + "x" + std::to_string(c.tsk) + "/" +
          std::to_string(c.wptm) + "x" + std::to_string(c.wptn);
