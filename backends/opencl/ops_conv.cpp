@@ -87,7 +87,11 @@ bool run_maxpool_backward_scatter(Device& d, cl_command_queue q, const vnn_op& o
     if (out.sizes[i] != 1 && out.strides[i] != expect) return false;
     expect *= out.sizes[i];
   }
-  const size_t esize = out.dtype == VNN_FLOAT64 ? 8 : 4;
+  // The element size of every dtype pooling takes (16-bit ones too: their
+  // zero is all-zero bits as well).
+  const DtypeInfo* info = dtype_info(out.dtype);
+  if (!info) return false;
+  const size_t esize = info->size;
   if (expect == 0) return *st = VNN_STATUS_OK, true;
   const uint64_t zero = 0;
   cl_int err = clEnqueueFillBuffer(q, mem(out), &zero, esize, size_t(out.offset) * esize, size_t(expect) * esize, 0,
