@@ -16,15 +16,36 @@ namespace vnn::kernels {
 template <int Fn> constexpr bool binary_bool_out = Fn >= VNN_BINARY_EQ && Fn <= VNN_BINARY_LOGICAL_XOR;
 template <class T, int Fn> using binary_out_t = std::conditional_t<binary_bool_out<Fn>, Bool, T>;
 
+// Signed integer +, -, * and negation wrap (two's complement), as PyTorch's
+// and the OpenCL kernels' results do: done in unsigned arithmetic, since
+// signed overflow is undefined behaviour (UBSan: "negation of -2147483648").
+template <class C> KOKKOS_INLINE_FUNCTION C wrap_add(C a, C b) {
+  if constexpr (std::is_integral_v<C> && std::is_signed_v<C>)
+    return C(std::make_unsigned_t<C>(a) + std::make_unsigned_t<C>(b));
+  else return a + b;
+}
+template <class C> KOKKOS_INLINE_FUNCTION C wrap_mul(C a, C b) {
+  if constexpr (std::is_integral_v<C> && std::is_signed_v<C>)
+    return C(std::make_unsigned_t<C>(a) * std::make_unsigned_t<C>(b));
+  else return a * b;
+}
+template <class C> KOKKOS_INLINE_FUNCTION C wrap_neg(C a) {
+  if constexpr (std::is_integral_v<C> && std::is_signed_v<C>)
+    return C(std::make_unsigned_t<C>(0) - std::make_unsigned_t<C>(a));
+  else return C(-a);
+}
+
 template <int Fn> struct BinaryFn;
 template <> struct BinaryFn<VNN_BINARY_ADD> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C alpha) { return a + alpha * b; }
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C alpha) { return wrap_add(a, wrap_mul(alpha, b)); }
 };
 template <> struct BinaryFn<VNN_BINARY_SUB> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C alpha) { return a - alpha * b; }
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C alpha) {
+    return wrap_add(a, wrap_neg(wrap_mul(alpha, b)));
+  }
 };
 template <> struct BinaryFn<VNN_BINARY_MUL> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return a * b; }
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return wrap_mul(a, b); }
 };
 template <> struct BinaryFn<VNN_BINARY_DIV> {
   template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) {
@@ -137,7 +158,7 @@ template <int Fn> struct UnaryFn;
       EXPR;                                                                          \
     }                                                                                \
   };
-VNN_UNARY(VNN_UNARY_NEG, return C(-a))
+VNN_UNARY(VNN_UNARY_NEG, return wrap_neg(a))
 VNN_UNARY(VNN_UNARY_EXP, return kmath::exp(a))
 VNN_UNARY(VNN_UNARY_LOG, return kmath::log(a))
 VNN_UNARY(VNN_UNARY_SQRT, return kmath::sqrt(a))
@@ -162,7 +183,7 @@ VNN_UNARY(VNN_UNARY_RECIPROCAL, return C(1) / a)
 template <> struct UnaryFn<VNN_UNARY_ABS> {
   template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, const UnaryParams<C>&) {
     if constexpr (std::is_unsigned_v<C>) return a;
-    else return a < C(0) ? C(-a) : a;
+    else return a < C(0) ? wrap_neg(a) : a;
   }
 };
 // floor / ceil / round are the identity on integers.
