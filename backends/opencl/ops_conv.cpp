@@ -81,6 +81,9 @@ bool run_maxpool_backward_scatter(Device& d, cl_command_queue q, const vnn_op& o
   const int64_t* g = op.ints;
   const vnn_tensor_desc& out = op.outputs[0];  // grad_in [N, C, H, W]
   const vnn_tensor_desc& gy = op.inputs[0];    // [N, C, OH, OW]
+  // float32/float64 only: 16-bit storage takes the gather kernel (its
+  // results are checked against float32 in tests/ops/low_precision.cpp).
+  if (out.dtype != VNN_FLOAT32 && out.dtype != VNN_FLOAT64) return false;
   if (g[3] < g[7] * (g[1] - 1) + 1 || g[4] < g[8] * (g[2] - 1) + 1) return false;
   int64_t expect = 1;
   for (int i = 3; i >= 0; --i) {
