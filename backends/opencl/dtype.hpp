@@ -3,8 +3,10 @@
 #ifndef VNN_OPENCL_DTYPE_HPP
 #define VNN_OPENCL_DTYPE_HPP
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 namespace vnn_opencl {
 
@@ -23,6 +25,16 @@ const DtypeInfo* dtype_info(int32_t dtype);
 // and NaN becomes 0 instead of C's undefined behaviour), returned as the
 // element's little-endian bit pattern in the low dtype_info()->size bytes.
 uint64_t scalar_bits(double value, int32_t dtype);
+
+// A double scalar as the integer kernel argument type I: NaN to 0, out of
+// range saturated (a plain cast would be undefined behaviour).
+template <typename I>
+I saturating(double v) {
+  if (std::isnan(v)) return 0;
+  if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(v);
+}
 
 // Round to nearest even into IEEE binary16 / bfloat16 bits.
 uint16_t float16_bits(double value);

@@ -149,14 +149,6 @@ vnn_status run_copy(Device& d, cl_command_queue q, const vnn_op& op, const std::
                  arg(l.strides[0]), arg(l.strides[1])});
 }
 
-template <typename I>
-I saturating(double v) {
-  if (std::isnan(v)) return 0;
-  if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
-  if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
-  return static_cast<I>(v);
-}
-
 // Largest power of two <= min(device max, kernel max, cap).
 size_t pow2_wg(size_t a, size_t b, size_t cap) {
   size_t m = std::min({a, b, cap});

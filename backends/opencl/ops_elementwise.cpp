@@ -70,13 +70,6 @@ Layout make_layout(const vnn_tensor_desc& shape, std::initializer_list<const vnn
 
 cl_mem mem(const vnn_tensor_desc& t) { return static_cast<cl_mem>(t.data); }
 
-template <typename I> I saturating(double v) {
-  if (std::isnan(v)) return 0;
-  if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
-  if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
-  return static_cast<I>(v);
-}
-
 // A double scalar in the kernel's compute type CT (see elementwise.cl).
 struct Scalar {
   cl_float f;

@@ -27,14 +27,6 @@ constexpr GemmConfig kVariants[kNumGemmVariants] = {
 
 size_t items(const GemmConfig& c) { return size_t(c.tsm / c.wptm) * size_t(c.tsn / c.wptn); }
 
-template <typename I>
-I saturating(double v) {
-  if (std::isnan(v)) return 0;
-  if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
-  if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
-  return static_cast<I>(v);
-}
-
 // alpha and beta in the kernel's T.
 struct TypedScalar {
   cl_float f;
