@@ -3,7 +3,8 @@
 #   ci/test.sh                      everything ctest knows (cpu, opencl, loader, slow, ...)
 #   VNN_TEST_LABELS=opencl ci/test.sh   one label (ctest -L)
 #   VNN_BUILD_DIR=... VNN_CMAKE_ARGS="..."  to change the build
-#   VNN_SANITIZE_LEGS="asan tsan"   sanitizer legs after a whole-suite run (ci/sanitize.sh; default: none yet)
+#   VNN_SANITIZE_LEGS="asan tsan"   sanitizer legs after a whole-suite run (ci/sanitize.sh; the default;
+#                                   VNN_SANITIZE_LEGS= skips them)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
@@ -16,8 +17,11 @@ start=$(date +%s)
 (cd "$build" && ctest "${args[@]}")
 echo "ci/test.sh: tests passed in $(( $(date +%s) - start )) s"
 # The whole-suite run (no label chosen) adds the sanitizer legs named in
-# VNN_SANITIZE_LEGS: ASan+UBSan and TSan builds of their own (ci/sanitize.sh).
-# Off by default until both legs have been seen to pass (issue 20).
-if [ -z "${VNN_TEST_LABELS:-}" ] && [ -n "${VNN_SANITIZE_LEGS:-}" ]; then
-  "$here/sanitize.sh"
+# VNN_SANITIZE_LEGS (default both): ASan+UBSan and TSan builds of their own
+# (ci/sanitize.sh), each failing on any finding.
+legs="${VNN_SANITIZE_LEGS-asan tsan}"
+if [ -z "${VNN_TEST_LABELS:-}" ] && [ -n "$legs" ]; then
+  start=$(date +%s)
+  VNN_SANITIZE_LEGS="$legs" "$here/sanitize.sh"
+  echo "ci/test.sh: sanitizer legs ($legs) passed in $(( $(date +%s) - start )) s"
 fi
