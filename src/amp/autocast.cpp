@@ -9,6 +9,7 @@
 #include "tensor/tensor_impl.hpp"
 #include "vnn/amp.h"
 #include "vnn/autograd.h"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::autocast {
@@ -77,9 +78,9 @@ Tensor lower(const Tensor& t, DType to) {
 
 AutocastGuard::AutocastGuard(const Device& device, DType dtype, bool enabled) : backend_(device.backend()) {
   if (enabled && dtype != kFloat16 && dtype != kBFloat16)
-    throw ValueError(std::string("autocast: dtype ") + name(dtype) + " is not supported on " + device.str() +
-                     "; autocast lowers to bfloat16 (vnn::kBFloat16) or float16 (vnn::kFloat16); for float32/float64 math, "
-                     "leave autocast off");
+    VNN_THROW(ValueError, "autocast: dtype ", name(dtype), " is not supported on ", device.str(),
+              "; autocast lowers to bfloat16 (vnn::kBFloat16) or float16 (vnn::kFloat16); for float32/float64 math, "
+              "leave autocast off");
   BackendState& b = backend_state(backend_);
   previous_enabled_ = b.enabled;
   previous_dtype_ = b.dtype;

@@ -11,6 +11,7 @@
 #include "vnn/amp.h"
 #include "vnn/autograd.h"
 #include "vnn/creation.h"
+#include "vnn/detail/message.h"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
 #include "vnn/profiler.h"
@@ -31,7 +32,7 @@ std::string fmt(double v) {
 
 void check_options(const GradScalerOptions& o, const char* who) {
   auto bad = [&](const char* what, double v, const char* want) {
-    throw ValueError(std::string(who) + ": " + what + " = " + fmt(v) + " is invalid (expected " + want + ")");
+    VNN_THROW(ValueError, who, ": ", what, " = ", fmt(v), " is invalid (expected ", want, ")");
   };
   if (!(o.init_scale > 0) || !std::isfinite(o.init_scale)) bad("init_scale", o.init_scale, "a finite value > 0");
   if (!(o.growth_factor > 1) || !std::isfinite(o.growth_factor)) bad("growth_factor", o.growth_factor, "> 1");
@@ -65,9 +66,8 @@ std::map<std::string, std::vector<Tensor>> grads_by_device(const std::vector<Ten
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& g = tensors[i];
     if (!g.defined()) continue;
-    if (!is_floating(g.dtype()))
-      throw DTypeError(std::string(who) + ": tensor " + std::to_string(i) + " has dtype " + name(g.dtype()) +
-                       "; only floating gradients can be checked and unscaled");
+    VNN_CHECK(DTypeError, is_floating(g.dtype()), who, ": tensor ", i, " has dtype ", name(g.dtype()),
+              "; only floating gradients can be checked and unscaled");
     out[g.device().str()].push_back(g);
   }
   return out;
@@ -97,9 +97,9 @@ GradScaler::Stage& GradScaler::stage(const optim::Optimizer& opt) {
 
 Tensor GradScaler::scale(const Tensor& loss) {
   if (!options_.enabled) return loss;
-  if (!loss.defined()) throw ValueError("GradScaler.scale: loss is an undefined tensor");
-  if (!is_floating(loss.dtype()))
-    throw DTypeError(std::string("GradScaler.scale: loss has dtype ") + name(loss.dtype()) + "; scale a floating loss");
+  VNN_CHECK(ValueError, loss.defined(), "GradScaler.scale: loss is an undefined tensor");
+  VNN_CHECK(DTypeError, is_floating(loss.dtype()), "GradScaler.scale: loss has dtype ", name(loss.dtype()),
+            "; scale a floating loss");
   scaled_ = true;
   return mul(loss, scale_);
 }
@@ -107,12 +107,12 @@ Tensor GradScaler::scale(const Tensor& loss) {
 void GradScaler::unscale_(optim::Optimizer& opt) {
   if (!options_.enabled) return;
   const std::string who = std::string("GradScaler.unscale_(") + opt.name() + ")";
-  if (!scaled_)
-    throw ValueError(who + ": the gradients of this " + opt.name() +
-                     " optimizer were never scaled; call scaler.scale(loss).backward() before unscale_/step "
-                     "in each iteration (and update() after step)");
-  if (stage(opt).done == 1) throw ValueError(who + ": unscale_() was already called on this optimizer since the last update()");
-  if (stage(opt).done == 2) throw ValueError(who + ": unscale_() is being called after step(); call update() first");
+  VNN_CHECK(ValueError, scaled_, who, ": the gradients of this ", opt.name(),
+            " optimizer were never scaled; call scaler.scale(loss).backward() before unscale_/step "
+            "in each iteration (and update() after step)");
+  VNN_CHECK(ValueError, stage(opt).done != 1, who,
+            ": unscale_() was already called on this optimizer since the last update()");
+  VNN_CHECK(ValueError, stage(opt).done != 2, who, ": unscale_() is being called after step(); call update() first");
   profiler::PhaseGuard phase(profiler::Phase::optimizer);
   autograd::NoGradGuard no_grad;
   const double inv = 1.0 / scale_;  // PyTorch takes the reciprocal in float64 too
@@ -146,9 +146,8 @@ bool GradScaler::step(optim::Optimizer& opt) {
     opt.step();
     return true;
   }
-  if (stage(opt).done == 2)
-    throw ValueError(std::string("GradScaler.step(") + opt.name() +
-                     "): step() was already called on this optimizer since the last update()");
+  VNN_CHECK(ValueError, stage(opt).done != 2, "GradScaler.step(", opt.name(),
+            "): step() was already called on this optimizer since the last update()");
   if (stage(opt).done == 0) unscale_(opt);
   Stage& st = stage(opt);
   st.done = 2;
@@ -177,7 +176,7 @@ void GradScaler::update() {
 void GradScaler::update(double new_scale) {
   if (!options_.enabled) return;
   if (!(new_scale > 0) || !std::isfinite(new_scale))
-    throw ValueError("GradScaler.update: new_scale = " + fmt(new_scale) + " must be finite and > 0");
+    VNN_THROW(ValueError, "GradScaler.update: new_scale = ", fmt(new_scale), " must be finite and > 0");
   scale_ = new_scale;
   growth_tracker_ = 0;
   scaled_ = false;
@@ -199,17 +198,16 @@ void GradScaler::load_state_dict(const optim::StateDict& dict) {
   for (auto& [k, t] : dict) {
     if (k != "scale" && k != "growth_factor" && k != "backoff_factor" && k != "growth_interval" &&
         k != "growth_tracker")
-      throw ValueError(std::string(who) + ": unexpected key '" + k + "'");
-    if (!t.defined() || t.numel() != 1)
-      throw ValueError(std::string(who) + ": '" + k + "' must hold one value");
+      VNN_THROW(ValueError, who, ": unexpected key '", k, "'");
+    if (!t.defined() || t.numel() != 1) VNN_THROW(ValueError, who, ": '", k, "' must hold one value");
     v[k] = t.item();
   }
   for (const char* k : {"scale", "growth_factor", "backoff_factor", "growth_interval", "growth_tracker"})
-    if (!v.count(k)) throw ValueError(std::string(who) + ": missing key '" + k + "'");
+    VNN_CHECK(ValueError, v.count(k), who, ": missing key '", k, "'");
   auto integral = [&](const char* k) {
     double x = v[k];
     if (!(x >= 0 && x <= 9007199254740992.0) || x != std::floor(x))
-      throw ValueError(std::string(who) + ": '" + k + "' = " + fmt(x) + " is not a non-negative integer");
+      VNN_THROW(ValueError, who, ": '", k, "' = ", fmt(x), " is not a non-negative integer");
     return int64_t(x);
   };
   GradScalerOptions o = options_;

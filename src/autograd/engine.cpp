@@ -6,6 +6,7 @@
 
 #include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/profiler.h"
 
@@ -17,11 +18,9 @@ namespace {
 void check_versions(const Node& n) {
   for (auto& [storage, version] : n.saved) {
     uint64_t now = storage->version.load();
-    if (now != version)
-      throw ValueError("backward: one of the tensors saved for the gradient of " + n.name +
-                       " has been modified by an in-place operation (it is at version " + std::to_string(now) +
-                       ", expected version " + std::to_string(version) +
-                       "); clone() it before modifying, or modify it after backward()");
+    VNN_CHECK(ValueError, now == version, "backward: one of the tensors saved for the gradient of ", n.name,
+              " has been modified by an in-place operation (it is at version ", now, ", expected version ", version,
+              "); clone() it before modifying, or modify it after backward()");
   }
 }
 
@@ -29,10 +28,8 @@ void check_finite(const Node& n, const std::vector<Tensor>& grads) {
   for (size_t i = 0; i < grads.size(); ++i) {
     if (!grads[i].defined()) continue;
     for (double v : grads[i].to_vector<double>())
-      if (!std::isfinite(v))
-        throw ValueError("anomaly mode: the backward of " + n.name + " returned a " +
-                         (std::isnan(v) ? "NaN" : "non-finite") + " value in its gradient for input " +
-                         std::to_string(i));
+      VNN_CHECK(ValueError, std::isfinite(v), "anomaly mode: the backward of ", n.name, " returned a ",
+                (std::isnan(v) ? "NaN" : "non-finite"), " value in its gradient for input ", i);
   }
 }
 
@@ -110,9 +107,9 @@ void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& r
       if (!node->backward) continue;
     }
     if (node->released)
-      throw ValueError("backward: trying to go through the graph of " + node->name +
-                       " a second time, but its saved tensors were already freed; pass retain_graph = true "
-                       "to the first backward() if you need to call it twice");
+      VNN_THROW(ValueError, "backward: trying to go through the graph of ", node->name,
+                " a second time, but its saved tensors were already freed; pass retain_graph = true "
+                "to the first backward() if you need to call it twice");
     if (!node->backward) {  // a leaf's accumulator
       std::shared_ptr<TensorImpl> leaf = node->leaf.lock();
       if (!leaf || capture) continue;
@@ -145,23 +142,21 @@ void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& r
 }
 
 std::shared_ptr<Node> node_of(const Tensor& t, const char* what) {
-  if (!requires_grad(t))
-    throw ValueError(std::string(what) +
-                     ": the tensor does not require grad and has no grad_fn; call requires_grad_() on the "
-                     "leaves before computing it");
+  VNN_CHECK(ValueError, requires_grad(t), what,
+            ": the tensor does not require grad and has no grad_fn; call requires_grad_() on the "
+            "leaves before computing it");
   return gradient_edge(t);
 }
 
 Tensor default_gradient(const Tensor& root, const Tensor& given, const char* what) {
   if (given.defined()) {
-    if (given.sizes() != root.sizes())
-      throw ShapeError(std::string(what) + ": gradient has shape " + given.sizes().str() +
-                       " but the tensor has shape " + root.sizes().str());
+    VNN_CHECK(ShapeError, given.sizes() == root.sizes(), what, ": gradient has shape ", given.sizes(),
+              " but the tensor has shape ", root.sizes());
     return given;
   }
-  if (root.numel() != 1)
-    throw ValueError(std::string(what) + ": grad can be implicitly created only for a one-element tensor (shape " +
-                     root.sizes().str() + "); pass a gradient of the same shape");
+  VNN_CHECK(ValueError, root.numel() == 1, what,
+            ": grad can be implicitly created only for a one-element tensor (shape ", root.sizes(),
+            "); pass a gradient of the same shape");
   return ones_like(root);
 }
 

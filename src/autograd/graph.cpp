@@ -2,6 +2,7 @@
 #include <atomic>
 
 #include "autograd/autograd.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/reduction.h"
 
@@ -74,9 +75,9 @@ void record_view(const char* name, Tensor& view, const Tensor& in, std::function
 
 void mark_modified(const Tensor& t, const char* op) {
   if (autograd::grad_enabled() && requires_grad(t) && t.is_leaf())
-    throw ValueError(std::string(op) +
-                     ": a leaf tensor that requires grad is being used in an in-place operation; "
-                     "wrap the update in vnn::autograd::NoGradGuard (as optimizers do) or clone() it first");
+    VNN_THROW(ValueError, op,
+              ": a leaf tensor that requires grad is being used in an in-place operation; "
+              "wrap the update in vnn::autograd::NoGradGuard (as optimizers do) or clone() it first");
   t.impl()->storage->version.fetch_add(1);
 }
 

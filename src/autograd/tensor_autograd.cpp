@@ -1,5 +1,6 @@
 // Tensor's autograd members.
 #include "autograd/autograd.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn {
@@ -7,12 +8,10 @@ namespace vnn {
 bool Tensor::requires_grad() const { return detail::requires_grad(*this); }
 
 Tensor& Tensor::requires_grad_(bool requires) {
-  if (!is_leaf())
-    throw ValueError("requires_grad_: only leaf tensors can change requires_grad (this one comes from " +
-                     grad_fn_name() + "); use detach() to make a leaf");
+  VNN_CHECK(ValueError, is_leaf(), "requires_grad_: only leaf tensors can change requires_grad (this one comes from ",
+            grad_fn_name(), "); use detach() to make a leaf");
   if (requires && !is_floating(dtype()))
-    throw DTypeError(std::string("requires_grad_: only floating point tensors can require gradients, not ") +
-                     name(dtype()));
+    VNN_THROW(DTypeError, "requires_grad_: only floating point tensors can require gradients, not ", name(dtype()));
   detail::autograd_meta(*impl()).requires_grad = requires;
   return *this;
 }
@@ -24,7 +23,7 @@ Tensor Tensor::grad() const {
 
 void Tensor::set_grad(const Tensor& g) {
   if (g.defined() && g.sizes() != sizes())
-    throw ShapeError("set_grad: gradient shape " + g.sizes().str() + " differs from the tensor's " + sizes().str());
+    VNN_THROW(ShapeError, "set_grad: gradient shape ", g.sizes(), " differs from the tensor's ", sizes());
   detail::autograd_meta(*impl()).grad = g;
 }
 
@@ -59,8 +58,8 @@ Tensor& Tensor::retain_grad() {
 }
 
 void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) {
-  if (!requires_grad())
-    throw ValueError("register_hook: cannot register a hook on a tensor that does not require grad");
+  VNN_CHECK(ValueError, requires_grad(),
+            "register_hook: cannot register a hook on a tensor that does not require grad");
   auto& m = detail::autograd_meta(*impl());
   if (m.grad_fn) {
     m.grad_fn->pre_hooks.push_back(std::move(hook));
@@ -76,7 +75,7 @@ void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) {
 namespace detail {
 void register_post_accumulate_hook(const Tensor& leaf, std::function<void()> hook) {
   if (!leaf.requires_grad() || !leaf.is_leaf())
-    throw ValueError("register_post_accumulate_hook: the tensor must be a leaf that requires grad");
+    VNN_THROW(ValueError, "register_post_accumulate_hook: the tensor must be a leaf that requires grad");
   auto& m = autograd_meta(*leaf.impl());
   std::shared_ptr<Node> acc = gradient_edge(leaf);
   acc->post_accumulate_hooks.push_back(std::move(hook));

@@ -1,3 +1,4 @@
+#include "vnn/detail/message.h"
 #include "vnn/dtype.h"
 
 #include <ostream>
@@ -13,7 +14,7 @@ size_t itemsize(DType t) {
     case kUInt8: case kBool: return 1;
     case kFloat16: case kBFloat16: return 2;
   }
-  throw DTypeError("itemsize: unknown dtype code " + std::to_string(int(t)));
+  VNN_THROW(DTypeError, "itemsize: unknown dtype code ", int(t));
 }
 
 std::ostream& operator<<(std::ostream& os, DType t) { return os << name(t); }
@@ -72,8 +73,8 @@ DType dtype_from_name(const std::string& n) {
   if (n == "half") return kFloat16;
   if (n == "int") return kInt32;
   if (n == "long") return kInt64;
-  throw ValueError("dtype_from_name: unknown dtype '" + n +
-                   "'; expected one of float32, float64, int32, int64, uint8, bool, float16, bfloat16");
+  VNN_THROW(ValueError, "dtype_from_name: unknown dtype '", n,
+            "'; expected one of float32, float64, int32, int64, uint8, bool, float16, bfloat16");
 }
 
 }  // namespace vnn

@@ -1,3 +1,4 @@
+#include "vnn/detail/message.h"
 #include "vnn/shape.h"
 
 #include <cstdio>
@@ -16,16 +17,13 @@ Shape::Shape(const std::vector<int64_t>& dims) {
 }
 
 void Shape::push_back(int64_t v) {
-  if (ndim_ == kMaxDims)
-    throw ShapeError("Shape: more than " + std::to_string(kMaxDims) +
-                     " dimensions are not supported; reshape to fewer dimensions");
+  VNN_CHECK(ShapeError, ndim_ != kMaxDims, "Shape: more than ", kMaxDims,
+            " dimensions are not supported; reshape to fewer dimensions");
   d_[ndim_++] = v;
 }
 
 void Shape::resize(int n, int64_t fill) {
-  if (n < 0 || n > kMaxDims)
-    throw ShapeError("Shape: cannot hold " + std::to_string(n) + " dimensions (max " +
-                     std::to_string(kMaxDims) + ")");
+  if (n < 0 || n > kMaxDims) VNN_THROW(ShapeError, "Shape: cannot hold ", n, " dimensions (max ", kMaxDims, ")");
   for (int i = ndim_; i < n; ++i) d_[i] = fill;
   ndim_ = n;
 }
@@ -36,9 +34,9 @@ int64_t Shape::numel() const {
   // Tensors never hold such a shape (make_empty and the views check it):
   // this is a caller's own Shape.
   for (int i = 0; i < ndim_; ++i)
-    if (d_[i] < 0) throw ShapeError("Shape::numel: shape " + str() + " has a negative size");
-  throw ValueError("Shape::numel: shape " + str() + " has " + approx_numel() +
-                   " elements, more than an int64 index can address");
+    if (d_[i] < 0) VNN_THROW(ShapeError, "Shape::numel: shape ", str(), " has a negative size");
+  VNN_THROW(ValueError, "Shape::numel: shape ", str(), " has ", approx_numel(),
+            " elements, more than an int64 index can address");
 }
 
 std::string Shape::approx_numel() const {

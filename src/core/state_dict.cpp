@@ -1,3 +1,4 @@
+#include "vnn/detail/message.h"
 #include "vnn/state_dict.h"
 
 #include "vnn/error.h"
@@ -22,8 +23,8 @@ StateDict::StateDict(const std::map<std::string, Tensor>& items) {
 StateDict::operator std::map<std::string, Tensor>() const { return {items_.begin(), items_.end()}; }
 
 void StateDict::push_back(value_type item) {
-  if (contains(item.first))
-    throw ValueError("StateDict: the name '" + item.first + "' is already present (names are unique)");
+  VNN_CHECK(ValueError, !contains(item.first), "StateDict: the name '", item.first,
+            "' is already present (names are unique)");
   index_.emplace(item.first, items_.size());
   items_.push_back(std::move(item));
 }
@@ -46,7 +47,7 @@ const Tensor& StateDict::at(const std::string& name) const {
   if (it != end()) return it->second;
   std::string known;
   for (auto& i : items_) known += (known.empty() ? "" : ", ") + i.first;
-  throw ValueError("StateDict: no entry '" + name + "' (names: " + (known.empty() ? "none" : known) + ")");
+  VNN_THROW(ValueError, "StateDict: no entry '", name, "' (names: ", (known.empty() ? "none" : known), ")");
 }
 
 StateDict::iterator StateDict::find(const std::string& name) {

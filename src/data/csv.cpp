@@ -6,6 +6,7 @@
 
 #include "data/host_util.hpp"
 #include "vnn/data/readers.h"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::data {
@@ -26,7 +27,7 @@ std::vector<std::string> split(const std::string& line, char delim) {
 }
 CsvTable read_csv_impl(const std::string& path, const CsvOptions& opt) {
   std::ifstream in(path);
-  if (!in) throw FileError("read_csv: cannot open " + path + ": " + std::strerror(errno));
+  VNN_CHECK(FileError, in, "read_csv: cannot open ", path, ": ", std::strerror(errno));
   std::string line;
   std::vector<std::string> names;
   int64_t lineno = 0;
@@ -39,7 +40,7 @@ CsvTable read_csv_impl(const std::string& path, const CsvOptions& opt) {
     if (!opt.label_column.empty()) {
       for (size_t i = 0; i < names.size(); ++i)
         if (names[i] == opt.label_column) label_col = int64_t(i);
-      if (label_col < 0) throw ValueError("read_csv: " + path + " has no column \"" + opt.label_column + "\"");
+      if (label_col < 0) VNN_THROW(ValueError, "read_csv: ", path, " has no column \"", opt.label_column, "\"");
     }
   };
   bool ready = false;
@@ -54,9 +55,8 @@ CsvTable read_csv_impl(const std::string& path, const CsvOptions& opt) {
       continue;
     }
     if (!ready) { setup(f.size()); ready = true; }
-    if (f.size() != names.size())
-      throw FormatError("read_csv: " + path + ":" + std::to_string(lineno) + ": expected " +
-                        std::to_string(names.size()) + " fields, got " + std::to_string(f.size()));
+    VNN_CHECK(FormatError, f.size() == names.size(), "read_csv: ", path, ":", lineno, ": expected ", names.size(),
+              " fields, got ", f.size());
     for (size_t c = 0; c < f.size(); ++c) {
       const char* s = f[c].c_str();
       char* end = nullptr;
@@ -64,20 +64,20 @@ CsvTable read_csv_impl(const std::string& path, const CsvOptions& opt) {
       if (int64_t(c) == label_col) {
         long long v = std::strtoll(s, &end, 10);
         if (f[c].empty() || *end != '\0' || errno == ERANGE)
-          throw FormatError("read_csv: " + path + ":" + std::to_string(lineno) + " column \"" + names[c] + "\": \"" +
-                            f[c] + "\" is not an integer label");
+          VNN_THROW(FormatError, "read_csv: ", path, ":", lineno, " column \"", names[c], "\": \"", f[c],
+                    "\" is not an integer label");
         labels.push_back(v);
       } else {
         double v = std::strtod(s, &end);
         if (f[c].empty() || *end != '\0')
-          throw FormatError("read_csv: " + path + ":" + std::to_string(lineno) + " column \"" + names[c] + "\": \"" +
-                            f[c] + "\" is not a number");
+          VNN_THROW(FormatError, "read_csv: ", path, ":", lineno, " column \"", names[c], "\": \"", f[c],
+                    "\" is not a number");
         feats.push_back(float(v));
       }
     }
     ++rows;
   }
-  if (!ready) throw FormatError("read_csv: " + path + " is empty");
+  VNN_CHECK(FormatError, ready, "read_csv: ", path, " is empty");
   CsvTable t;
   for (size_t i = 0; i < names.size(); ++i)
     if (int64_t(i) != label_col) t.feature_names.push_back(names[i]);

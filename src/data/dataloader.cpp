@@ -17,6 +17,7 @@
 #include "data/host_util.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/data/readers.h"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/profiler.h"
 
@@ -76,14 +77,11 @@ Tensor stack(const std::vector<Tensor>& parts, const std::vector<int64_t>& indic
   const Tensor& first = parts[0];
   for (size_t i = 0; i < parts.size(); ++i) {
     detail::require_host(parts[i], what);
-    if (parts[i].sizes() != first.sizes())
-      throw ShapeError(std::string("DataLoader: ") + what + " of sample " + std::to_string(i) + " (dataset index " +
-                       std::to_string(indices[i]) + ") has shape " + parts[i].shape_str() + " but sample 0 has " +
-                       first.shape_str() + "; batched examples need equal shapes");
-    if (parts[i].dtype() != first.dtype())
-      throw DTypeError(std::string("DataLoader: ") + what + " of sample " + std::to_string(i) + " (dataset index " +
-                       std::to_string(indices[i]) + ") is " + name(parts[i].dtype()) + " but sample 0 is " +
-                       name(first.dtype()));
+    VNN_CHECK(ShapeError, parts[i].sizes() == first.sizes(), "DataLoader: ", what, " of sample ", i, " (dataset index ",
+              indices[i], ") has shape ", parts[i].shape_str(), " but sample 0 has ", first.shape_str(),
+              "; batched examples need equal shapes");
+    VNN_CHECK(DTypeError, parts[i].dtype() == first.dtype(), "DataLoader: ", what, " of sample ", i, " (dataset index ",
+              indices[i], ") is ", name(parts[i].dtype()), " but sample 0 is ", name(first.dtype()));
   }
   Shape shape;
   shape.push_back(int64_t(parts.size()));
@@ -97,7 +95,7 @@ Tensor stack(const std::vector<Tensor>& parts, const std::vector<int64_t>& indic
 
 Batch collate_into(const Dataset& dataset, const std::vector<int64_t>& indices, int64_t epoch,
                    vnn::detail::DeviceContext* pinner) {
-  if (indices.empty()) throw ValueError("DataLoader: cannot collate an empty batch");
+  VNN_CHECK(ValueError, !indices.empty(), "DataLoader: cannot collate an empty batch");
   Batch rows;
   if (collate_rows(dataset, indices, pinner, rows)) return rows;
   std::vector<Tensor> data, target;
@@ -112,9 +110,8 @@ Batch collate_into(const Dataset& dataset, const std::vector<int64_t>& indices, 
   b.data = stack(data, indices, "data", pinner);
   bool labelled = target[0].defined();
   for (size_t i = 0; i < target.size(); ++i)
-    if (target[i].defined() != labelled)
-      throw ValueError("DataLoader: sample " + std::to_string(i) + " (dataset index " + std::to_string(indices[i]) +
-                       ") " + (labelled ? "has no target" : "has a target") + " unlike sample 0");
+    VNN_CHECK(ValueError, target[i].defined() == labelled, "DataLoader: sample ", i, " (dataset index ", indices[i],
+              ") ", (labelled ? "has no target" : "has a target"), " unlike sample 0");
   if (labelled) b.target = stack(target, indices, "target", pinner);
   return b;
 }
@@ -192,7 +189,7 @@ struct DataLoader::Epoch {
     if (wait) ready_cv.wait(lock, [&] { return done.count(k) > 0 || stop; });
     auto it = done.find(k);
     if (it == done.end()) {
-      if (wait) throw Error("DataLoader: this pass was ended by a newer begin() on the same loader");
+      VNN_CHECK(Error, !wait, "DataLoader: this pass was ended by a newer begin() on the same loader");
       return {};
     }
     auto r = std::move(it->second);
@@ -251,16 +248,16 @@ struct DataLoader::Epoch {
 
 DataLoader::DataLoader(DatasetPtr dataset, DataLoaderOptions options)
     : dataset_(std::move(dataset)), options_(std::move(options)) {
-  if (!dataset_) throw ValueError("DataLoader: dataset is null");
-  if (options_.batch_size <= 0)
-    throw ValueError("DataLoader: batch_size must be > 0, got " + std::to_string(options_.batch_size));
+  VNN_CHECK(ValueError, dataset_, "DataLoader: dataset is null");
+  if (options_.batch_size <= 0) VNN_THROW(ValueError, "DataLoader: batch_size must be > 0, got ", options_.batch_size);
   if (options_.num_workers < 0 || options_.num_workers > 256)
-    throw ValueError("DataLoader: num_workers must be in [0, 256], got " + std::to_string(options_.num_workers));
+    VNN_THROW(ValueError, "DataLoader: num_workers must be in [0, 256], got ", options_.num_workers);
   if (options_.prefetch_factor < 1)
-    throw ValueError("DataLoader: prefetch_factor must be >= 1, got " + std::to_string(options_.prefetch_factor));
+    VNN_THROW(ValueError, "DataLoader: prefetch_factor must be >= 1, got ", options_.prefetch_factor);
   if (options_.sampler && options_.shuffle)
-    throw ValueError("DataLoader: sampler and shuffle = true exclude each other; the sampler decides the order "
-                     "(DistributedSampler shuffles itself)");
+    VNN_THROW(ValueError,
+              "DataLoader: sampler and shuffle = true exclude each other; the sampler decides the order "
+              "(DistributedSampler shuffles itself)");
   if (options_.device) (void)device_info(*options_.device);  // DeviceNotFound now, not mid-epoch
 }
 
@@ -276,12 +273,12 @@ std::vector<int64_t> DataLoader::order(int64_t epoch) const {
   if (options_.sampler) {
     std::vector<int64_t> o = options_.sampler->indices(epoch);
     if (int64_t(o.size()) != options_.sampler->size())
-      throw ValueError("DataLoader: the sampler returned " + std::to_string(o.size()) + " indices for epoch " +
-                       std::to_string(epoch) + " but its size() is " + std::to_string(options_.sampler->size()));
+      VNN_THROW(ValueError, "DataLoader: the sampler returned ", o.size(), " indices for epoch ", epoch,
+                " but its size() is ", options_.sampler->size());
     for (int64_t i : o)
       if (i < 0 || i >= n)
-        throw IndexError("DataLoader: the sampler gave index " + std::to_string(i) + " for a dataset of " +
-                         std::to_string(n) + " examples; was it made for another dataset?");
+        VNN_THROW(IndexError, "DataLoader: the sampler gave index ", i, " for a dataset of ", n,
+                  " examples; was it made for another dataset?");
     return o;
   }
   if (!options_.shuffle) {

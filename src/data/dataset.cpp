@@ -3,25 +3,25 @@
 
 #include "data/host_util.hpp"
 #include "vnn/data/dataset.h"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::data {
 
 void check_index(int64_t index, int64_t size, const char* what) {
   if (index < 0 || index >= size)
-    throw IndexError(std::string(what) + ": index " + std::to_string(index) + " out of range for " +
-                     std::to_string(size) + " examples");
+    VNN_THROW(IndexError, what, ": index ", index, " out of range for ", size, " examples");
 }
 
 TensorDataset::TensorDataset(Tensor data, Tensor targets) {
   if (!data.defined() || data.dim() == 0)
-    throw ShapeError("TensorDataset: data needs a leading example dimension");
+    VNN_THROW(ShapeError, "TensorDataset: data needs a leading example dimension");
   data_ = data.detach().cpu();
   n_ = data_.size(0);
   if (targets.defined()) {
     if (targets.dim() == 0 || targets.size(0) != n_)
-      throw ShapeError("TensorDataset: data has " + std::to_string(n_) + " examples (shape " + data.shape_str() +
-                       ") but targets have shape " + targets.shape_str());
+      VNN_THROW(ShapeError, "TensorDataset: data has ", n_, " examples (shape ", data.shape_str(),
+                ") but targets have shape ", targets.shape_str());
     targets_ = targets.detach().cpu();
   }
   synchronize(Device("cpu", 0));  // workers read these bytes directly
@@ -33,7 +33,7 @@ Example TensorDataset::get(int64_t index) const {
 }
 
 Subset::Subset(DatasetPtr base, std::vector<int64_t> indices) : base_(std::move(base)), indices_(std::move(indices)) {
-  if (!base_) throw ValueError("Subset: base dataset is null");
+  VNN_CHECK(ValueError, base_, "Subset: base dataset is null");
   int64_t n = base_->size();
   for (auto i : indices_) check_index(i, n, "Subset");
 }
@@ -51,7 +51,7 @@ Example Subset::get_for_epoch(int64_t index, int64_t epoch) const {
 ConcatDataset::ConcatDataset(std::vector<DatasetPtr> parts) : parts_(std::move(parts)) {
   int64_t total = 0;
   for (auto& p : parts_) {
-    if (!p) throw ValueError("ConcatDataset: a part is null");
+    VNN_CHECK(ValueError, p, "ConcatDataset: a part is null");
     total += p->size();
     ends_.push_back(total);
   }
@@ -65,15 +65,14 @@ Example ConcatDataset::get_for_epoch(int64_t index, int64_t epoch) const {
 }
 
 std::vector<std::shared_ptr<Subset>> random_split(DatasetPtr base, const std::vector<int64_t>& lengths, Generator& gen) {
-  if (!base) throw ValueError("random_split: dataset is null");
+  VNN_CHECK(ValueError, base, "random_split: dataset is null");
   int64_t total = 0;
   for (auto l : lengths) {
-    if (l < 0) throw ValueError("random_split: negative length " + std::to_string(l));
+    if (l < 0) VNN_THROW(ValueError, "random_split: negative length ", l);
     total += l;
   }
   if (total != base->size())
-    throw ValueError("random_split: lengths sum to " + std::to_string(total) + " but the dataset has " +
-                     std::to_string(base->size()) + " examples");
+    VNN_THROW(ValueError, "random_split: lengths sum to ", total, " but the dataset has ", base->size(), " examples");
   std::vector<int64_t> perm = randperm(total, TensorOptions(kInt64), &gen).to_vector<int64_t>();
   std::vector<std::shared_ptr<Subset>> out;
   int64_t at = 0;
@@ -85,13 +84,13 @@ std::vector<std::shared_ptr<Subset>> random_split(DatasetPtr base, const std::ve
 }
 
 std::vector<std::shared_ptr<Subset>> random_split(DatasetPtr base, const std::vector<double>& fractions, Generator& gen) {
-  if (!base) throw ValueError("random_split: dataset is null");
+  VNN_CHECK(ValueError, base, "random_split: dataset is null");
   double sum = 0;
   for (double f : fractions) {
-    if (!(f >= 0 && f <= 1)) throw ValueError("random_split: fraction " + std::to_string(f) + " is not in [0, 1]");
+    VNN_CHECK(ValueError, f >= 0 && f <= 1, "random_split: fraction ", f, " is not in [0, 1]");
     sum += f;
   }
-  if (std::fabs(sum - 1.0) > 1e-9) throw ValueError("random_split: fractions sum to " + std::to_string(sum) + ", not 1");
+  if (std::fabs(sum - 1.0) > 1e-9) VNN_THROW(ValueError, "random_split: fractions sum to ", sum, ", not 1");
   int64_t n = base->size(), given = 0;
   std::vector<int64_t> lengths;
   for (double f : fractions) {

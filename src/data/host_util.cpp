@@ -3,15 +3,15 @@
 #include <cstring>
 
 #include "tensor/tensor_impl.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::data::detail {
 
 void require_host(const Tensor& t, const char* what) {
-  if (!t.defined()) throw ValueError(std::string(what) + ": the tensor is undefined");
-  if (!t.device().is_cpu())
-    throw ValueError(std::string(what) + ": expected a cpu tensor, got one on " + t.device().str() +
-                     "; datasets hold host data (move it with .cpu())");
+  VNN_CHECK(ValueError, t.defined(), what, ": the tensor is undefined");
+  VNN_CHECK(ValueError, t.device().is_cpu(), what, ": expected a cpu tensor, got one on ", t.device(),
+            "; datasets hold host data (move it with .cpu())");
 }
 
 Tensor host_empty(const Shape& shape, DType dtype, const char* op) {

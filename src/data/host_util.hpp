@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/tensor.h"
 
@@ -30,9 +31,9 @@ auto host_memory_guard(const std::string& what, F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const std::bad_alloc&) {
-    throw OutOfMemory(what + ": out of host memory");
+    VNN_THROW(OutOfMemory, what, ": out of host memory");
   } catch (const std::length_error&) {
-    throw OutOfMemory(what + ": out of host memory (a buffer exceeded its maximum size)");
+    VNN_THROW(OutOfMemory, what, ": out of host memory (a buffer exceeded its maximum size)");
   }
 }
 

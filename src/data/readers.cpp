@@ -13,6 +13,7 @@
 
 #include "data/host_util.hpp"
 #include "vnn/data/readers.h"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::data {
@@ -31,9 +32,9 @@ struct Gz {
   gzFile f = nullptr;
   std::string path;
   explicit Gz(const std::string& p) : path(p) {
-    if (!file_exists(p)) throw FileError("read_idx: " + p + " does not exist or is not a regular file");
+    VNN_CHECK(FileError, file_exists(p), "read_idx: ", p, " does not exist or is not a regular file");
     f = gzopen(p.c_str(), "rb");
-    if (!f) throw FileError("read_idx: cannot open " + p + ": " + std::strerror(errno));
+    VNN_CHECK(FileError, f, "read_idx: cannot open ", p, ": ", std::strerror(errno));
   }
   ~Gz() { if (f) gzclose(f); }
   // Reads up to n bytes; FormatError on a corrupt gzip stream.
@@ -45,7 +46,7 @@ struct Gz {
       if (r < 0) {
         int code = 0;
         const char* msg = gzerror(f, &code);
-        throw FormatError("read_idx: " + path + " is corrupt (zlib: " + (msg ? msg : "error") + ")");
+        VNN_THROW(FormatError, "read_idx: ", path, " is corrupt (zlib: ", (msg ? msg : "error"), ")");
       }
       if (r == 0) break;
       got += size_t(r);
@@ -54,7 +55,7 @@ struct Gz {
       int code = 0;
       const char* msg = gzerror(f, &code);
       if (code != Z_OK && code != Z_STREAM_END)
-        throw FormatError("read_idx: " + path + " is corrupt (zlib: " + (msg ? msg : "error") + ")");
+        VNN_THROW(FormatError, "read_idx: ", path, " is corrupt (zlib: ", (msg ? msg : "error"), ")");
     }
     return got;
   }
@@ -65,11 +66,11 @@ struct Gz {
 Tensor read_idx(const std::string& path) {
   Gz gz(path);
   uint8_t magic[4];
-  if (gz.read(magic, 4) != 4) throw FormatError("read_idx: " + path + " is truncated: shorter than the 4-byte IDX magic");
+  VNN_CHECK(FormatError, gz.read(magic, 4) == 4, "read_idx: ", path,
+            " is truncated: shorter than the 4-byte IDX magic");
   if (magic[0] != 0 || magic[1] != 0 || magic[3] == 0 || magic[3] > kMaxDims)
-    throw FormatError("read_idx: " + path + " has a bad IDX magic (bytes " + std::to_string(magic[0]) + " " +
-                      std::to_string(magic[1]) + " " + std::to_string(magic[2]) + " " + std::to_string(magic[3]) +
-                      "; expected 0 0 <type> <1..8 dims>)");
+    VNN_THROW(FormatError, "read_idx: ", path, " has a bad IDX magic (bytes ", magic[0], " ", magic[1], " ", magic[2],
+              " ", magic[3], "; expected 0 0 <type> <1..8 dims>)");
   DType dt;
   switch (magic[2]) {
     case 0x08: dt = kUInt8; break;
@@ -77,20 +78,20 @@ Tensor read_idx(const std::string& path) {
     case 0x0D: dt = kFloat32; break;
     case 0x0E: dt = kFloat64; break;
     default:
-      throw FormatError("read_idx: " + path + " has IDX element type 0x" + std::to_string(magic[2]) +
-                        ", which vnn does not read (supported: 0x08 uint8, 0x0C int32, 0x0D float32, 0x0E float64)");
+      VNN_THROW(FormatError, "read_idx: ", path, " has IDX element type 0x", magic[2],
+                ", which vnn does not read (supported: 0x08 uint8, 0x0C int32, 0x0D float32, 0x0E float64)");
   }
   Shape shape;
   uint64_t total = 1;
   for (int d = 0; d < magic[3]; ++d) {
     uint8_t b[4];
-    if (gz.read(b, 4) != 4) throw FormatError("read_idx: " + path + " is truncated inside the dimension sizes");
+    VNN_CHECK(FormatError, gz.read(b, 4) == 4, "read_idx: ", path, " is truncated inside the dimension sizes");
     uint64_t s = (uint64_t(b[0]) << 24) | (uint64_t(b[1]) << 16) | (uint64_t(b[2]) << 8) | b[3];
     shape.push_back(int64_t(s));
     // total <= 2^34 and s < 2^32 here, so total * s could pass 2^64 and
     // wrap to a small count: checked.
     if (__builtin_mul_overflow(total, s, &total) || total > (uint64_t(1) << 34))
-      throw FormatError("read_idx: " + path + " declares shape " + shape.str() + ", more than 2^34 elements");
+      VNN_THROW(FormatError, "read_idx: ", path, " declares shape ", shape.str(), ", more than 2^34 elements");
   }
   size_t isz = itemsize(dt);
   size_t want = size_t(total) * isz;
@@ -103,20 +104,18 @@ Tensor read_idx(const std::string& path) {
   const uint64_t head = 4 + 4 * uint64_t(magic[3]);
   const bool plain = gzdirect(gz.f) == 1;
   if (plain ? uint64_t(want) > file_size - std::min(file_size, head) : uint64_t(want) > 1032 * file_size + 1024)
-    throw FormatError("read_idx: " + path + " is truncated: shape " + shape.str() + " needs " + std::to_string(want) +
-                      " data bytes, more than the " + std::to_string(file_size) + "-byte " +
-                      (plain ? "file holds" : "gzip file can hold (deflate expands at most 1032:1)"));
+    VNN_THROW(FormatError, "read_idx: ", path, " is truncated: shape ", shape.str(), " needs ", want,
+              " data bytes, more than the ", file_size, "-byte ",
+              (plain ? "file holds" : "gzip file can hold (deflate expands at most 1032:1)"));
   Tensor out = detail::host_memory_guard("read_idx: " + path + " (shape " + shape.str() + ", " + std::to_string(want) +
                                              " bytes)",
                                          [&] { return host_empty(shape, dt, "read_idx"); });
   size_t got = gz.read(host_ptr(out), want);
-  if (got != want)
-    throw FormatError("read_idx: " + path + " is truncated: shape " + shape.str() + " needs " + std::to_string(want) +
-                      " data bytes, the file holds " + std::to_string(got));
+  VNN_CHECK(FormatError, got == want, "read_idx: ", path, " is truncated: shape ", shape.str(), " needs ", want,
+            " data bytes, the file holds ", got);
   uint8_t extra;
-  if (gz.read(&extra, 1) != 0)
-    throw FormatError("read_idx: " + path + " has data beyond the " + std::to_string(want) + " bytes shape " +
-                      shape.str() + " needs (size mismatch)");
+  VNN_CHECK(FormatError, gz.read(&extra, 1) == 0, "read_idx: ", path, " has data beyond the ", want, " bytes shape ",
+            shape.str(), " needs (size mismatch)");
   if (isz > 1) {  // IDX is big-endian
     auto* p = static_cast<uint8_t*>(host_ptr(out));
     for (size_t i = 0; i < size_t(total); ++i) std::reverse(p + i * isz, p + (i + 1) * isz);
@@ -136,9 +135,9 @@ std::string find_idx(const std::string& root, const std::string& stem) {
   std::string plain = root + "/" + stem;
   if (file_exists(plain)) return plain;
   if (file_exists(plain + ".gz")) return plain + ".gz";
-  throw FileError("FashionMNIST: neither " + plain + " nor " + plain +
-                  ".gz exists (pass the directory, set VNN_FASHION_MNIST_DIR, or install Debian's "
-                  "dataset-fashion-mnist)");
+  VNN_THROW(FileError, "FashionMNIST: neither ", plain, " nor ", plain,
+            ".gz exists (pass the directory, set VNN_FASHION_MNIST_DIR, or install Debian's "
+            "dataset-fashion-mnist)");
 }
 }  // namespace
 
@@ -148,14 +147,13 @@ FashionMNIST::FashionMNIST(const std::string& root_arg, bool train, int64_t limi
   std::string ip = find_idx(root, prefix + "-images-idx3-ubyte"), lp = find_idx(root, prefix + "-labels-idx1-ubyte");
   Tensor img = read_idx(ip), lab = read_idx(lp);
   if (img.dtype() != kUInt8 || img.dim() != 3 || img.size(1) != 28 || img.size(2) != 28)
-    throw FormatError("FashionMNIST: " + ip + " should hold uint8 images [N, 28, 28], holds " + name(img.dtype()) +
-                      " " + img.shape_str());
+    VNN_THROW(FormatError, "FashionMNIST: ", ip, " should hold uint8 images [N, 28, 28], holds ", name(img.dtype()),
+              " ", img.shape_str());
   if (lab.dtype() != kUInt8 || lab.dim() != 1)
-    throw FormatError("FashionMNIST: " + lp + " should hold uint8 labels [N], holds " + name(lab.dtype()) + " " +
-                      lab.shape_str());
-  if (img.size(0) != lab.size(0))
-    throw FormatError("FashionMNIST: size mismatch: " + ip + " holds " + std::to_string(img.size(0)) + " images but " +
-                      lp + " holds " + std::to_string(lab.size(0)) + " labels");
+    VNN_THROW(FormatError, "FashionMNIST: ", lp, " should hold uint8 labels [N], holds ", name(lab.dtype()), " ",
+              lab.shape_str());
+  VNN_CHECK(FormatError, img.size(0) == lab.size(0), "FashionMNIST: size mismatch: ", ip, " holds ", img.size(0),
+            " images but ", lp, " holds ", lab.size(0), " labels");
   n_ = img.size(0);
   if (limit > 0 && limit < n_) n_ = limit;
   images_ = host_empty({n_, 1, 28, 28}, kFloat32);
@@ -167,8 +165,7 @@ FashionMNIST::FashionMNIST(const std::string& root_arg, bool train, int64_t limi
   for (int64_t i = 0; i < n_ * 784; ++i) fi[i] = float(ib[i]) * (1.0f / 255.0f);
   for (int64_t i = 0; i < n_; ++i) {
     if (lb[i] > 9)
-      throw FormatError("FashionMNIST: " + lp + " label " + std::to_string(i) + " is " + std::to_string(lb[i]) +
-                        ", outside the classes 0..9");
+      VNN_THROW(FormatError, "FashionMNIST: ", lp, " label ", i, " is ", lb[i], ", outside the classes 0..9");
     li[i] = lb[i];
   }
 }

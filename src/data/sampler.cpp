@@ -5,12 +5,13 @@
 #include <random>
 #include <string>
 
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::data {
 
 std::vector<int64_t> torch_randperm(int64_t n, uint64_t seed) {
-  if (n < 0) throw ValueError("torch_randperm: n must be >= 0, got " + std::to_string(n));
+  if (n < 0) VNN_THROW(ValueError, "torch_randperm: n must be >= 0, got ", n);
   std::vector<int64_t> r(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) r[size_t(i)] = i;
   // at::mt19937 is the standard engine with the standard 32-bit seeding
@@ -27,12 +28,10 @@ std::vector<int64_t> torch_randperm(int64_t n, uint64_t seed) {
 DistributedSampler::DistributedSampler(int64_t dataset_size, DistributedSamplerOptions options)
     : dataset_size_(dataset_size), options_(options) {
   const int64_t n = dataset_size, w = options.num_replicas, r = options.rank;
-  if (n < 0) throw ValueError("DistributedSampler: dataset_size must be >= 0, got " + std::to_string(n));
-  if (w < 1)
-    throw ValueError("DistributedSampler: num_replicas must be >= 1 (the world size), got " + std::to_string(w));
+  if (n < 0) VNN_THROW(ValueError, "DistributedSampler: dataset_size must be >= 0, got ", n);
+  if (w < 1) VNN_THROW(ValueError, "DistributedSampler: num_replicas must be >= 1 (the world size), got ", w);
   if (r < 0 || r >= w)
-    throw ValueError("DistributedSampler: invalid rank " + std::to_string(r) + ", rank should be in the interval [0, " +
-                     std::to_string(w - 1) + "]");
+    VNN_THROW(ValueError, "DistributedSampler: invalid rank ", r, ", rank should be in the interval [0, ", w - 1, "]");
   // PyTorch: ceil((n - w) / w) when dropping an uneven tail, else ceil(n / w)
   // (math.ceil of a negative fraction is 0 when n < w).
   if (options.drop_last && n % w != 0)

@@ -3,6 +3,7 @@
 
 #include "data/host_util.hpp"
 #include "vnn/data/transforms.h"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::data {
@@ -23,16 +24,15 @@ void RandomKey::words(uint32_t out[4]) const {
 namespace {
 void need_hw(const Tensor& x, const char* what) {
   require_host(x, what);
-  if (x.dim() < 2) throw ShapeError(std::string(what) + ": expected a tensor [..., H, W], got shape " + x.shape_str());
+  if (x.dim() < 2) VNN_THROW(ShapeError, what, ": expected a tensor [..., H, W], got shape ", x.shape_str());
 }
 }  // namespace
 
 Normalize::Normalize(std::vector<double> mean, std::vector<double> std) : mean_(std::move(mean)), std_(std::move(std)) {
   if (mean_.empty() || mean_.size() != std_.size())
-    throw ValueError("Normalize: mean and std need the same non-zero length (got " + std::to_string(mean_.size()) +
-                     " and " + std::to_string(std_.size()) + ")");
-  for (double s : std_)
-    if (!(s != 0)) throw ValueError("Normalize: std contains 0");
+    VNN_THROW(ValueError, "Normalize: mean and std need the same non-zero length (got ", mean_.size(), " and ",
+              std_.size(), ")");
+  for (double s : std_) VNN_CHECK(ValueError, s != 0, "Normalize: std contains 0");
 }
 
 Tensor Normalize::apply(const Tensor& x_in, const RandomKey&) const {
@@ -40,12 +40,11 @@ Tensor Normalize::apply(const Tensor& x_in, const RandomKey&) const {
   Tensor x = host_contiguous(x_in);
   int64_t c = x.dim() >= 3 ? x.size(-3) : 1;
   if (mean_.size() != 1 && int64_t(mean_.size()) != c)
-    throw ShapeError("Normalize: " + std::to_string(mean_.size()) + " means for " + std::to_string(c) +
-                     " channels (input shape " + x.shape_str() + ")");
+    VNN_THROW(ShapeError, "Normalize: ", mean_.size(), " means for ", c, " channels (input shape ", x.shape_str(), ")");
   int64_t plane = x.dim() >= 2 ? x.size(-1) * x.size(-2) : x.numel();
   DType out_t = x.dtype() == kFloat64 ? kFloat64 : kFloat32;
   if (x.dtype() != kFloat32 && x.dtype() != kFloat64 && x.dtype() != kUInt8)
-    throw DTypeError(std::string("Normalize: expected float32, float64 or uint8 input, got ") + name(x.dtype()));
+    VNN_THROW(DTypeError, "Normalize: expected float32, float64 or uint8 input, got ", name(x.dtype()));
   Tensor out = host_empty(x.sizes(), out_t);
   int64_t n = x.numel();
   for (int64_t i = 0; i < n; ++i) {
@@ -62,8 +61,7 @@ Tensor Normalize::apply(const Tensor& x_in, const RandomKey&) const {
 
 RandomCrop::RandomCrop(int64_t size, int64_t padding) : size_(size), padding_(padding) {
   if (size <= 0 || padding < 0)
-    throw ValueError("RandomCrop: size must be > 0 and padding >= 0 (got size " + std::to_string(size) +
-                     ", padding " + std::to_string(padding) + ")");
+    VNN_THROW(ValueError, "RandomCrop: size must be > 0 and padding >= 0 (got size ", size, ", padding ", padding, ")");
 }
 
 Tensor RandomCrop::apply(const Tensor& x_in, const RandomKey& key) const {
@@ -72,8 +70,7 @@ Tensor RandomCrop::apply(const Tensor& x_in, const RandomKey& key) const {
   int64_t h = x.size(-2), w = x.size(-1);
   int64_t ph = h + 2 * padding_, pw = w + 2 * padding_;
   if (size_ > ph || size_ > pw)
-    throw ShapeError("RandomCrop: crop " + std::to_string(size_) + " is larger than the padded input " +
-                     std::to_string(ph) + "x" + std::to_string(pw));
+    VNN_THROW(ShapeError, "RandomCrop: crop ", size_, " is larger than the padded input ", ph, "x", pw);
   uint32_t r[4];
   key.words(r);
   int64_t top = int64_t(r[0] % uint32_t(ph - size_ + 1)) - padding_;
@@ -100,7 +97,7 @@ Tensor RandomCrop::apply(const Tensor& x_in, const RandomKey& key) const {
 }
 
 RandomHorizontalFlip::RandomHorizontalFlip(double p) : p_(p) {
-  if (!(p >= 0 && p <= 1)) throw ValueError("RandomHorizontalFlip: p must be in [0, 1], got " + std::to_string(p));
+  VNN_CHECK(ValueError, p >= 0 && p <= 1, "RandomHorizontalFlip: p must be in [0, 1], got ", p);
 }
 
 Tensor RandomHorizontalFlip::apply(const Tensor& x_in, const RandomKey& key) const {
@@ -122,8 +119,7 @@ Tensor RandomHorizontalFlip::apply(const Tensor& x_in, const RandomKey& key) con
 }
 
 Compose::Compose(std::vector<TransformPtr> parts) : parts_(std::move(parts)) {
-  for (auto& p : parts_)
-    if (!p) throw ValueError("Compose: a transform is null");
+  for (auto& p : parts_) VNN_CHECK(ValueError, p, "Compose: a transform is null");
 }
 
 Tensor Compose::apply(const Tensor& x, const RandomKey& key) const {
@@ -138,7 +134,7 @@ Tensor Compose::apply(const Tensor& x, const RandomKey& key) const {
 
 TransformDataset::TransformDataset(DatasetPtr base, TransformPtr transform, uint64_t seed)
     : base_(std::move(base)), transform_(std::move(transform)), seed_(seed) {
-  if (!base_ || !transform_) throw ValueError("TransformDataset: dataset and transform must be non-null");
+  if (!base_ || !transform_) VNN_THROW(ValueError, "TransformDataset: dataset and transform must be non-null");
 }
 
 Example TransformDataset::get_for_epoch(int64_t index, int64_t epoch) const {

@@ -2,6 +2,7 @@
 #include <cctype>
 #include <ostream>
 
+#include "vnn/detail/message.h"
 #include "vnn/device.h"
 #include "vnn/error.h"
 
@@ -35,17 +36,18 @@ Device::Device(const std::string& spec) {
   std::string b = spec.substr(0, colon);
   for (auto& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (b == "openmp") b = "cpu";  // the plugin's name, accepted as an alias
-  if (!valid_backend_name(b))
-    throw DeviceNotFound("Device: cannot parse '" + spec +
-                         "': expected a backend name such as cpu, cuda, hip or opencl, optionally followed by :index "
-                         "(e.g. \"cuda:1\")");
+  VNN_CHECK(DeviceNotFound, valid_backend_name(b), "Device: cannot parse '", spec,
+            "': expected a backend name such as cpu, cuda, hip or opencl, optionally followed by :index "
+            "(e.g. \"cuda:1\")");
   int idx = 0;
   if (colon != std::string::npos) {
     std::string digits = spec.substr(colon + 1);
     if (digits.empty() || digits.size() > 6 ||
         digits.find_first_not_of("0123456789") != std::string::npos)
-      throw DeviceNotFound("Device: cannot parse '" + spec + "': the index after ':' must be a "
-                           "non-negative integer (e.g. \"" + b + ":0\")");
+      VNN_THROW(DeviceNotFound, "Device: cannot parse '", spec,
+                "': the index after ':' must be a "
+                "non-negative integer (e.g. \"",
+                b, ":0\")");
     idx = std::stoi(digits);
   }
   backend_ = b;

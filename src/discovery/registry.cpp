@@ -9,6 +9,7 @@
 
 #include "discovery/plugin_loader.hpp"
 #include "runtime/device_context.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/device.h"
 #include "vnn/error.h"
 
@@ -191,8 +192,7 @@ Registry& registry() {
 DeviceContext& context(const Device& d) {
   Registry& r = registry();
   if (DeviceContext* c = r.find(d)) return *c;
-  throw DeviceNotFound("device " + d.str() + " is not available; available devices: " +
-                       r.available_list());
+  VNN_THROW(DeviceNotFound, "device ", d.str(), " is not available; available devices: ", r.available_list());
 }
 
 void for_each_initialized(void (*fn)(DeviceContext&)) {
@@ -219,10 +219,14 @@ void DeviceContext::throw_status(vnn_status s, const char* what) const {
   std::string msg = std::string(what) + " on " + info.device.str() + " (" + backend->name +
                     " backend): " + backend->last_error();
   switch (s) {
-    case VNN_STATUS_OUT_OF_MEMORY: throw OutOfMemory(msg);
-    case VNN_STATUS_UNSUPPORTED: throw Unsupported(msg);
-    case VNN_STATUS_INVALID_ARGUMENT: throw ValueError(msg);
-    default: throw BackendError(msg);
+    case VNN_STATUS_OUT_OF_MEMORY:
+      VNN_THROW(OutOfMemory, msg);
+    case VNN_STATUS_UNSUPPORTED:
+      VNN_THROW(Unsupported, msg);
+    case VNN_STATUS_INVALID_ARGUMENT:
+      VNN_THROW(ValueError, msg);
+    default:
+      VNN_THROW(BackendError, msg);
   }
 }
 
@@ -258,23 +262,20 @@ Device best_device() {
   if (r.strict) {
     for (auto& b : r.report)
       if (!b.loaded && b.status != "disabled")
-        throw PluginError("best_device (strict mode): backend library " + b.library +
-                          " could not be used (" + b.status + ": " + b.detail +
-                          "); fix it, remove it, or unset VNN_STRICT");
+        VNN_THROW(PluginError, "best_device (strict mode): backend library ", b.library, " could not be used (",
+                  b.status, ": ", b.detail, "); fix it, remove it, or unset VNN_STRICT");
   }
   if (const char* want = std::getenv("VNN_DEVICE"); want && *want) {
     Device d(want);
     if (r.find(d)) return d;
     std::string msg = "VNN_DEVICE=" + std::string(want) + " is not available; available devices: " +
                       r.available_list();
-    if (r.strict) throw DeviceNotFound("best_device (strict mode): " + msg);
+    VNN_CHECK(DeviceNotFound, !r.strict, "best_device (strict mode): ", msg);
     static std::once_flag warned;
     std::call_once(warned, [&] { std::cerr << "vnn: warning: " << msg << "; using the best one\n"; });
   }
-  if (r.ranked.empty())
-    throw DeviceNotFound("best_device: no device found; backends tried: " +
-                         std::to_string(r.report.size()) +
-                         " (run vnn-devices --verbose for the reasons)");
+  VNN_CHECK(DeviceNotFound, !r.ranked.empty(), "best_device: no device found; backends tried: ", r.report.size(),
+            " (run vnn-devices --verbose for the reasons)");
   return r.ranked.front().device;
 }
 

@@ -1,5 +1,6 @@
 // DistributedDataParallel: rank 0's state at construction, gradient buckets
 // reduced from post-accumulate autograd hooks while backward goes on.
+#include "vnn/detail/message.h"
 #include "vnn/nn/distributed.h"
 
 #include <algorithm>
@@ -118,9 +119,9 @@ struct DistributedDataParallel::Reducer {
       for (size_t i = 0; i < params.size(); ++i)
         if (!ready[i]) missing += (missing.empty() ? "" : ", ") + names[i];
       armed = false;
-      throw ValueError("DistributedDataParallel: the previous backward did not produce gradients for " + missing +
-                       ", so their buckets were never reduced; construct with DDPOptions::find_unused_parameters = "
-                       "true when some parameters take no part in the loss");
+      VNN_THROW(ValueError, "DistributedDataParallel: the previous backward did not produce gradients for ", missing,
+                ", so their buckets were never reduced; construct with DDPOptions::find_unused_parameters = "
+                "true when some parameters take no part in the loss");
     }
     armed = true;
     iteration_sync = sync;
@@ -195,9 +196,9 @@ struct DistributedDataParallel::Reducer {
 
 DistributedDataParallel::DistributedDataParallel(std::shared_ptr<Module> module, DDPOptions options)
     : Module("DistributedDataParallel"), module_(std::move(module)), options_(options) {
-  if (!module_) throw ValueError("DistributedDataParallel: the module is null");
+  VNN_CHECK(ValueError, module_, "DistributedDataParallel: the module is null");
   if (!(options_.bucket_cap_mb > 0) || !(options_.first_bucket_mb > 0))
-    throw ValueError("DistributedDataParallel: bucket_cap_mb and first_bucket_mb must be positive");
+    VNN_THROW(ValueError, "DistributedDataParallel: bucket_cap_mb and first_bucket_mb must be positive");
   distributed::ProcessGroup& pg = options_.group ? *options_.group : distributed::group();
   share_registrations(*module_);
 
@@ -214,11 +215,11 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<Module> module,
   Tensor flag = from_vector<int32_t>({diff.empty() ? 0 : 1}, {1});
   pg.allreduce(flag, distributed::ReduceOp::max).wait();
   if (flag.item<int32_t>() != 0)
-    throw ValueError("DistributedDataParallel: the ranks hold different models: " +
-                     (diff.empty() ? std::string("another rank's parameters or buffers differ from rank 0's (its "
-                                                 "error names the first difference)")
-                                   : diff) +
-                     "; build the same model on every rank");
+    VNN_THROW(ValueError, "DistributedDataParallel: the ranks hold different models: ",
+              (diff.empty() ? std::string("another rank's parameters or buffers differ from rank 0's (its "
+                                          "error names the first difference)")
+                            : diff),
+              "; build the same model on every rank");
 
   // Rank 0's values everywhere.
   {

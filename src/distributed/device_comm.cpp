@@ -10,6 +10,7 @@
 #include "runtime/device_context.hpp"
 #include "runtime/stream_state.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::distributed::detail {
@@ -59,8 +60,8 @@ void* DeviceComms::get(vnn::detail::DeviceContext& ctx, int rank, int size,
   if (rank == 0) ctx.check(ctx.backend->comm_unique_id(ctx.plugin_index, id, &id_size), "comm_unique_id");
   Bytes got = share("comm/" + ctx.info.device.str() + "/" + std::to_string(generation_++), Bytes(id, id + id_size));
   if (got.empty() || got.size() > sizeof id)
-    throw DistributedError("rank " + std::to_string(rank) + ": the communicator id from rank 0 for " +
-                           ctx.info.device.str() + " has " + std::to_string(got.size()) + " bytes");
+    VNN_THROW(DistributedError, "rank ", rank, ": the communicator id from rank 0 for ", ctx.info.device.str(), " has ",
+              got.size(), " bytes");
   void* comm = nullptr;
   ctx.check(ctx.backend->comm_create(ctx.plugin_index, got.data(), got.size(), rank, size, &comm), "comm_create");
   comms_[&ctx] = comm;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "distributed/engine.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 #ifdef VNN_HAVE_GLOO
@@ -30,8 +31,8 @@ size_t reducible_itemsize(DType dtype, const char* collective) {
     case kFloat32: case kFloat64: case kInt32: case kInt64: case kUInt8:
       return itemsize(dtype);
     default:
-      throw DTypeError(std::string(collective) + ": dtype " + vnn::name(dtype) +
-                       " cannot be reduced; use float32, float64, int32, int64 or uint8 (convert with .to())");
+      VNN_THROW(DTypeError, collective, ": dtype ", vnn::name(dtype),
+                " cannot be reduced; use float32, float64, int32, int64 or uint8 (convert with .to())");
   }
 }
 
@@ -110,7 +111,7 @@ class GlooP2P final : public PendingP2P {
       : buf_(std::move(buf)), send_(is_send) {}
   void wait(Millis timeout) override {
     bool ok = send_ ? buf_->waitSend(timeout) : buf_->waitRecv(timeout);
-    if (!ok) throw DistributedError(std::string(send_ ? "send" : "recv") + " was aborted");
+    VNN_CHECK(DistributedError, ok, send_ ? "send" : "recv", " was aborted");
   }
 
  private:
@@ -203,15 +204,15 @@ std::unique_ptr<Engine> make_gloo_engine(const EngineConfig& cfg, Store& store) 
   } catch (const vnn::Error&) {
     throw;
   } catch (const std::exception& e) {
-    throw DistributedError("rank " + std::to_string(cfg.rank) + ": gloo could not connect the " +
-                           std::to_string(cfg.world_size) + " ranks: " + e.what());
+    VNN_THROW(DistributedError, "rank ", cfg.rank, ": gloo could not connect the ", cfg.world_size,
+              " ranks: ", e.what());
   }
 }
 
 #else
 bool gloo_available() { return false; }
 std::unique_ptr<Engine> make_gloo_engine(const EngineConfig&, Store&) {
-  throw Unsupported("init_process_group: this vnn was built without Gloo (install libgloo-dev and rebuild)");
+  VNN_THROW(Unsupported, "init_process_group: this vnn was built without Gloo (install libgloo-dev and rebuild)");
 }
 #endif
 

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "distributed/process_group.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::distributed {
@@ -30,7 +31,7 @@ int parse_int(const char* var, const char* text) {
   char* end = nullptr;
   long v = std::strtol(text, &end, 10);
   if (end == text || *end != '\0' || v < 0 || v > (1L << 30))
-    throw ValueError(std::string("init_process_group: ") + var + "='" + text + "' is not a non-negative integer");
+    VNN_THROW(ValueError, "init_process_group: ", var, "='", text, "' is not a non-negative integer");
   return int(v);
 }
 
@@ -42,9 +43,8 @@ int pick(int given, std::initializer_list<const char*> vars, int fallback, const
   if (fallback >= 0) return fallback;
   std::string names;
   for (const char* v : vars) names += (names.empty() ? "" : " / ") + std::string(v);
-  throw ValueError(std::string("init_process_group: ") + what + " is not known: " + names +
-                   " is not set; start the program with vnn-run (or torchrun, or mpirun), or pass InitOptions::" +
-                   what);
+  VNN_THROW(ValueError, "init_process_group: ", what, " is not known: ", names,
+            " is not set; start the program with vnn-run (or torchrun, or mpirun), or pass InitOptions::", what);
 }
 
 detail::Millis timeout_of(const InitOptions& o) {
@@ -52,10 +52,10 @@ detail::Millis timeout_of(const InitOptions& o) {
     char* end = nullptr;
     double sec = std::strtod(s, &end);
     if (end == s || *end != '\0' || !(sec > 0))
-      throw ValueError(std::string("init_process_group: VNN_DIST_TIMEOUT='") + s + "' is not a positive number of seconds");
+      VNN_THROW(ValueError, "init_process_group: VNN_DIST_TIMEOUT='", s, "' is not a positive number of seconds");
     return detail::Millis(int64_t(sec * 1000));
   }
-  if (o.timeout.count() <= 0) throw ValueError("init_process_group: InitOptions::timeout must be positive");
+  if (o.timeout.count() <= 0) VNN_THROW(ValueError, "init_process_group: InitOptions::timeout must be positive");
   return o.timeout;
 }
 
@@ -67,25 +67,22 @@ void store_barrier(detail::Store& s, const std::string& key, int n) {
 
 // Ranks must agree on the world size, and each rank number is taken once.
 void check_agreement(detail::Store& s, int rank, int ws) {
-  if (s.add("claim/" + std::to_string(rank), 1) != 1)
-    throw DistributedError("init_process_group: two processes claim RANK=" + std::to_string(rank) +
-                           "; every process needs its own rank in 0..WORLD_SIZE-1");
+  VNN_CHECK(DistributedError, s.add("claim/" + std::to_string(rank), 1) == 1,
+            "init_process_group: two processes claim RANK=", rank,
+            "; every process needs its own rank in 0..WORLD_SIZE-1");
   s.set("world_size/" + std::to_string(rank), detail::to_bytes(std::to_string(ws)));
-  auto mismatch = [&](int other, const std::string& theirs) {
-    return DistributedError("init_process_group: ranks disagree on the world size: rank " + std::to_string(rank) +
-                            " has WORLD_SIZE=" + std::to_string(ws) + " but rank " + std::to_string(other) +
-                            " has WORLD_SIZE=" + theirs + "; start every rank with the same WORLD_SIZE");
-  };
   for (int r = 0; r < ws; ++r) {
     if (r == rank) continue;
     std::string theirs;
     try {
       theirs = detail::to_string(s.get("world_size/" + std::to_string(r)));
     } catch (const DistributedError& e) {
-      throw DistributedError("init_process_group: rank " + std::to_string(r) + " of " + std::to_string(ws) +
-                             " did not join (this is rank " + std::to_string(rank) + "): " + e.what());
+      VNN_THROW(DistributedError, "init_process_group: rank ", r, " of ", ws, " did not join (this is rank ", rank,
+                "): ", e.what());
     }
-    if (theirs != std::to_string(ws)) throw mismatch(r, theirs);
+    VNN_CHECK(DistributedError, theirs == std::to_string(ws),
+              "init_process_group: ranks disagree on the world size: rank ", rank, " has WORLD_SIZE=", ws, " but rank ",
+              r, " has WORLD_SIZE=", theirs, "; start every rank with the same WORLD_SIZE");
   }
 }
 
@@ -110,21 +107,18 @@ bool launched_by_mpirun() { return env("OMPI_COMM_WORLD_SIZE") != nullptr; }
 void init_process_group(const InitOptions& o) {
   Global& g = global();
   std::lock_guard<std::mutex> lock(g.m);
-  if (g.group)
-    throw ValueError("init_process_group: the default process group is already initialised (rank " +
-                     std::to_string(g.group->rank()) + " of " + std::to_string(g.group->size()) +
-                     "); call destroy_process_group() first");
+  VNN_CHECK(ValueError, !g.group, "init_process_group: the default process group is already initialised (rank ",
+            g.group->rank(), " of ", g.group->size(), "); call destroy_process_group() first");
   if (o.init_method != "env://" && !o.init_method.empty())
-    throw ValueError("init_process_group: init_method '" + o.init_method + "' is not supported; use \"env://\"");
+    VNN_THROW(ValueError, "init_process_group: init_method '", o.init_method, "' is not supported; use \"env://\"");
   bool mpirun = launched_by_mpirun();
   Engine engine = o.engine;
   if (engine == Engine::automatic) engine = mpirun && detail::mpi_available() ? Engine::mpi : Engine::gloo;
   int rank = pick(o.rank, {"RANK", "OMPI_COMM_WORLD_RANK"}, -1, "rank");
   int ws = pick(o.world_size, {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE"}, -1, "world_size");
-  if (ws < 1) throw ValueError("init_process_group: WORLD_SIZE must be at least 1, got " + std::to_string(ws));
+  if (ws < 1) VNN_THROW(ValueError, "init_process_group: WORLD_SIZE must be at least 1, got ", ws);
   if (rank >= ws)
-    throw ValueError("init_process_group: RANK=" + std::to_string(rank) + " is outside 0..WORLD_SIZE-1 (WORLD_SIZE=" +
-                     std::to_string(ws) + ")");
+    VNN_THROW(ValueError, "init_process_group: RANK=", rank, " is outside 0..WORLD_SIZE-1 (WORLD_SIZE=", ws, ")");
   int local_rank = pick(o.local_rank, {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"}, rank, "local_rank");
   int local_ws = pick(o.local_world_size, {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}, ws, "local_world_size");
   detail::Millis timeout = timeout_of(o);
@@ -139,24 +133,24 @@ void init_process_group(const InitOptions& o) {
   if (engine == Engine::mpi) {
     eng = detail::make_mpi_engine(cfg);
     if (eng->rank() != rank || eng->size() != ws)
-      throw DistributedError("init_process_group: MPI says rank " + std::to_string(eng->rank()) + " of " +
-                             std::to_string(eng->size()) + " but the environment says RANK=" + std::to_string(rank) +
-                             " WORLD_SIZE=" + std::to_string(ws) + "; start the program with mpirun -np " +
-                             std::to_string(ws) + " only");
+      VNN_THROW(DistributedError, "init_process_group: MPI says rank ", eng->rank(), " of ", eng->size(),
+                " but the environment says RANK=", rank, " WORLD_SIZE=", ws, "; start the program with mpirun -np ", ws,
+                " only");
     how = "MPI_COMM_WORLD";
   } else {
     cfg.master_addr = o.master_addr.empty() ? (env("MASTER_ADDR") ? env("MASTER_ADDR") : "") : o.master_addr;
-    if (cfg.master_addr.empty())
-      throw ValueError("init_process_group: MASTER_ADDR is not set: the gloo engine needs the address of rank 0's "
-                       "host (export MASTER_ADDR=127.0.0.1 on one machine, vnn-run sets it, or pass "
-                       "InitOptions::master_addr)");
+    VNN_CHECK(ValueError, !cfg.master_addr.empty(),
+              "init_process_group: MASTER_ADDR is not set: the gloo engine needs the address of rank 0's "
+              "host (export MASTER_ADDR=127.0.0.1 on one machine, vnn-run sets it, or pass "
+              "InitOptions::master_addr)");
     int port = o.master_port >= 0 ? o.master_port
                                   : (env("MASTER_PORT") ? parse_int("MASTER_PORT", env("MASTER_PORT")) : -1);
     if (port < 0)
-      throw ValueError("init_process_group: MASTER_PORT is not set: the gloo engine needs a free TCP port on rank "
-                       "0's host (export MASTER_PORT=29500, vnn-run sets it, or pass InitOptions::master_port)");
+      VNN_THROW(ValueError,
+                "init_process_group: MASTER_PORT is not set: the gloo engine needs a free TCP port on rank "
+                "0's host (export MASTER_PORT=29500, vnn-run sets it, or pass InitOptions::master_port)");
     if (port < 1 || port > 65535)
-      throw ValueError("init_process_group: MASTER_PORT=" + std::to_string(port) + " is not a TCP port (1..65535)");
+      VNN_THROW(ValueError, "init_process_group: MASTER_PORT=", port, " is not a TCP port (1..65535)");
     store = detail::make_tcp_store(cfg.master_addr, port, rank == 0, rank, timeout);
     try {
       check_agreement(*store, rank, ws);
@@ -202,9 +196,9 @@ bool is_initialized() {
 ProcessGroup& group() {
   Global& g = global();
   std::lock_guard<std::mutex> lock(g.m);
-  if (!g.group)
-    throw ValueError("vnn::distributed: the default process group is not initialised; call "
-                     "vnn::distributed::init_process_group() first");
+  VNN_CHECK(ValueError, g.group,
+            "vnn::distributed: the default process group is not initialised; call "
+            "vnn::distributed::init_process_group() first");
   return *g.group;
 }
 

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "distributed/engine.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 #ifdef VNN_HAVE_MPI
@@ -28,13 +29,12 @@ std::string mpi_text(int code) {
 }
 
 void check(int code, const char* call) {
-  if (code != MPI_SUCCESS) throw DistributedError(std::string(call) + " failed: " + mpi_text(code));
+  VNN_CHECK(DistributedError, code == MPI_SUCCESS, call, " failed: ", mpi_text(code));
 }
 
 int count_of(size_t n, const char* what) {
   if (n > size_t(INT_MAX))
-    throw ValueError(std::string(what) + ": " + std::to_string(n) +
-                     " elements exceed MPI's int count; split the tensor (or use the gloo engine)");
+    VNN_THROW(ValueError, what, ": ", n, " elements exceed MPI's int count; split the tensor (or use the gloo engine)");
   return int(n);
 }
 
@@ -69,7 +69,7 @@ void wait_request(MPI_Request& req, Millis timeout, const char* what) {
     check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), what);
     if (done) return;
     if (std::chrono::steady_clock::now() > deadline)
-      throw DistributedError(std::string(what) + ": timed out after " + std::to_string(timeout.count()) + " ms");
+      VNN_THROW(DistributedError, what, ": timed out after ", timeout.count(), " ms");
     if (++spins < 64) std::this_thread::yield();
     else std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
@@ -99,8 +99,8 @@ class MpiEngine final : public Engine {
         if (!fin) MPI_Finalize();
       });
       if (provided < MPI_THREAD_MULTIPLE)
-        throw DistributedError("init_process_group: this MPI offers thread level " + std::to_string(provided) +
-                               ", vnn needs MPI_THREAD_MULTIPLE (collectives run on a worker thread)");
+        VNN_THROW(DistributedError, "init_process_group: this MPI offers thread level ", provided,
+                  ", vnn needs MPI_THREAD_MULTIPLE (collectives run on a worker thread)");
     }
     check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);  // errors come back as codes, not aborts
@@ -168,7 +168,7 @@ std::unique_ptr<Engine> make_mpi_engine(const EngineConfig&) { return std::make_
 #else
 bool mpi_available() { return false; }
 std::unique_ptr<Engine> make_mpi_engine(const EngineConfig&) {
-  throw Unsupported("init_process_group: this vnn was built without MPI (install libopenmpi-dev and rebuild)");
+  VNN_THROW(Unsupported, "init_process_group: this vnn was built without MPI (install libopenmpi-dev and rebuild)");
 }
 #endif
 

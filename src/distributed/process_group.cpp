@@ -8,6 +8,7 @@
 #include "tensor/tensor_impl.hpp"
 #include "vnn/autograd.h"
 #include "vnn/checked_size.h"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/profiler.h"
 
@@ -138,8 +139,8 @@ void ProcessGroup::Impl::serve(Queue& q, const std::string& track) {
     }
     if (!earlier.empty() && &q == &collectives_) {
       error = std::make_exception_ptr(DistributedError(
-          "rank " + std::to_string(rank()) + ": " + st.what + " cannot run: an earlier collective failed (" +
-          earlier + "); the group is unusable, destroy it and exit"));
+          ::vnn::detail::str_cat("rank ", rank(), ": ", st.what, " cannot run: an earlier collective failed (", earlier,
+                                 "); the group is unusable, destroy it and exit")));
     } else {
       try {
         profiler::Range range(st.what + "[" + engine->name() + "]");
@@ -239,7 +240,7 @@ struct Buf {
 };
 
 void check_defined(const Tensor& t, const std::string& what, const char* arg) {
-  if (!t.defined()) throw ValueError(what + ": argument " + arg + " is an undefined tensor");
+  VNN_CHECK(ValueError, t.defined(), what, ": argument ", arg, " is an undefined tensor");
 }
 
 Buf stage(const Tensor& t, bool read) {
@@ -298,11 +299,10 @@ void agree(detail::Engine& eng, bool enabled, int64_t code, int64_t bytes, const
   eng.allreduce(sig, 4, kInt64, ReduceOp::max, t);
   if (sig[0] == code && sig[1] == bytes && -sig[2] == code && -sig[3] == bytes) return;
   std::string how = -sig[2] != sig[0] ? "different collectives (or dtypes, ops, roots)" : "different sizes";
-  throw detail::Disagreement(
-      "rank " + std::to_string(eng.rank()) + ": " + what + " of " + std::to_string(bytes) +
-      " bytes here, but the ranks called " + how + ": sizes range over " + std::to_string(-sig[3]) + ".." +
-      std::to_string(sig[1]) + " bytes; every rank must call the same collective, in the same order, with tensors "
-      "of the same size and dtype");
+  VNN_THROW(detail::Disagreement, "rank ", eng.rank(), ": ", what, " of ", bytes, " bytes here, but the ranks called ",
+            how, ": sizes range over ", -sig[3], "..", sig[1],
+            " bytes; every rank must call the same collective, in the same order, with tensors "
+            "of the same size and dtype");
 }
 
 void divide(void* p, size_t n, DType dtype, int by) {
@@ -318,24 +318,22 @@ void divide(void* p, size_t n, DType dtype, int by) {
 void check_reducible(const Tensor& t, ReduceOp op, const std::string& what) {
   detail::reducible_itemsize(t.dtype(), what.c_str());
   if (op == ReduceOp::avg && t.dtype() != kFloat32 && t.dtype() != kFloat64)
-    throw DTypeError(what + ": ReduceOp::avg needs a floating tensor (float32 or float64), got " +
-                     vnn::name(t.dtype()) + "; use ReduceOp::sum and divide");
+    VNN_THROW(DTypeError, what, ": ReduceOp::avg needs a floating tensor (float32 or float64), got ",
+              vnn::name(t.dtype()), "; use ReduceOp::sum and divide");
 }
 
 int64_t times_world(int64_t numel, int ws, const std::string& what) {
   int64_t out = 0;
-  if (!checked::mul(numel, int64_t(ws), &out))
-    throw ShapeError(what + ": " + std::to_string(numel) + " elements x world size " + std::to_string(ws) +
-                     " overflows int64");
+  VNN_CHECK(ShapeError, checked::mul(numel, int64_t(ws), &out), what, ": ", numel, " elements x world size ", ws,
+            " overflows int64");
   return out;
 }
 
 void check_like(const Tensor& t, const Tensor& ref, const std::string& what, const std::string& arg) {
-  if (t.dtype() != ref.dtype())
-    throw DTypeError(what + ": " + arg + " is " + vnn::name(t.dtype()) + " but must be " + vnn::name(ref.dtype()));
-  if (t.sizes() != ref.sizes())
-    throw ShapeError(what + ": " + arg + " has shape " + t.sizes().str() + " but must have shape " +
-                     ref.sizes().str());
+  VNN_CHECK(DTypeError, t.dtype() == ref.dtype(), what, ": ", arg, " is ", vnn::name(t.dtype()), " but must be ",
+            vnn::name(ref.dtype()));
+  VNN_CHECK(ShapeError, t.sizes() == ref.sizes(), what, ": ", arg, " has shape ", t.sizes(), " but must have shape ",
+            ref.sizes());
 }
 
 }  // namespace
@@ -349,7 +347,7 @@ int ProcessGroup::rank() const { return impl_->rank(); }
 int ProcessGroup::size() const { return impl_->size(); }
 std::string ProcessGroup::engine() const { return impl_->engine->name(); }
 void ProcessGroup::set_timeout(std::chrono::milliseconds t) {
-  if (t.count() <= 0) throw ValueError("ProcessGroup::set_timeout: the timeout must be positive");
+  if (t.count() <= 0) VNN_THROW(ValueError, "ProcessGroup::set_timeout: the timeout must be positive");
   impl_->timeout_ms = t.count();
 }
 std::chrono::milliseconds ProcessGroup::timeout() const { return impl_->timeout(); }
@@ -385,8 +383,7 @@ Work ProcessGroup::broadcast(const Tensor& tensor, int root) {
   std::string what = "broadcast";
   check_defined(tensor, what, "tensor");
   if (root < 0 || root >= size())
-    throw ValueError("broadcast: root " + std::to_string(root) + " is not a rank of this group of " +
-                     std::to_string(size()));
+    VNN_THROW(ValueError, "broadcast: root ", root, " is not a rank of this group of ", size());
   if (detail::device_collectives(tensor)) {  // NCCL & co. on the device's queue
     auto d = detail::device_op(tensor);
     detail::device_broadcast(impl_->device_comm(tensor), d, tensor, root);
@@ -409,14 +406,12 @@ Work ProcessGroup::allgather_into_tensor(const Tensor& output, const Tensor& inp
   std::string what = "allgather";
   check_defined(output, what, "output");
   check_defined(input, what, "input");
-  if (output.dtype() != input.dtype())
-    throw DTypeError("allgather: output is " + std::string(vnn::name(output.dtype())) + " but input is " +
-                     vnn::name(input.dtype()));
+  VNN_CHECK(DTypeError, output.dtype() == input.dtype(), "allgather: output is ", vnn::name(output.dtype()),
+            " but input is ", vnn::name(input.dtype()));
   int64_t want = times_world(input.numel(), size(), what);
-  if (output.numel() != want)
-    throw ShapeError("allgather: output has " + std::to_string(output.numel()) + " elements (shape " +
-                     output.sizes().str() + ") but must hold " + std::to_string(size()) + " x " +
-                     std::to_string(input.numel()) + " (world size x input shape " + input.sizes().str() + ")");
+  VNN_CHECK(ShapeError, output.numel() == want, "allgather: output has ", output.numel(), " elements (shape ",
+            output.sizes(), ") but must hold ", size(), " x ", input.numel(), " (world size x input shape ",
+            input.sizes(), ")");
   if (detail::device_collectives(input) && detail::device_collectives(output) && input.device() == output.device()) {
     auto d = detail::device_op(input);
     detail::device_allgather(impl_->device_comm(input), d, output, input);
@@ -438,9 +433,8 @@ Work ProcessGroup::allgather_into_tensor(const Tensor& output, const Tensor& inp
 Work ProcessGroup::allgather(const std::vector<Tensor>& outputs, const Tensor& input) {
   std::string what = "allgather";
   check_defined(input, what, "input");
-  if (int(outputs.size()) != size())
-    throw ValueError("allgather: got " + std::to_string(outputs.size()) + " output tensors, need one per rank (" +
-                     std::to_string(size()) + ")");
+  VNN_CHECK(ValueError, int(outputs.size()) == size(), "allgather: got ", outputs.size(),
+            " output tensors, need one per rank (", size(), ")");
   for (size_t r = 0; r < outputs.size(); ++r) {
     check_defined(outputs[r], what, "outputs[r]");
     check_like(outputs[r], input, what, "outputs[" + std::to_string(r) + "]");
@@ -470,13 +464,11 @@ Work ProcessGroup::reduce_scatter_tensor(const Tensor& output, const Tensor& inp
   check_defined(output, what, "output");
   check_defined(input, what, "input");
   check_reducible(input, op, what);
-  if (output.dtype() != input.dtype())
-    throw DTypeError(what + ": output is " + vnn::name(output.dtype()) + " but input is " + vnn::name(input.dtype()));
+  VNN_CHECK(DTypeError, output.dtype() == input.dtype(), what, ": output is ", vnn::name(output.dtype()),
+            " but input is ", vnn::name(input.dtype()));
   int64_t want = times_world(output.numel(), size(), what);
-  if (input.numel() != want)
-    throw ShapeError(what + ": input has " + std::to_string(input.numel()) + " elements (shape " +
-                     input.sizes().str() + ") but must hold " + std::to_string(size()) + " x " +
-                     std::to_string(output.numel()) + " (world size x output shape " + output.sizes().str() + ")");
+  VNN_CHECK(ShapeError, input.numel() == want, what, ": input has ", input.numel(), " elements (shape ", input.sizes(),
+            ") but must hold ", size(), " x ", output.numel(), " (world size x output shape ", output.sizes(), ")");
   if (detail::device_collectives(input) && detail::device_collectives(output) && input.device() == output.device()) {
     auto d = detail::device_op(input);
     detail::device_reduce_scatter(impl_->device_comm(input), d, output, input, op);
@@ -503,9 +495,8 @@ Work ProcessGroup::reduce_scatter_tensor(const Tensor& output, const Tensor& inp
 Work ProcessGroup::reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
   std::string what = std::string("reduce_scatter(") + name(op) + ")";
   check_defined(output, what, "output");
-  if (int(inputs.size()) != size())
-    throw ValueError(what + ": got " + std::to_string(inputs.size()) + " input tensors, need one per rank (" +
-                     std::to_string(size()) + ")");
+  VNN_CHECK(ValueError, int(inputs.size()) == size(), what, ": got ", inputs.size(),
+            " input tensors, need one per rank (", size(), ")");
   for (size_t r = 0; r < inputs.size(); ++r) {
     check_defined(inputs[r], what, "inputs[r]");
     check_like(inputs[r], output, what, "inputs[" + std::to_string(r) + "]");
@@ -550,11 +541,9 @@ struct P2PHeader {
 };
 void check_peer(const ProcessGroup& pg, int peer, int tag, const char* what, const char* role) {
   if (peer < 0 || peer >= pg.size() || peer == pg.rank())
-    throw ValueError(std::string(what) + ": " + role + " " + std::to_string(peer) +
-                     " must be another rank of this group of " + std::to_string(pg.size()) + " (this is rank " +
-                     std::to_string(pg.rank()) + ")");
-  if (tag < 0 || tag >= (1 << 29))
-    throw ValueError(std::string(what) + ": tag must be in 0..2^29-1, got " + std::to_string(tag));
+    VNN_THROW(ValueError, what, ": ", role, " ", peer, " must be another rank of this group of ", pg.size(),
+              " (this is rank ", pg.rank(), ")");
+  if (tag < 0 || tag >= (1 << 29)) VNN_THROW(ValueError, what, ": tag must be in 0..2^29-1, got ", tag);
 }
 }  // namespace
 
@@ -587,10 +576,9 @@ Work ProcessGroup::recv(const Tensor& tensor, int src, int tag) {
   return impl_->enqueue("recv", [eng, h, header, p, bytes, src, tag, me](detail::Millis t) {
     h->wait(t);
     if (header->magic != P2PHeader().magic || header->bytes != bytes)
-      throw detail::Disagreement("rank " + std::to_string(me) + ": recv from rank " + std::to_string(src) +
-                                 " (tag " + std::to_string(tag) + ") into a tensor of " + std::to_string(bytes) +
-                                 " bytes, but rank " + std::to_string(src) + " sent " +
-                                 std::to_string(header->bytes) + " bytes; the tensors must have the same size");
+      VNN_THROW(detail::Disagreement, "rank ", me, ": recv from rank ", src, " (tag ", tag, ") into a tensor of ",
+                bytes, " bytes, but rank ", src, " sent ", header->bytes,
+                " bytes; the tensors must have the same size");
     if (bytes) eng->recv(p, bytes, src, 2 * tag + 1)->wait(t);
   }, copy_back(bufs), keep_of(bufs), Impl::Lane::recvs);
 }

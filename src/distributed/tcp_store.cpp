@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "distributed/store.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::distributed::detail {
@@ -72,7 +73,8 @@ class Server {
     listen_fd_ = ::socket(AF_INET6, SOCK_STREAM, 0);
     bool v6 = listen_fd_ >= 0;
     if (!v6) listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (listen_fd_ < 0) throw DistributedError("init_process_group: cannot create the store's socket: " + errno_text());
+    if (listen_fd_ < 0)
+      VNN_THROW(DistributedError, "init_process_group: cannot create the store's socket: ", errno_text());
     int one = 1, zero = 0;
     ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     int rc;
@@ -93,17 +95,14 @@ class Server {
     if (rc != 0) {
       int e = errno;
       ::close(listen_fd_);
-      if (e == EADDRINUSE)
-        throw DistributedError("init_process_group: rank 0 cannot serve the rendezvous store: MASTER_PORT " +
-                               std::to_string(port) +
-                               " is already in use on this host (another job, or a previous run still "
-                               "exiting); pick a free port (MASTER_PORT, vnn-run --master-port)");
-      throw DistributedError("init_process_group: rank 0 cannot bind MASTER_PORT " + std::to_string(port) + ": " +
-                             std::strerror(e));
+      VNN_CHECK(DistributedError, e != EADDRINUSE,
+                "init_process_group: rank 0 cannot serve the rendezvous store: MASTER_PORT ", port,
+                " is already in use on this host (another job, or a previous run still "
+                "exiting); pick a free port (MASTER_PORT, vnn-run --master-port)");
+      VNN_THROW(DistributedError, "init_process_group: rank 0 cannot bind MASTER_PORT ", port, ": ", std::strerror(e));
     }
-    if (::listen(listen_fd_, 1024) != 0)
-      throw DistributedError("init_process_group: listen on MASTER_PORT " + std::to_string(port) +
-                             " failed: " + errno_text());
+    VNN_CHECK(DistributedError, ::listen(listen_fd_, 1024) == 0, "init_process_group: listen on MASTER_PORT ", port,
+              " failed: ", errno_text());
     (void)timeout;
     thread_ = std::thread([this] { loop(); });
   }
@@ -274,17 +273,15 @@ class TcpStore final : public Store {
     int n;
     do n = ::poll(&p, 1, int(timeout_.count()));
     while (n < 0 && errno == EINTR);
-    if (n == 0)
-      throw DistributedError("rank " + std::to_string(rank_) + ": the rendezvous store at " + where() +
-                             " had no key '" + key + "' after " + std::to_string(timeout_.count()) +
-                             " ms: a rank did not arrive (did every rank start, with the same WORLD_SIZE, "
-                             "MASTER_ADDR and MASTER_PORT?)");
+    VNN_CHECK(DistributedError, n != 0, "rank ", rank_, ": the rendezvous store at ", where(), " had no key '", key,
+              "' after ", timeout_.count(),
+              " ms: a rank did not arrive (did every rank start, with the same WORLD_SIZE, "
+              "MASTER_ADDR and MASTER_PORT?)");
     return read_blob(fd_, out);
   }
   [[noreturn]] void lost(const char* what, const std::string& key) {
-    throw DistributedError("rank " + std::to_string(rank_) + ": the rendezvous store at " + where() +
-                           " closed the connection during " + what + "('" + key +
-                           "'): rank 0 exited or failed");
+    VNN_THROW(DistributedError, "rank ", rank_, ": the rendezvous store at ", where(), " closed the connection during ",
+              what, "('", key, "'): rank 0 exited or failed");
   }
 
   void connect_with_retry() {
@@ -297,8 +294,7 @@ class TcpStore final : public Store {
       addrinfo* res = nullptr;
       int g = ::getaddrinfo(host_.c_str(), std::to_string(port_).c_str(), &hints, &res);
       if (g != 0) {
-        throw DistributedError("rank " + std::to_string(rank_) + ": MASTER_ADDR '" + host_ +
-                               "' does not resolve: " + gai_strerror(g));
+        VNN_THROW(DistributedError, "rank ", rank_, ": MASTER_ADDR '", host_, "' does not resolve: ", gai_strerror(g));
       }
       for (addrinfo* a = res; a; a = a->ai_next) {
         int fd = ::socket(a->ai_family, a->ai_socktype, a->ai_protocol);
@@ -315,9 +311,9 @@ class TcpStore final : public Store {
       ::freeaddrinfo(res);
       if (fd_ >= 0) return;
       if (std::chrono::steady_clock::now() >= deadline)
-        throw DistributedError("rank " + std::to_string(rank_) + ": cannot reach the rendezvous store at " +
-                               where() + " within " + std::to_string(timeout_.count()) + " ms (" + last +
-                               "); is rank 0 running, and are MASTER_ADDR / MASTER_PORT the same on every rank?");
+        VNN_THROW(DistributedError, "rank ", rank_, ": cannot reach the rendezvous store at ", where(), " within ",
+                  timeout_.count(), " ms (", last,
+                  "); is rank 0 running, and are MASTER_ADDR / MASTER_PORT the same on every rank?");
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }

@@ -1,3 +1,4 @@
+#include "vnn/detail/message.h"
 #include "vnn/io/checkpoint.h"
 
 #include <optional>
@@ -39,13 +40,13 @@ bool parse_decimal(const std::string& s, uint64_t* out) {
 }
 
 [[noreturn]] void bad_field(const std::string& path, const std::string& key, const std::string& value, const char* want) {
-  throw FormatError("load_training_checkpoint: " + path + ": metadata '" + key + "' = '" + value + "' is not " + want +
-                    "; the checkpoint is corrupt or was not written by vnn::io::save_training_checkpoint");
+  VNN_THROW(FormatError, "load_training_checkpoint: ", path, ": metadata '", key, "' = '", value, "' is not ", want,
+            "; the checkpoint is corrupt or was not written by vnn::io::save_training_checkpoint");
 }
 
 int64_t count_field(const Metadata& meta, const std::string& key, const std::string& path) {
   auto it = meta.find(key);
-  if (it == meta.end()) throw FormatError("load_training_checkpoint: " + path + " has no '" + key + "' in its metadata");
+  VNN_CHECK(FormatError, it != meta.end(), "load_training_checkpoint: ", path, " has no '", key, "' in its metadata");
   uint64_t v = 0;
   if (!parse_decimal(it->second, &v) || v > uint64_t(INT64_MAX))
     bad_field(path, key, it->second, "a non-negative 64-bit integer");
@@ -54,9 +55,8 @@ int64_t count_field(const Metadata& meta, const std::string& key, const std::str
 
 uint64_t u64_field(const Metadata& meta, const std::string& key, const std::string& path) {
   auto it = meta.find(key);
-  if (it == meta.end()) throw FormatError("load_training_checkpoint: " + path + " has '" +
-                                          (key == "rng.seed" ? "rng.offset" : "rng.seed") + "' but no '" + key +
-                                          "' in its metadata");
+  VNN_CHECK(FormatError, it != meta.end(), "load_training_checkpoint: ", path, " has '",
+            (key == "rng.seed" ? "rng.offset" : "rng.seed"), "' but no '", key, "' in its metadata");
   uint64_t v = 0;
   if (!parse_decimal(it->second, &v)) bad_field(path, key, it->second, "an unsigned 64-bit integer");
   return v;
@@ -93,9 +93,9 @@ TrainingProgress load_training_checkpoint(const std::string& path, nn::Module& m
   const Metadata& meta = file.header().metadata;
   auto f = meta.find("format");
   if (f == meta.end() || f->second != kFormat)
-    throw FormatError("load_training_checkpoint: " + path + " is not a vnn training checkpoint (metadata format '" +
-                      (f == meta.end() ? std::string("missing") : f->second) + "', expected '" + kFormat +
-                      "'); use vnn::io::load for plain tensor files");
+    VNN_THROW(FormatError, "load_training_checkpoint: ", path, " is not a vnn training checkpoint (metadata format '",
+              (f == meta.end() ? std::string("missing") : f->second), "', expected '", kFormat,
+              "'); use vnn::io::load for plain tensor files");
   TrainingProgress p;
   p.epoch = count_field(meta, "epoch", path);
   p.step = count_field(meta, "step", path);
@@ -112,8 +112,8 @@ TrainingProgress load_training_checkpoint(const std::string& path, nn::Module& m
   for (auto& [k, v] : all)
     if (k.compare(0, 6, "model.") != 0 && k.compare(0, 10, "optimizer.") != 0 && k.compare(0, 10, "scheduler.") != 0 &&
         k.compare(0, 7, "scaler.") != 0)
-      throw FormatError("load_training_checkpoint: " + path + " holds tensor '" + k +
-                        "', which is no model., optimizer., scheduler. or scaler. entry");
+      VNN_THROW(FormatError, "load_training_checkpoint: ", path, " holds tensor '", k,
+                "', which is no model., optimizer., scheduler. or scaler. entry");
   nn::detail::PreparedLoad model_state = nn::detail::prepare_load(model, take(all, "model."), true);
   optim::Optimizer::LoadedState opt_state;
   if (optimizer) opt_state = optimizer->check_state_dict(take(all, "optimizer."));

@@ -5,12 +5,13 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::io::json {
 
 void Reader::fail(const std::string& what) const {
-  throw FormatError(source_ + ": invalid JSON header at byte " + std::to_string(p_ - begin_) + ": " + what);
+  VNN_THROW(FormatError, source_, ": invalid JSON header at byte ", p_ - begin_, ": ", what);
 }
 
 bool Reader::at_end() {

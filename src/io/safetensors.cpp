@@ -18,6 +18,7 @@
 #include "io/json.hpp"
 #include "io/safetensors_file.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/io/safetensors.h"
 
 namespace vnn::io {
@@ -87,11 +88,14 @@ void write_all(int fd, const std::vector<Piece>& pieces, const std::string& tmp)
     size_t left = pc.n;
     while (left > 0) {
       size_t n = std::min(left, kChunk);
-      if (hook && hook(written)) { errno = EIO; throw FileError("save: writing " + tmp + " failed after " + std::to_string(written) + " bytes: " + sys_error()); }
+      if (hook && hook(written)) {
+        errno = EIO;
+        VNN_THROW(FileError, "save: writing ", tmp, " failed after ", written, " bytes: ", sys_error());
+      }
       ssize_t w = ::write(fd, p, n);
       if (w < 0) {
         if (errno == EINTR) continue;
-        throw FileError("save: writing " + tmp + " failed after " + std::to_string(written) + " bytes: " + sys_error());
+        VNN_THROW(FileError, "save: writing ", tmp, " failed after ", written, " bytes: ", sys_error());
       }
       p += w;
       left -= size_t(w);
@@ -144,8 +148,8 @@ void pread_all(int fd, void* dst, size_t n, uint64_t offset, const std::string& 
     ssize_t r = ::pread(fd, static_cast<uint8_t*>(dst) + got, n - got, off_t(offset + got));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0)
-      throw FileError(std::string(op) + ": reading " + path + " failed at byte " + std::to_string(offset + got) +
-                      ": " + (r < 0 ? sys_error() : std::string("file shrank while reading")));
+      VNN_THROW(FileError, op, ": reading ", path, " failed at byte ", offset + got, ": ",
+                (r < 0 ? sys_error() : std::string("file shrank while reading")));
     got += size_t(r);
   }
 }
@@ -156,8 +160,7 @@ void reserve_bytes(std::vector<uint8_t>& buf, uint64_t n, const std::string& pat
   try {
     if (buf.size() < n) buf.resize(size_t(n));
   } catch (const std::exception&) {  // bad_alloc, length_error
-    throw OutOfMemory(std::string(op) + ": " + path + ": cannot allocate " + std::to_string(n) +
-                      " bytes of host memory for " + what);
+    VNN_THROW(OutOfMemory, op, ": ", path, ": cannot allocate ", n, " bytes of host memory for ", what);
   }
 }
 
@@ -171,7 +174,7 @@ void set_write_failure_hook(std::function<bool(size_t)> hook) {
 }  // namespace testing
 
 void save(const std::string& path, const TensorMap& tensors, const Metadata& metadata) {
-  if (!little_endian_host()) throw Unsupported("save: safetensors needs little-endian data; this host is big-endian");
+  VNN_CHECK(Unsupported, little_endian_host(), "save: safetensors needs little-endian data; this host is big-endian");
   std::string header = "{";
   std::vector<Tensor> host;
   uint64_t offset = 0;
@@ -189,8 +192,8 @@ void save(const std::string& path, const TensorMap& tensors, const Metadata& met
   }
   for (auto& [name, t] : tensors) {
     if (name.empty() || name == "__metadata__")
-      throw ValueError("save: tensor name \"" + name + "\" is reserved or empty (writing " + path + ")");
-    if (!t.defined()) throw ValueError("save: tensor \"" + name + "\" is undefined (writing " + path + ")");
+      VNN_THROW(ValueError, "save: tensor name \"", name, "\" is reserved or empty (writing ", path, ")");
+    VNN_CHECK(ValueError, t.defined(), "save: tensor \"", name, "\" is undefined (writing ", path, ")");
     Tensor h = t.detach().to(Device("cpu", 0)).contiguous();
     host.push_back(h);
     if (header.size() > 1) header += ',';
@@ -216,14 +219,18 @@ void save(const std::string& path, const TensorMap& tensors, const Metadata& met
   remove_stale_temps(dir, path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1));
   std::string tmp;
   int fd = create_temp(path, &tmp);
-  if (fd < 0) throw FileError("save: cannot create a temporary file next to " + path + " (" + tmp + "): " + sys_error());
+  if (fd < 0)
+    VNN_THROW(FileError, "save: cannot create a temporary file next to ", path, " (", tmp, "): ", sys_error());
   try {
     write_all(fd, pieces, tmp);
-    if (::fsync(fd) != 0) throw FileError("save: fsync of " + tmp + " failed: " + sys_error());
-    if (::close(fd) != 0) { fd = -1; throw FileError("save: closing " + tmp + " failed: " + sys_error()); }
+    VNN_CHECK(FileError, ::fsync(fd) == 0, "save: fsync of ", tmp, " failed: ", sys_error());
+    if (::close(fd) != 0) {
+      fd = -1;
+      VNN_THROW(FileError, "save: closing ", tmp, " failed: ", sys_error());
+    }
     fd = -1;
-    if (::rename(tmp.c_str(), path.c_str()) != 0)
-      throw FileError("save: renaming " + tmp + " to " + path + " failed: " + sys_error());
+    VNN_CHECK(FileError, ::rename(tmp.c_str(), path.c_str()) == 0, "save: renaming ", tmp, " to ", path,
+              " failed: ", sys_error());
   } catch (...) {
     if (fd >= 0) ::close(fd);
     ::unlink(tmp.c_str());
@@ -241,11 +248,10 @@ namespace detail {
 
 SafetensorsFile::SafetensorsFile(const std::string& path, const char* op) : path_(path), op_(op) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) throw FileError(std::string(op) + ": cannot open " + path + ": " + sys_error());
+  if (fd_ < 0) VNN_THROW(FileError, op, ": cannot open ", path, ": ", sys_error());
   try {
     struct stat st {};
-    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode))
-      throw FileError(std::string(op) + ": " + path + " is not a regular file");
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) VNN_THROW(FileError, op, ": ", path, " is not a regular file");
     const uint64_t size = uint64_t(st.st_size);
     uint8_t len[8];
     const size_t head = size_t(std::min<uint64_t>(size, 8));
@@ -266,7 +272,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path, const char* op) : path
 SafetensorsFile::~SafetensorsFile() { ::close(fd_); }
 
 TensorMap SafetensorsFile::tensors(const Device& map_location) const {
-  if (!little_endian_host()) throw Unsupported(std::string(op_) + ": safetensors holds little-endian data; this host is big-endian");
+  VNN_CHECK(Unsupported, little_endian_host(), op_, ": safetensors holds little-endian data; this host is big-endian");
   TensorMap out;
   std::vector<uint8_t> staging;  // reused: each tensor's bytes, read with pread from its own range only
   for (auto& e : header_.tensors) {
@@ -277,16 +283,15 @@ TensorMap SafetensorsFile::tensors(const Device& map_location) const {
     if (dtype == kBool)  // any other byte is not a bool: kernels would read it differently per build
       for (uint64_t i = 0; i < n; ++i)
         if (staging[size_t(i)] > 1)
-          throw FormatError(path_ + ": not a valid safetensors file: tensor \"" + e.name + "\": BOOL element " +
-                            std::to_string(i) + " is byte " + std::to_string(staging[size_t(i)]) + ", not 0 or 1");
+          VNN_THROW(FormatError, path_, ": not a valid safetensors file: tensor \"", e.name, "\": BOOL element ", i,
+                    " is byte ", staging[size_t(i)], ", not 0 or 1");
     try {
       out[e.name] = from_blob(staging.data(), Shape(e.shape), dtype, map_location);
     } catch (const OutOfMemory& oom) {  // the device allocator's message, with the file and tensor added
-      throw OutOfMemory(std::string(op_) + ": " + path_ + ": tensor \"" + e.name + "\" (" + std::to_string(n) +
-                        " bytes) onto " + map_location.str() + ": " + oom.what());
+      VNN_THROW(OutOfMemory, op_, ": ", path_, ": tensor \"", e.name, "\" (", n, " bytes) onto ", map_location.str(),
+                ": ", oom.what());
     } catch (const std::bad_alloc&) {
-      throw OutOfMemory(std::string(op_) + ": " + path_ + ": out of host memory creating tensor \"" + e.name +
-                        "\" (" + std::to_string(n) + " bytes)");
+      VNN_THROW(OutOfMemory, op_, ": ", path_, ": out of host memory creating tensor \"", e.name, "\" (", n, " bytes)");
     }
   }
   return out;

@@ -13,6 +13,7 @@
 
 #include "io/json.hpp"
 #include "vnn/checked_size.h"
+#include "vnn/detail/message.h"
 #include "vnn/io/safetensors.h"
 
 namespace vnn::io {
@@ -35,7 +36,7 @@ constexpr size_t kMinEntryBytes = 50;
 constexpr size_t kMaxMetadataEntries = 16384;
 
 [[noreturn]] void bad(const std::string& source, const std::string& what) {
-  throw FormatError(source + ": not a valid safetensors file: " + what);
+  VNN_THROW(FormatError, source, ": not a valid safetensors file: ", what);
 }
 
 std::string shape_str(const std::vector<int64_t>& s) {

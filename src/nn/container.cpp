@@ -1,3 +1,4 @@
+#include "vnn/detail/message.h"
 #include "vnn/nn/container.h"
 
 #include "vnn/error.h"
@@ -6,9 +7,7 @@ namespace vnn::nn {
 
 namespace {
 ModulePtr at(const std::vector<ModulePtr>& modules, size_t i, const char* type) {
-  if (i >= modules.size())
-    throw IndexError(std::string(type) + ": index " + std::to_string(i) + " is out of range (size " +
-                     std::to_string(modules.size()) + ")");
+  if (i >= modules.size()) VNN_THROW(IndexError, type, ": index ", i, " is out of range (size ", modules.size(), ")");
   return modules[i];
 }
 
@@ -87,7 +86,7 @@ ModulePtr ModuleDictImpl::operator[](const std::string& key) const {
     if (c.first == key) return c.second;
   std::string known;
   for (auto& k : keys()) known += (known.empty() ? "" : ", ") + k;
-  throw ValueError("ModuleDict: no key '" + key + "' (keys: " + (known.empty() ? "none" : known) + ")");
+  VNN_THROW(ValueError, "ModuleDict: no key '", key, "' (keys: ", (known.empty() ? "none" : known), ")");
 }
 
 }  // namespace vnn::nn

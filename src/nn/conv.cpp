@@ -1,3 +1,4 @@
+#include "vnn/detail/message.h"
 #include "vnn/nn/conv.h"
 
 #include <cmath>
@@ -15,12 +16,11 @@ Conv2dImpl::Conv2dImpl(const Conv2dOptions& opt, Generator* gen) : Cloneable("Co
   int64_t in = opt.in_channels(), out = opt.out_channels(), groups = opt.groups();
   Size2 k = opt.kernel_size();
   if (in <= 0 || out <= 0 || k.h <= 0 || k.w <= 0 || groups <= 0)
-    throw ValueError("Conv2d: channels, kernel size and groups must be positive, got in_channels=" +
-                     std::to_string(in) + ", out_channels=" + std::to_string(out) + ", kernel_size=" + pair_str(k) +
-                     ", groups=" + std::to_string(groups));
+    VNN_THROW(ValueError, "Conv2d: channels, kernel size and groups must be positive, got in_channels=", in,
+              ", out_channels=", out, ", kernel_size=", pair_str(k), ", groups=", groups);
   if (in % groups || out % groups)
-    throw ValueError("Conv2d: in_channels (" + std::to_string(in) + ") and out_channels (" + std::to_string(out) +
-                     ") must both be divisible by groups (" + std::to_string(groups) + ")");
+    VNN_THROW(ValueError, "Conv2d: in_channels (", in, ") and out_channels (", out,
+              ") must both be divisible by groups (", groups, ")");
   build(gen);
 }
 

@@ -1,3 +1,4 @@
+#include "vnn/detail/message.h"
 #include "vnn/nn/init.h"
 
 #include <cmath>
@@ -9,7 +10,7 @@ namespace vnn::nn::init {
 
 std::pair<int64_t, int64_t> fan_in_out(const Tensor& w) {
   if (w.dim() < 2)
-    throw ShapeError("init: fan in and fan out need a tensor of at least 2 dimensions, got shape " + w.sizes().str());
+    VNN_THROW(ShapeError, "init: fan in and fan out need a tensor of at least 2 dimensions, got shape ", w.sizes());
   int64_t receptive = 1;
   for (int i = 2; i < w.dim(); ++i) receptive *= w.size(i);
   return {w.size(1) * receptive, w.size(0) * receptive};
@@ -21,8 +22,8 @@ double calculate_gain(const std::string& nl, double param) {
   if (nl == "relu") return std::sqrt(2.0);
   if (nl == "leaky_relu") return std::sqrt(2.0 / (1.0 + param * param));
   if (nl == "selu") return 3.0 / 4.0;
-  throw ValueError("calculate_gain: unknown nonlinearity '" + nl +
-                   "' (expected linear, conv2d, sigmoid, tanh, relu, leaky_relu or selu)");
+  VNN_THROW(ValueError, "calculate_gain: unknown nonlinearity '", nl,
+            "' (expected linear, conv2d, sigmoid, tanh, relu, leaky_relu or selu)");
 }
 
 Tensor& uniform_(Tensor& t, double low, double high, Generator* gen) {
@@ -55,7 +56,7 @@ namespace {
 double kaiming_std(const Tensor& t, double a, const std::string& mode, const std::string& nl) {
   auto [fan_in, fan_out] = fan_in_out(t);
   if (mode != "fan_in" && mode != "fan_out")
-    throw ValueError("kaiming init: mode must be \"fan_in\" or \"fan_out\", not \"" + mode + "\"");
+    VNN_THROW(ValueError, "kaiming init: mode must be \"fan_in\" or \"fan_out\", not \"", mode, "\"");
   double fan = double(mode == "fan_in" ? fan_in : fan_out);
   return calculate_gain(nl, a) / std::sqrt(fan);
 }

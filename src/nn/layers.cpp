@@ -1,3 +1,4 @@
+#include "vnn/detail/message.h"
 #include "vnn/nn/layers.h"
 
 #include <cmath>
@@ -15,8 +16,8 @@ namespace vnn::nn {
 LinearImpl::LinearImpl(const LinearOptions& opt, Generator* gen)
     : Cloneable("Linear"), options(opt), in_features(opt.in_features()), out_features(opt.out_features()) {
   if (in_features <= 0 || out_features <= 0)
-    throw ValueError("Linear: in_features and out_features must be positive, got " + std::to_string(in_features) +
-                     " and " + std::to_string(out_features));
+    VNN_THROW(ValueError, "Linear: in_features and out_features must be positive, got ", in_features, " and ",
+              out_features);
   build(gen);
 }
 
@@ -35,8 +36,7 @@ void LinearImpl::build(Generator* gen) {
 
 Tensor LinearImpl::forward(const Tensor& x) {
   if (x.dim() < 1 || x.size(-1) != in_features)
-    throw ShapeError("Linear: input of shape " + x.sizes().str() + " does not end in in_features = " +
-                     std::to_string(in_features));
+    VNN_THROW(ShapeError, "Linear: input of shape ", x.sizes(), " does not end in in_features = ", in_features);
   // Autocast here rather than only in matmul: the weight itself (not its
   // transposed view) is what the scope's cache keeps cast.
   autocast::detail::OpScope s{autocast::detail::Policy::lower, {&x, &weight, &bias}};
@@ -56,7 +56,7 @@ Tensor FlattenImpl::forward(const Tensor& x) { return flatten(x, options.start_d
 
 DropoutImpl::DropoutImpl(const DropoutOptions& opt) : Cloneable("Dropout"), options(opt) {
   double p = opt.p();
-  if (!(p >= 0.0 && p <= 1.0)) throw ValueError("Dropout: p must be in [0, 1], got " + std::to_string(p));
+  VNN_CHECK(ValueError, p >= 0.0 && p <= 1.0, "Dropout: p must be in [0, 1], got ", p);
 }
 
 Tensor DropoutImpl::forward(const Tensor& x) {
@@ -76,8 +76,7 @@ std::string DropoutImpl::describe() const { return "Dropout(p=" + std::to_string
 
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& opt, Generator* gen) : Cloneable("Embedding"), options(opt) {
   if (opt.num_embeddings() <= 0 || opt.embedding_dim() <= 0)
-    throw ValueError("Embedding: sizes must be positive, got " + std::to_string(opt.num_embeddings()) + " x " +
-                     std::to_string(opt.embedding_dim()));
+    VNN_THROW(ValueError, "Embedding: sizes must be positive, got ", opt.num_embeddings(), " x ", opt.embedding_dim());
   build(gen);
 }
 

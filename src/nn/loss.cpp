@@ -1,3 +1,4 @@
+#include "vnn/detail/message.h"
 #include "vnn/nn/loss.h"
 
 #include <algorithm>
@@ -16,7 +17,7 @@ Reduction reduction_from_string(const std::string& s) {
   if (s == "none") return Reduction::none;
   if (s == "mean") return Reduction::mean;
   if (s == "sum") return Reduction::sum;
-  throw ValueError("reduction: expected \"none\", \"mean\" or \"sum\", got \"" + s + "\"");
+  VNN_THROW(ValueError, "reduction: expected \"none\", \"mean\" or \"sum\", got \"", s, "\"");
 }
 
 namespace {
@@ -31,9 +32,8 @@ Tensor reduce(const Tensor& loss, Reduction r) {
 }
 
 void check_same_shape(const char* op, const Tensor& input, const Tensor& target) {
-  if (input.sizes() != target.sizes())
-    throw ShapeError(std::string(op) + ": input shape " + input.sizes().str() + " and target shape " +
-                     target.sizes().str() + " must match");
+  VNN_CHECK(ShapeError, input.sizes() == target.sizes(), op, ": input shape ", input.sizes(), " and target shape ",
+            target.sizes(), " must match");
 }
 
 // Moves the class dim last and flattens: [N, C, d...] -> [N*d..., C].
@@ -57,16 +57,14 @@ Tensor nll_loss(const Tensor& logp_in, const Tensor& target_in, const CrossEntro
     o.weight = s[1];
     return nll_loss(s[0], target_in, o);
   }
-  if (logp_in.dim() < 2)
-    throw ShapeError("nll_loss: input must be [N, C] or [N, C, d...], got " + logp_in.sizes().str());
+  if (logp_in.dim() < 2) VNN_THROW(ShapeError, "nll_loss: input must be [N, C] or [N, C, d...], got ", logp_in.sizes());
   if (target_in.dtype() != kInt64 && target_in.dtype() != kInt32)
-    throw DTypeError(std::string("nll_loss: target must hold int64 class indices, got ") + name(target_in.dtype()));
+    VNN_THROW(DTypeError, "nll_loss: target must hold int64 class indices, got ", name(target_in.dtype()));
   Shape expected;
   expected.push_back(logp_in.size(0));
   for (int i = 2; i < logp_in.dim(); ++i) expected.push_back(logp_in.size(i));
-  if (target_in.sizes() != expected)
-    throw ShapeError("nll_loss: target shape " + target_in.sizes().str() + " does not match input " +
-                     logp_in.sizes().str() + " (expected " + expected.str() + ")");
+  VNN_CHECK(ShapeError, target_in.sizes() == expected, "nll_loss: target shape ", target_in.sizes(),
+            " does not match input ", logp_in.sizes(), " (expected ", expected.str(), ")");
   int64_t classes = logp_in.size(1);
   Tensor logp = classes_last(logp_in);
   Tensor target = target_in.reshape({-1}).to(kInt64);
@@ -94,9 +92,8 @@ Tensor nll_loss(const Tensor& logp_in, const Tensor& target_in, const CrossEntro
     safe = target;
   }
   if (n > 0 && (lo < 0 || hi >= classes))
-    throw IndexError("nll_loss: target values must be in [0, " + std::to_string(classes) + ") or equal ignore_index " +
-                     std::to_string(opt.ignore_index) + "; found values in [" + std::to_string(lo) + ", " +
-                     std::to_string(hi) + "]");
+    VNN_THROW(IndexError, "nll_loss: target values must be in [0, ", classes, ") or equal ignore_index ",
+              opt.ignore_index, "; found values in [", lo, ", ", hi, "]");
   if (ignored == 0 && !opt.weight.defined() && opt.label_smoothing == 0) {
     Tensor loss = neg(gather(logp, 1, safe.unsqueeze(1)).squeeze(1));
     switch (opt.reduction) {
@@ -109,14 +106,13 @@ Tensor nll_loss(const Tensor& logp_in, const Tensor& target_in, const CrossEntro
   Tensor w = valid.to(logp.dtype());
   if (opt.weight.defined()) {
     if (opt.weight.dim() != 1 || opt.weight.size(0) != classes)
-      throw ShapeError("nll_loss: weight must have shape [" + std::to_string(classes) + "], got " +
-                       opt.weight.sizes().str());
+      VNN_THROW(ShapeError, "nll_loss: weight must have shape [", classes, "], got ", opt.weight.sizes());
     w = mul(w, index_select(opt.weight.to(logp.dtype()), 0, safe));
   }
   Tensor picked = gather(logp, 1, safe.unsqueeze(1)).squeeze(1);
   Tensor loss = neg(mul(picked, w));
   if (opt.label_smoothing > 0) {
-    if (opt.label_smoothing > 1) throw ValueError("cross_entropy: label_smoothing must be in [0, 1]");
+    if (opt.label_smoothing > 1) VNN_THROW(ValueError, "cross_entropy: label_smoothing must be in [0, 1]");
     Tensor per_class = opt.weight.defined() ? mul(logp, opt.weight.to(logp.dtype())) : logp;
     Tensor smooth = neg(mul(sum(per_class, 1), valid.to(logp.dtype())));
     double eps = opt.label_smoothing;
@@ -137,7 +133,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
     return cross_entropy(s[0], target, o);
   }
   if (input.dim() < 2)
-    throw ShapeError("cross_entropy: input must be logits [N, C] or [N, C, d...], got " + input.sizes().str());
+    VNN_THROW(ShapeError, "cross_entropy: input must be logits [N, C] or [N, C, d...], got ", input.sizes());
   return nll_loss(log_softmax(input, 1), target, opt);
 }
 
@@ -157,7 +153,7 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction r) {
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction r, double beta) {
   if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&input, &target}}) return smooth_l1_loss(s[0], s[1], r, beta);
   check_same_shape("smooth_l1_loss", input, target);
-  if (beta < 0) throw ValueError("smooth_l1_loss: beta must be non-negative");
+  if (beta < 0) VNN_THROW(ValueError, "smooth_l1_loss: beta must be non-negative");
   Tensor d = abs(sub(input, target));
   if (beta == 0) return reduce(d, r);
   Tensor quadratic = mul(mul(d, d), 0.5 / beta);
@@ -195,8 +191,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& x, const Tensor& y, const 
 
 double accuracy(const Tensor& logits, const Tensor& target) {
   if (logits.dim() != 2 || target.dim() != 1 || logits.size(0) != target.size(0))
-    throw ShapeError("accuracy: expected logits [N, C] and target [N], got " + logits.sizes().str() + " and " +
-                     target.sizes().str());
+    VNN_THROW(ShapeError, "accuracy: expected logits [N, C] and target [N], got ", logits.sizes(), " and ",
+              target.sizes());
   if (target.numel() == 0) return 0.0;
   Tensor hits = eq(argmax(logits, 1), target.to(kInt64));
   return sum(hits.to(kFloat64)).item() / double(target.numel());

@@ -1,3 +1,4 @@
+#include "vnn/detail/message.h"
 #include "vnn/nn/module.h"
 
 #include <ostream>
@@ -15,21 +16,21 @@
 namespace vnn::nn {
 
 Tensor Module::forward(const Tensor&) {
-  throw ValueError(type_name_ + "::forward(Tensor) is not defined for this module; call its own forward overload");
+  VNN_THROW(ValueError, type_name_, "::forward(Tensor) is not defined for this module; call its own forward overload");
 }
 
 namespace {
 void check_name(const std::string& owner, const std::string& name, const char* what) {
   if (name.empty() || name.find('.') != std::string::npos)
-    throw ValueError(owner + ": " + what + " name '" + name + "' must be non-empty and contain no '.'");
+    VNN_THROW(ValueError, owner, ": ", what, " name '", name, "' must be non-empty and contain no '.'");
 }
 }  // namespace
 
 Tensor Module::register_parameter(const std::string& name, Tensor value, bool requires_grad) {
   check_name(type_name_, name, "parameter");
   for (auto& p : params_)
-    if (p.first == name) throw ValueError(type_name_ + ": parameter '" + name + "' is already registered");
-  if (!value.defined()) throw ValueError(type_name_ + ": parameter '" + name + "' is an undefined tensor");
+    VNN_CHECK(ValueError, p.first != name, type_name_, ": parameter '", name, "' is already registered");
+  VNN_CHECK(ValueError, value.defined(), type_name_, ": parameter '", name, "' is an undefined tensor");
   value = value.detach();  // a parameter is a leaf
   if (requires_grad) value.requires_grad_(true);
   params_.emplace_back(name, value);
@@ -39,22 +40,22 @@ Tensor Module::register_parameter(const std::string& name, Tensor value, bool re
 Tensor Module::register_buffer(const std::string& name, Tensor value) {
   check_name(type_name_, name, "buffer");
   for (auto& b : buffers_)
-    if (b.first == name) throw ValueError(type_name_ + ": buffer '" + name + "' is already registered");
+    VNN_CHECK(ValueError, b.first != name, type_name_, ": buffer '", name, "' is already registered");
   buffers_.emplace_back(name, value);
   return value;
 }
 
 void Module::add_child(const std::string& name, std::shared_ptr<Module> module) {
   check_name(type_name_, name, "submodule");
-  if (!module) throw ValueError(type_name_ + ": submodule '" + name + "' is null");
+  VNN_CHECK(ValueError, module, type_name_, ": submodule '", name, "' is null");
   for (auto& c : children_)
-    if (c.first == name) throw ValueError(type_name_ + ": submodule '" + name + "' is already registered");
+    VNN_CHECK(ValueError, c.first != name, type_name_, ": submodule '", name, "' is already registered");
   children_.emplace_back(name, std::move(module));
 }
 
 void Module::share_registrations(const Module& other) {
   if (!params_.empty() || !buffers_.empty() || !children_.empty())
-    throw ValueError(type_name_ + ": share_registrations needs a module with nothing registered yet");
+    VNN_THROW(ValueError, type_name_, ": share_registrations needs a module with nothing registered yet");
   params_ = other.params_;
   buffers_ = other.buffers_;
   children_ = other.children_;
@@ -129,7 +130,7 @@ void move_in_place(const Tensor& t, const Device& device, DType dtype, bool non_
 
 void Module::move_all(const std::optional<Device>& device, std::optional<DType> dtype, bool non_blocking) {
   if (dtype && !is_floating(*dtype))
-    throw DTypeError(type_name_ + "::to: modules can only be cast to floating dtypes, not " + std::string(name(*dtype)));
+    VNN_THROW(DTypeError, type_name_, "::to: modules can only be cast to floating dtypes, not ", name(*dtype));
   auto move = [&](const Tensor& t) {
     DType want = dtype && is_floating(t.dtype()) ? *dtype : t.dtype();
     move_in_place(t, device ? *device : t.device(), want, non_blocking);
@@ -160,9 +161,10 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
 }
 
 std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {
-  throw Unsupported(type_name_ + "::clone: this module derives from vnn::nn::Module directly, so vnn cannot "
-                    "rebuild it; derive it from vnn::nn::Cloneable<" + type_name_ +
-                    "Impl> (or the class's own name) and create its parameters, buffers and submodules in reset()");
+  VNN_THROW(Unsupported, type_name_,
+            "::clone: this module derives from vnn::nn::Module directly, so vnn cannot "
+            "rebuild it; derive it from vnn::nn::Cloneable<",
+            type_name_, "Impl> (or the class's own name) and create its parameters, buffers and submodules in reset()");
 }
 
 namespace {
@@ -198,7 +200,7 @@ std::shared_ptr<Module> Module::finish_clone(std::shared_ptr<Module> copy, const
     try {
       device_info(*device);
     } catch (const DeviceNotFound& e) {
-      throw DeviceNotFound(type_name_ + "::clone: " + e.what());
+      VNN_THROW(DeviceNotFound, type_name_, "::clone: ", e.what());
     }
   }
   copy->params_.clear();
@@ -222,10 +224,8 @@ void Module::copy_state_from(const Module& src, const std::optional<Device>& dev
   auto check = [&](const auto& mine, const auto& theirs, const char* what) {
     bool same = mine.size() == theirs.size();
     for (size_t i = 0; same && i < mine.size(); ++i) same = mine[i].first == theirs[i].first;
-    if (!same)
-      throw Unsupported(type_name_ + "::clone: reset() builds the " + what + " " + names(mine) +
-                        " but the module has " + names(theirs) +
-                        " (changed after construction?); register everything in reset()");
+    VNN_CHECK(Unsupported, same, type_name_, "::clone: reset() builds the ", what, " ", names(mine),
+              " but the module has ", names(theirs), " (changed after construction?); register everything in reset()");
   };
   check(params_, src.params_, "parameters");
   check(buffers_, src.buffers_, "buffers");
@@ -238,9 +238,9 @@ void Module::copy_state_from(const Module& src, const std::optional<Device>& dev
 }
 
 void throw_empty_holder(const char* what) {
-  throw ValueError(std::string("ModuleHolder: ") + what +
-                   " an empty module holder (made from nullptr); assign it a module first, e.g. "
-                   "fc = register_module(\"fc\", Linear(784, 10))");
+  VNN_THROW(ValueError, "ModuleHolder: ", what,
+            " an empty module holder (made from nullptr); assign it a module first, e.g. "
+            "fc = register_module(\"fc\", Linear(784, 10))");
 }
 
 void Module::zero_grad(bool set_to_none) {
@@ -284,12 +284,12 @@ PreparedLoad prepare_load(const Module& module, const StateDict& state, bool str
   }
   for (auto& s : state)
     if (!known.count(s.first)) unexpected += (unexpected.empty() ? "" : ", ") + s.first;
-  if (!undefined.empty()) throw ValueError(who + "::load_state_dict: undefined tensors for " + undefined);
-  if (!shapes.empty()) throw ShapeError(who + "::load_state_dict: size mismatch for " + shapes);
+  VNN_CHECK(ValueError, undefined.empty(), who, "::load_state_dict: undefined tensors for ", undefined);
+  VNN_CHECK(ShapeError, shapes.empty(), who, "::load_state_dict: size mismatch for ", shapes);
   if (strict && (!missing.empty() || !unexpected.empty()))
-    throw ValueError(who + "::load_state_dict: " + (missing.empty() ? "" : "missing keys: " + missing + ". ") +
-                     (unexpected.empty() ? "" : "unexpected keys: " + unexpected + ". ") +
-                     "Pass strict = false to load a partial state");
+    VNN_THROW(ValueError, who, "::load_state_dict: ", (missing.empty() ? "" : "missing keys: " + missing + ". "),
+              (unexpected.empty() ? "" : "unexpected keys: " + unexpected + ". "),
+              "Pass strict = false to load a partial state");
   autograd::NoGradGuard no_grad;
   PreparedLoad out;
   for (auto& [n, t] : mine) {

@@ -1,3 +1,4 @@
+#include "vnn/detail/message.h"
 #include "vnn/nn/normalization.h"
 
 #include "vnn/autograd.h"
@@ -8,8 +9,7 @@ namespace vnn::nn {
 template <class D>
 BatchNormImplBase<D>::BatchNormImplBase(const char* type, int expected_dim, const BatchNormOptions& opt)
     : Cloneable<D>(type), options(opt), expected_dim_(expected_dim) {
-  if (opt.num_features() <= 0)
-    throw ValueError(std::string(type) + ": num_features must be positive, got " + std::to_string(opt.num_features()));
+  if (opt.num_features() <= 0) VNN_THROW(ValueError, type, ": num_features must be positive, got ", opt.num_features());
   reset();
 }
 
@@ -33,8 +33,8 @@ Tensor BatchNormImplBase<D>::forward(const Tensor& x) {
   int64_t n = options.num_features();
   bool ok_dim = expected_dim_ == 2 ? (x.dim() == 2 || x.dim() == 3) : x.dim() == expected_dim_;
   if (!ok_dim || x.size(1) != n)
-    throw ShapeError(this->type_name() + ": expected input [N, " + std::to_string(n) +
-                     (expected_dim_ == 4 ? ", H, W]" : "] or [N, C, L]") + ", got " + x.sizes().str());
+    VNN_THROW(ShapeError, this->type_name(), ": expected input [N, ", n,
+              (expected_dim_ == 4 ? ", H, W]" : "] or [N, C, L]"), ", got ", x.sizes());
   bool use_batch = this->is_training() || !running_mean.defined();
   if (this->is_training() && num_batches_tracked.defined()) {
     autograd::NoGradGuard g;
@@ -74,8 +74,7 @@ std::string LayerNormImpl::describe() const {
 GroupNormImpl::GroupNormImpl(const GroupNormOptions& opt) : Cloneable("GroupNorm"), options(opt) {
   int64_t groups = opt.num_groups(), channels = opt.num_channels();
   if (groups <= 0 || channels % groups)
-    throw ValueError("GroupNorm: num_channels (" + std::to_string(channels) + ") must be divisible by num_groups (" +
-                     std::to_string(groups) + ")");
+    VNN_THROW(ValueError, "GroupNorm: num_channels (", channels, ") must be divisible by num_groups (", groups, ")");
   reset();
 }
 

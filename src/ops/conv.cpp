@@ -17,6 +17,7 @@
 #include "ops/low_precision.hpp"
 #include "profiler/hooks.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
 #include "vnn/linalg.h"
@@ -35,38 +36,32 @@ struct ConvGeom {
 };
 
 void check_args(const char* op, Size2 stride, Size2 padding, Size2 dilation, int64_t groups) {
-  if (stride.h <= 0 || stride.w <= 0)
-    throw ValueError(std::string(op) + ": stride must be positive, got " + pair_str(stride));
+  if (stride.h <= 0 || stride.w <= 0) VNN_THROW(ValueError, op, ": stride must be positive, got ", pair_str(stride));
   if (padding.h < 0 || padding.w < 0)
-    throw ValueError(std::string(op) + ": padding must be non-negative, got " + pair_str(padding));
+    VNN_THROW(ValueError, op, ": padding must be non-negative, got ", pair_str(padding));
   if (dilation.h <= 0 || dilation.w <= 0)
-    throw ValueError(std::string(op) + ": dilation must be positive, got " + pair_str(dilation));
-  if (groups <= 0) throw ValueError(std::string(op) + ": groups must be positive, got " + std::to_string(groups));
+    VNN_THROW(ValueError, op, ": dilation must be positive, got ", pair_str(dilation));
+  if (groups <= 0) VNN_THROW(ValueError, op, ": groups must be positive, got ", groups);
 }
 
 void check_float(const char* op, const char* arg, const Tensor& t) {
-  if (!is_floating(t.dtype()))
-    throw DTypeError(std::string(op) + ": " + arg + " must be float32, float64, float16 or bfloat16, got " +
-                     name(t.dtype()) + "; convert with .to(vnn::kFloat32)");
+  VNN_CHECK(DTypeError, is_floating(t.dtype()), op, ": ", arg, " must be float32, float64, float16 or bfloat16, got ",
+            name(t.dtype()), "; convert with .to(vnn::kFloat32)");
 }
 
 // Validates input / weight shapes (as sizes) and derives the output size.
 ConvGeom geometry(const char* op, const Shape& in, const Shape& w, Size2 stride, Size2 padding, Size2 dilation,
                   int64_t groups) {
   check_args(op, stride, padding, dilation, groups);
-  if (in.size() != 4)
-    throw ShapeError(std::string(op) + ": expected a 4-D input [N, C, H, W], got input " + in.str());
-  if (w.size() != 4)
-    throw ShapeError(std::string(op) + ": expected a 4-D weight [O, C/groups, kh, kw], got weight " + w.str());
+  VNN_CHECK(ShapeError, in.size() == 4, op, ": expected a 4-D input [N, C, H, W], got input ", in.str());
+  VNN_CHECK(ShapeError, w.size() == 4, op, ": expected a 4-D weight [O, C/groups, kh, kw], got weight ", w.str());
   ConvGeom g{in[0], in[1], in[2], in[3], w[0], w[1], w[2], w[3], 0, 0, groups, stride, padding, dilation};
   if (g.C % groups != 0 || g.O % groups != 0)
-    throw ShapeError(std::string(op) + ": groups " + std::to_string(groups) + " must divide the input channels of input " +
-                     in.str() + " and the output channels of weight " + w.str());
-  if (g.Cg * groups != g.C)
-    throw ShapeError(std::string(op) + ": weight " + w.str() + " expects " + std::to_string(g.Cg * groups) +
-                     " input channels (C/groups = " + std::to_string(g.Cg) + ", groups = " + std::to_string(groups) +
-                     ") but input " + in.str() + " has " + std::to_string(g.C));
-  if (g.kh <= 0 || g.kw <= 0) throw ShapeError(std::string(op) + ": weight " + w.str() + " has an empty kernel");
+    VNN_THROW(ShapeError, op, ": groups ", groups, " must divide the input channels of input ", in.str(),
+              " and the output channels of weight ", w.str());
+  VNN_CHECK(ShapeError, g.Cg * groups == g.C, op, ": weight ", w.str(), " expects ", g.Cg * groups,
+            " input channels (C/groups = ", g.Cg, ", groups = ", groups, ") but input ", in.str(), " has ", g.C);
+  if (g.kh <= 0 || g.kw <= 0) VNN_THROW(ShapeError, op, ": weight ", w.str(), " has an empty kernel");
   // User arguments: every product and sum checked (a huge dilation or
   // padding must not wrap into a small output size).
   const int64_t eh = detail::checked_product(op, {dilation.h, g.kh - 1}, "dilation * (kernel - 1)") + 1;
@@ -74,9 +69,8 @@ ConvGeom geometry(const char* op, const Shape& in, const Shape& w, Size2 stride,
   const int64_t ph = detail::checked_sum(op, {g.H, padding.h, padding.h}, "padded height");
   const int64_t pw = detail::checked_sum(op, {g.W, padding.w, padding.w}, "padded width");
   if (ph < eh || pw < ew)
-    throw ShapeError(std::string(op) + ": kernel of weight " + w.str() + " (dilated " + std::to_string(eh) + "x" +
-                     std::to_string(ew) + ") is larger than the padded input " + in.str() + " with padding " +
-                     pair_str(padding));
+    VNN_THROW(ShapeError, op, ": kernel of weight ", w.str(), " (dilated ", eh, "x", ew,
+              ") is larger than the padded input ", in.str(), " with padding ", pair_str(padding));
   g.OH = (ph - eh) / stride.h + 1;
   g.OW = (pw - ew) / stride.w + 1;
   // The column buffer [C*kh*kw, N, OH*OW] and the GEMM sizes below multiply
@@ -200,21 +194,19 @@ ConvGeom forward_geometry(const Tensor& input, const Tensor& weight, const Tenso
                           Size2 padding, Size2 dilation, int64_t groups) {
   const char* op = "conv2d";
   if (!input.defined() || !weight.defined())
-    throw ValueError(std::string(op) + ": argument '" + (input.defined() ? "weight" : "input") + "' is undefined");
+    VNN_THROW(ValueError, op, ": argument '", (input.defined() ? "weight" : "input"), "' is undefined");
   detail::check_same_device(input, weight, op, "weight");
   check_float(op, "input", input);
-  if (weight.dtype() != input.dtype())
-    throw DTypeError(std::string(op) + ": input (" + name(input.dtype()) + ") and weight (" + name(weight.dtype()) +
-                     ") must have the same dtype");
+  VNN_CHECK(DTypeError, weight.dtype() == input.dtype(), op, ": input (", name(input.dtype()), ") and weight (",
+            name(weight.dtype()), ") must have the same dtype");
   ConvGeom g = geometry(op, input.sizes(), weight.sizes(), stride, padding, dilation, groups);
   if (bias.defined()) {
     detail::check_same_device(input, bias, op, "bias");
     if (bias.dim() != 1 || bias.sizes()[0] != g.O)
-      throw ShapeError(std::string(op) + ": bias must have shape [" + std::to_string(g.O) + "] for weight " +
-                       weight.sizes().str() + ", got bias " + bias.sizes().str());
-    if (bias.dtype() != input.dtype())
-      throw DTypeError(std::string(op) + ": bias dtype " + name(bias.dtype()) + " differs from input dtype " +
-                       name(input.dtype()));
+      VNN_THROW(ShapeError, op, ": bias must have shape [", g.O, "] for weight ", weight.sizes(), ", got bias ",
+                bias.sizes());
+    VNN_CHECK(DTypeError, bias.dtype() == input.dtype(), op, ": bias dtype ", name(bias.dtype()),
+              " differs from input dtype ", name(input.dtype()));
   }
   return g;
 }
@@ -306,13 +298,11 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, co
   const char* op = "conv2d_backward_input";
   detail::check_same_device(grad_output, weight, op, "weight");
   check_float(op, "grad_output", grad_output);
-  if (weight.dtype() != grad_output.dtype())
-    throw DTypeError(std::string(op) + ": grad_output and weight must have the same dtype");
+  VNN_CHECK(DTypeError, weight.dtype() == grad_output.dtype(), op, ": grad_output and weight must have the same dtype");
   ConvGeom g = geometry(op, input_sizes, weight.sizes(), stride, padding, dilation, groups);
-  if (grad_output.sizes() != Shape{g.N, g.O, g.OH, g.OW})
-    throw ShapeError(std::string(op) + ": grad_output " + grad_output.sizes().str() + " does not match the output [" +
-                     std::to_string(g.N) + ", " + std::to_string(g.O) + ", " + std::to_string(g.OH) + ", " +
-                     std::to_string(g.OW) + "] of input " + input_sizes.str() + " and weight " + weight.sizes().str());
+  VNN_CHECK(ShapeError, (grad_output.sizes() == Shape{g.N, g.O, g.OH, g.OW}), op, ": grad_output ", grad_output.sizes(),
+            " does not match the output [", g.N, ", ", g.O, ", ", g.OH, ", ", g.OW, "] of input ", input_sizes.str(),
+            " and weight ", weight.sizes());
   if (detail::is_low_precision(grad_output.dtype())) {  // float32 accumulation, rounded once
     const Tensor gy = grad_output.to(kFloat32), w = weight.to(kFloat32);
     return backward_input(gy, w, g, input_sizes, [&] { return grad_rows(gy, g); }).to(grad_output.dtype());
@@ -325,13 +315,10 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, co
   const char* op = "conv2d_backward_weight";
   detail::check_same_device(grad_output, input, op, "input");
   check_float(op, "input", input);
-  if (input.dtype() != grad_output.dtype())
-    throw DTypeError(std::string(op) + ": grad_output and input must have the same dtype");
+  VNN_CHECK(DTypeError, input.dtype() == grad_output.dtype(), op, ": grad_output and input must have the same dtype");
   ConvGeom g = geometry(op, input.sizes(), weight_sizes, stride, padding, dilation, groups);
-  if (grad_output.sizes() != Shape{g.N, g.O, g.OH, g.OW})
-    throw ShapeError(std::string(op) + ": grad_output " + grad_output.sizes().str() +
-                     " does not match the output of input " + input.sizes().str() + " and weight " +
-                     weight_sizes.str());
+  VNN_CHECK(ShapeError, (grad_output.sizes() == Shape{g.N, g.O, g.OH, g.OW}), op, ": grad_output ", grad_output.sizes(),
+            " does not match the output of input ", input.sizes(), " and weight ", weight_sizes.str());
   if (detail::is_low_precision(input.dtype()))
     return conv2d_backward_weight(grad_output.to(kFloat32), input.to(kFloat32), weight_sizes, stride, padding,
                                   dilation, groups)
@@ -343,9 +330,8 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, co
 }
 
 Tensor conv2d_backward_bias(const Tensor& grad_output) {
-  if (grad_output.dim() != 4)
-    throw ShapeError("conv2d_backward_bias: expected a 4-D grad_output [N, O, OH, OW], got " +
-                     grad_output.sizes().str());
+  VNN_CHECK(ShapeError, grad_output.dim() == 4, "conv2d_backward_bias: expected a 4-D grad_output [N, O, OH, OW], got ",
+            grad_output.sizes());
   // Two reductions over contiguous runs ([N, O, L] -> [N, O] -> [O]) instead
   // of one over the strided dims {0, 2, 3}, which walks the gradient
   // element by element (several times slower on the CPU).

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tensor/tensor_impl.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn {
@@ -18,17 +19,16 @@ Tensor from_doubles(const std::vector<double>& v, const Shape& shape, const Tens
 }
 
 TensorOptions options_of(const Tensor& t, const char* op) {
-  if (!t.defined()) throw ValueError(std::string(op) + ": argument 'input' is an undefined tensor");
+  VNN_CHECK(ValueError, t.defined(), op, ": argument 'input' is an undefined tensor");
   return TensorOptions(t.device()).with(t.dtype());
 }
 
 }  // namespace
 
 Tensor linspace(double start, double end, int64_t steps, const TensorOptions& opt) {
-  if (steps < 0) throw ValueError("linspace: number of steps must be non-negative, got " + std::to_string(steps));
+  if (steps < 0) VNN_THROW(ValueError, "linspace: number of steps must be non-negative, got ", steps);
   if (!std::isfinite(start) || !std::isfinite(end))
-    throw ValueError("linspace: start and end must be finite (start=" + std::to_string(start) +
-                     ", end=" + std::to_string(end) + ")");
+    VNN_THROW(ValueError, "linspace: start and end must be finite (start=", start, ", end=", end, ")");
   std::vector<double> v = detail::host_vector<double>(steps, "linspace");
   if (steps == 1) v[0] = start;
   if (steps > 1) {
@@ -44,7 +44,7 @@ Tensor linspace(double start, double end, int64_t steps, const TensorOptions& op
 
 Tensor eye(int64_t n, int64_t m, const TensorOptions& opt) {
   if (m < 0) m = n;
-  if (n < 0) throw ValueError("eye: n must be non-negative, got " + std::to_string(n));
+  if (n < 0) VNN_THROW(ValueError, "eye: n must be non-negative, got ", n);
   std::vector<double> v = detail::host_vector<double>(detail::checked_product("eye", {n, m}, "n * m"), "eye");
   for (int64_t i = 0; i < n && i < m; ++i) v[size_t(i * m + i)] = 1.0;
   return from_doubles(v, {n, m}, opt);
@@ -87,9 +87,8 @@ Tensor tensor(std::initializer_list<std::initializer_list<double>> rows, const T
   v.reserve(size_t(r * c));
   int64_t i = 0;
   for (const auto& row : rows) {
-    if (int64_t(row.size()) != c)
-      throw ShapeError("tensor: row " + std::to_string(i) + " has " + std::to_string(row.size()) +
-                       " values, expected " + std::to_string(c) + " like row 0 (rows must have equal lengths)");
+    VNN_CHECK(ShapeError, int64_t(row.size()) == c, "tensor: row ", i, " has ", row.size(), " values, expected ", c,
+              " like row 0 (rows must have equal lengths)");
     v.insert(v.end(), row.begin(), row.end());
     ++i;
   }

@@ -6,6 +6,7 @@
 #include "amp/autocast.hpp"
 #include "autograd/elementwise_grad.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
 #include "vnn/op_names.h"
@@ -91,8 +92,8 @@ Tensor scalar_like(const Tensor& a, double v) {
 }
 
 [[noreturn]] void cannot_cast(const char* op, DType result, DType self) {
-  throw DTypeError(std::string(op) + "_: result type " + name(result) + " can't be cast to the desired output type " +
-                   name(self) + "; use the out-of-place " + op + " or convert self first");
+  VNN_THROW(DTypeError, op, "_: result type ", name(result), " can't be cast to the desired output type ", name(self),
+            "; use the out-of-place ", op, " or convert self first");
 }
 
 void check_inplace_type(const Tensor& self, DType t, const char* op) {
@@ -108,9 +109,8 @@ Tensor& inplace_binary(Tensor& self, const Tensor& other, vnn_binary_fn fn, doub
   detail::check_same_device(self, other, op, "other");
   check_inplace_type(self, binary_result_type(self, other, fn), op);
   Shape shape = broadcast_shapes(self.sizes(), other.sizes(), op);
-  if (shape != self.sizes())
-    throw ShapeError(std::string(op) + "_: other of shape " + other.sizes().str() +
-                     " does not broadcast to self's shape " + self.sizes().str());
+  VNN_CHECK(ShapeError, shape == self.sizes(), op, "_: other of shape ", other.sizes(),
+            " does not broadcast to self's shape ", self.sizes());
   if (is_storage_only(self.dtype())) {  // computed in float32, stored back
     self.copy_(binary(self, other, fn, alpha));
     return self;
@@ -144,10 +144,10 @@ Tensor unary(const Tensor& a, vnn_unary_fn fn, const char* op, IntRule rule, boo
     if (rule == IntRule::promote) t = kFloat32;
     else if (rule == IntRule::identity) return a.clone();
     else if (rule == IntRule::reject)
-      throw DTypeError(std::string(op) + ": needs a floating-point tensor, got " + name(t) +
-                       "; convert with .to(vnn::kFloat32) first");
+      VNN_THROW(DTypeError, op, ": needs a floating-point tensor, got ", name(t),
+                "; convert with .to(vnn::kFloat32) first");
     else if (t == kBool && !bool_ok)
-      throw DTypeError(std::string(op) + ": not defined for bool tensors; convert with .to(vnn::kInt32) first");
+      VNN_THROW(DTypeError, op, ": not defined for bool tensors; convert with .to(vnn::kInt32) first");
   }
   // float16 / bfloat16 run on 16-bit storage: the kernels compute in float32.
   Tensor in = a.to(t);
@@ -160,7 +160,7 @@ Tensor unary(const Tensor& a, vnn_unary_fn fn, const char* op, IntRule rule, boo
 // Bounds with an integer tensor: fractional bounds need float32.
 DType clamp_type(const Tensor& a, double lo, double hi) {
   DType t = a.dtype();
-  if (t == kBool) throw DTypeError("clamp: not defined for bool tensors; convert with .to(vnn::kInt32) first");
+  VNN_CHECK(DTypeError, t != kBool, "clamp: not defined for bool tensors; convert with .to(vnn::kInt32) first");
   bool lo_int = std::isnan(lo) || integral_value(lo) || std::isinf(lo);
   bool hi_int = std::isnan(hi) || integral_value(hi) || std::isinf(hi);
   if (!is_floating(t) && !(lo_int && hi_int)) t = kFloat32;
@@ -169,14 +169,13 @@ DType clamp_type(const Tensor& a, double lo, double hi) {
 
 void check_int_pow(const Tensor& a, double e) {
   if (!is_floating(a.dtype()) && integral_value(e) && e < 0)
-    throw ValueError("pow: integers to negative integer powers are not allowed (" + std::string(name(a.dtype())) +
-                     " tensor, exponent " + std::to_string(int64_t(e)) + "); convert the tensor to float first");
+    VNN_THROW(ValueError, "pow: integers to negative integer powers are not allowed (", name(a.dtype()),
+              " tensor, exponent ", int64_t(e), "); convert the tensor to float first");
 }
 
 void check_bool_cond(const Tensor& cond, const char* op, const char* arg) {
-  if (cond.dtype() != kBool)
-    throw DTypeError(std::string(op) + ": " + arg + " must be a bool tensor, got " + name(cond.dtype()) +
-                     "; compare it (e.g. t != 0) first");
+  VNN_CHECK(DTypeError, cond.dtype() == kBool, op, ": ", arg, " must be a bool tensor, got ", name(cond.dtype()),
+            "; compare it (e.g. t != 0) first");
 }
 
 }  // namespace
@@ -189,9 +188,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
     int ia = i - (n - a.size()), ib = i - (n - b.size());
     int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
     if (da != db && da != 1 && db != 1)
-      throw ShapeError(std::string(op) + ": shapes " + a.str() + " and " + b.str() +
-                       " cannot be broadcast together (size " + std::to_string(da) + " vs " +
-                       std::to_string(db) + " at dimension " + std::to_string(i) + ")");
+      VNN_THROW(ShapeError, op, ": shapes ", a.str(), " and ", b.str(), " cannot be broadcast together (size ", da,
+                " vs ", db, " at dimension ", i, ")");
     out[i] = da == 1 ? db : da;
   }
   return out;
@@ -303,7 +301,7 @@ Tensor& Tensor::clamp_(double lo, double hi) {
 Tensor& Tensor::clamp_min_(double lo) { return clamp_(lo, NAN); }
 Tensor& Tensor::clamp_max_(double hi) { return clamp_(NAN, hi); }
 Tensor& Tensor::relu_() {
-  if (dtype() == kBool) throw DTypeError("relu_: not defined for bool tensors; convert with .to(vnn::kInt32) first");
+  VNN_CHECK(DTypeError, dtype() != kBool, "relu_: not defined for bool tensors; convert with .to(vnn::kInt32) first");
   if (detail::needs_grad({this}))
     return detail::inplace_with_grad(*this, "relu_", [](const Tensor& old) { return relu(old); });
   detail::mark_modified(*this, "relu_");
@@ -338,9 +336,8 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, double value) {
   detail::check_same_device(*this, mask, "masked_fill", "mask");
   check_bool_cond(mask, "masked_fill", "mask");
   Shape shape = broadcast_shapes(sizes(), mask.sizes(), "masked_fill");
-  if (shape != sizes())
-    throw ShapeError("masked_fill_: mask of shape " + mask.sizes().str() + " does not broadcast to self's shape " +
-                     sizes().str());
+  VNN_CHECK(ShapeError, shape == sizes(), "masked_fill_: mask of shape ", mask.sizes(),
+            " does not broadcast to self's shape ", sizes());
   if (detail::needs_grad({this})) {
     Tensor m = mask.expand(sizes());
     return detail::inplace_with_grad(*this, "masked_fill_", [&](const Tensor& old) {

@@ -7,6 +7,7 @@
 
 #include "autograd/elementwise_grad.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/indexing.h"
 
@@ -14,10 +15,8 @@ namespace vnn {
 
 namespace {
 
-std::string num(int64_t v) { return std::to_string(v); }
-
 void require_defined(const Tensor& t, const char* op, const char* arg) {
-  if (!t.defined()) throw ValueError(std::string(op) + ": argument '" + arg + "' is an undefined tensor");
+  VNN_CHECK(ValueError, t.defined(), op, ": argument '", arg, "' is an undefined tensor");
 }
 
 // The index as int64 on data's device, every value checked to lie in
@@ -26,31 +25,31 @@ void require_defined(const Tensor& t, const char* op, const char* arg) {
 Tensor checked_index(const Tensor& index, const Tensor& data, const char* op, int dim, int64_t bound) {
   require_defined(index, op, "index");
   if (index.dtype() != kInt64 && index.dtype() != kInt32)
-    throw DTypeError(std::string(op) + "(): expected an int64 or int32 index, got " + name(index.dtype()) +
-                     "; convert it with .to(vnn::kInt64)");
+    VNN_THROW(DTypeError, op, "(): expected an int64 or int32 index, got ", name(index.dtype()),
+              "; convert it with .to(vnn::kInt64)");
   detail::check_same_device(data, index, op, "index");
   Tensor idx = index.to(kInt64);
   if (idx.numel() == 0) return idx;
   std::vector<int64_t> v = idx.to_vector<int64_t>();
   auto [lo, hi] = std::minmax_element(v.begin(), v.end());
   if (*lo < 0 || *hi >= bound)
-    throw IndexError(std::string(op) + "(): index " + num(*lo < 0 ? *lo : *hi) + " is out of bounds for dimension " +
-                     num(dim) + " with size " + num(bound));
+    VNN_THROW(IndexError, op, "(): index ", *lo < 0 ? *lo : *hi, " is out of bounds for dimension ", dim, " with size ",
+              bound);
   return idx;
 }
 
 void check_src_dtype(const Tensor& self, const Tensor& src, const char* op) {
-  if (src.dtype() != self.dtype())
-    throw DTypeError(std::string(op) + "(): expected self and src to have the same dtype, but self is " +
-                     name(self.dtype()) + " and src is " + name(src.dtype()) + "; convert src with .to()");
+  VNN_CHECK(DTypeError, src.dtype() == self.dtype(), op,
+            "(): expected self and src to have the same dtype, but self is ", name(self.dtype()), " and src is ",
+            name(src.dtype()), "; convert src with .to()");
 }
 
 // Writing through a broadcast dim would hit one element many times.
 void check_writable(const Tensor& self, const char* op) {
   for (int k = 0; k < self.dim(); ++k)
     if (self.strides()[k] == 0 && self.sizes()[k] > 1)
-      throw ValueError(std::string(op) + "(): self of shape " + self.sizes().str() + " has a broadcast dimension " +
-                       num(k) + " (stride 0); more than one element refers to one memory location; clone() it first");
+      VNN_THROW(ValueError, op, "(): self of shape ", self.sizes(), " has a broadcast dimension ", k,
+                " (stride 0); more than one element refers to one memory location; clone() it first");
 }
 
 // The dtype the adding kernels compute in (they know float32/64, int32/64).
@@ -125,14 +124,14 @@ Tensor& scatter_impl(Tensor& self, int dim, const Tensor& index, const Tensor& s
   check_src_dtype(self, src, op);
   int d = detail::normalize_dim(dim, self.dim(), op);
   if (index.dim() != self.dim() || src.dim() != self.dim())
-    throw ShapeError(std::string(op) + "(): index " + index.sizes().str() + ", self " + self.sizes().str() +
-                     " and src " + src.sizes().str() + " must have the same number of dimensions");
+    VNN_THROW(ShapeError, op, "(): index ", index.sizes(), ", self ", self.sizes(), " and src ", src.sizes(),
+              " must have the same number of dimensions");
   for (int k = 0; k < self.dim(); ++k)
     if (index.sizes()[k] > src.sizes()[k] || (k != d && index.sizes()[k] > self.sizes()[k]))
-      throw ShapeError(std::string(op) + "(): index of shape " + index.sizes().str() + " is larger than " +
-                       (index.sizes()[k] > src.sizes()[k] ? "src of shape " + src.sizes().str()
-                                                          : "self of shape " + self.sizes().str()) +
-                       " at dimension " + num(k) + " (self " + self.sizes().str() + ", dim " + num(d) + ")");
+      VNN_THROW(ShapeError, op, "(): index of shape ", index.sizes(), " is larger than ",
+                (index.sizes()[k] > src.sizes()[k] ? "src of shape " + src.sizes().str()
+                                                   : "self of shape " + self.sizes().str()),
+                " at dimension ", k, " (self ", self.sizes(), ", dim ", d, ")");
   check_writable(self, op);
   Tensor s1 = as_1d(self);
   Tensor idx = checked_index(as_1d(index), s1, op, d, s1.sizes()[d]);
@@ -169,18 +168,16 @@ Tensor& index_add_impl(Tensor& self, int dim, const Tensor& index, const Tensor&
   check_src_dtype(self, src, op);
   int d = detail::normalize_dim(dim, self.dim(), op);
   require_defined(index, op, "index");
-  if (index.dim() > 1)
-    throw ShapeError(std::string(op) + "(): index must be 0-D or 1-D, got shape " + index.sizes().str());
+  if (index.dim() > 1) VNN_THROW(ShapeError, op, "(): index must be 0-D or 1-D, got shape ", index.sizes());
   Tensor s1 = as_1d(self), src1 = as_1d(src);
   bool ok = src1.dim() == s1.dim() && src1.sizes()[d] == index.numel();
   for (int k = 0; ok && k < s1.dim(); ++k) ok = k == d || src1.sizes()[k] == s1.sizes()[k];
-  if (!ok)
-    throw ShapeError(std::string(op) + "(): source of shape " + src.sizes().str() + " does not fit self of shape " +
-                     self.sizes().str() + " with " + num(index.numel()) + " indices along dimension " + num(d) +
-                     " (source must equal self except size " + num(index.numel()) + " there)");
+  VNN_CHECK(ShapeError, ok, op, "(): source of shape ", src.sizes(), " does not fit self of shape ", self.sizes(),
+            " with ", index.numel(), " indices along dimension ", d, " (source must equal self except size ",
+            index.numel(), " there)");
   if (!is_floating(self.dtype()) && alpha != std::floor(alpha))
-    throw ValueError(std::string(op) + "(): for integral self (" + name(self.dtype()) +
-                     "), alpha must be a whole number, got " + std::to_string(alpha));
+    VNN_THROW(ValueError, op, "(): for integral self (", name(self.dtype()), "), alpha must be a whole number, got ",
+              alpha);
   check_writable(self, op);
   Tensor idx = checked_index(index, s1, op, d, s1.sizes()[d]).reshape({-1});
   if (detail::needs_grad({&self, &src}) && is_floating(self.dtype())) {
@@ -208,8 +205,7 @@ Tensor& index_add_impl(Tensor& self, int dim, const Tensor& index, const Tensor&
 Tensor index_select(const Tensor& t, int dim, const Tensor& index) {
   require_defined(t, "index_select", "self");
   require_defined(index, "index_select", "index");
-  if (index.dim() > 1)
-    throw ShapeError("index_select(): index must be 0-D or 1-D, got shape " + index.sizes().str());
+  if (index.dim() > 1) VNN_THROW(ShapeError, "index_select(): index must be 0-D or 1-D, got shape ", index.sizes());
   Tensor t1 = as_1d(t);
   int d = detail::normalize_dim(dim, t.dim(), "index_select");
   Tensor idx = checked_index(index, t1, "index_select", d, t1.sizes()[d]).reshape({-1});
@@ -221,13 +217,12 @@ Tensor gather(const Tensor& t, int dim, const Tensor& index) {
   require_defined(t, "gather", "self");
   require_defined(index, "gather", "index");
   int d = detail::normalize_dim(dim, t.dim(), "gather");
-  if (index.dim() != t.dim())
-    throw ShapeError("gather(): index of shape " + index.sizes().str() +
-                     " must have the same number of dimensions as input of shape " + t.sizes().str());
+  VNN_CHECK(ShapeError, index.dim() == t.dim(), "gather(): index of shape ", index.sizes(),
+            " must have the same number of dimensions as input of shape ", t.sizes());
   for (int k = 0; k < t.dim(); ++k)
     if (k != d && index.sizes()[k] > t.sizes()[k])
-      throw ShapeError("gather(): index of shape " + index.sizes().str() + " is larger than input of shape " +
-                       t.sizes().str() + " at dimension " + num(k) + " (only dimension " + num(d) + " may differ)");
+      VNN_THROW(ShapeError, "gather(): index of shape ", index.sizes(), " is larger than input of shape ", t.sizes(),
+                " at dimension ", k, " (only dimension ", d, " may differ)");
   Tensor t1 = as_1d(t);
   Tensor idx = checked_index(as_1d(index), t1, "gather", d, t1.sizes()[d]);
   Tensor out = detail::make_empty(t.impl()->ctx(), idx.sizes(), t.dtype());
@@ -273,22 +268,21 @@ Tensor index_add(const Tensor& self, int dim, const Tensor& index, const Tensor&
 Tensor one_hot(const Tensor& labels, int64_t num_classes) {
   require_defined(labels, "one_hot", "labels");
   if (labels.dtype() != kInt64 && labels.dtype() != kInt32)
-    throw DTypeError(std::string("one_hot(): labels must be int64 or int32, got ") + name(labels.dtype()));
+    VNN_THROW(DTypeError, "one_hot(): labels must be int64 or int32, got ", name(labels.dtype()));
   if (labels.dim() >= kMaxDims)
-    throw ShapeError("one_hot(): labels of shape " + labels.sizes().str() + " leave no room for the class dimension");
+    VNN_THROW(ShapeError, "one_hot(): labels of shape ", labels.sizes(), " leave no room for the class dimension");
   if (num_classes < -1)
-    throw ValueError("one_hot(): num_classes must be -1 (infer) or non-negative, got " + num(num_classes));
+    VNN_THROW(ValueError, "one_hot(): num_classes must be -1 (infer) or non-negative, got ", num_classes);
   Tensor idx = labels.to(kInt64);
   std::vector<int64_t> v = idx.to_vector<int64_t>();
   if (v.empty() && num_classes == -1)
-    throw ValueError("one_hot(): can not infer the number of classes from an empty tensor; pass num_classes");
+    VNN_THROW(ValueError, "one_hot(): can not infer the number of classes from an empty tensor; pass num_classes");
   if (!v.empty()) {
     auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    if (*lo < 0) throw IndexError("one_hot(): class value " + num(*lo) + " is negative");
+    if (*lo < 0) VNN_THROW(IndexError, "one_hot(): class value ", *lo, " is negative");
     if (num_classes == -1) num_classes = *hi + 1;
     if (*hi >= num_classes)
-      throw IndexError("one_hot(): class value " + num(*hi) + " is out of bounds for num_classes " +
-                       num(num_classes));
+      VNN_THROW(IndexError, "one_hot(): class value ", *hi, " is out of bounds for num_classes ", num_classes);
   }
   Shape shape = labels.sizes();
   shape.push_back(num_classes);
@@ -301,12 +295,11 @@ Tensor one_hot(const Tensor& labels, int64_t num_classes) {
 
 Tensor embedding(const Tensor& weight, const Tensor& indices) {
   require_defined(weight, "embedding", "weight");
-  if (weight.dim() != 2)
-    throw ShapeError("embedding(): weight must be 2-D [num_embeddings, embedding_dim], got shape " +
-                     weight.sizes().str());
+  VNN_CHECK(ShapeError, weight.dim() == 2,
+            "embedding(): weight must be 2-D [num_embeddings, embedding_dim], got shape ", weight.sizes());
   require_defined(indices, "embedding", "indices");
   if (indices.dim() >= kMaxDims)
-    throw ShapeError("embedding(): indices of shape " + indices.sizes().str() + " leave no room for the embedding dim");
+    VNN_THROW(ShapeError, "embedding(): indices of shape ", indices.sizes(), " leave no room for the embedding dim");
   Tensor idx = checked_index(indices, weight, "embedding", 0, weight.size(0)).reshape({-1});
   Shape shape = indices.sizes();
   shape.push_back(weight.size(1));
@@ -317,12 +310,12 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num
   const char* op = "embedding_backward";
   require_defined(grad, op, "grad");
   require_defined(indices, op, "indices");
-  if (num_weights < 0) throw ValueError("embedding_backward(): num_weights must be non-negative, got " + num(num_weights));
+  if (num_weights < 0)
+    VNN_THROW(ValueError, "embedding_backward(): num_weights must be non-negative, got ", num_weights);
   bool ok = grad.dim() == indices.dim() + 1;
   for (int k = 0; ok && k < indices.dim(); ++k) ok = grad.sizes()[k] == indices.sizes()[k];
-  if (!ok)
-    throw ShapeError("embedding_backward(): grad of shape " + grad.sizes().str() +
-                     " must be indices' shape " + indices.sizes().str() + " plus the embedding dim");
+  VNN_CHECK(ShapeError, ok, "embedding_backward(): grad of shape ", grad.sizes(), " must be indices' shape ",
+            indices.sizes(), " plus the embedding dim");
   int64_t width = grad.size(-1);
   Tensor out = zeros({num_weights, width}, TensorOptions(grad.device()).with(grad.dtype()));
   Tensor idx = checked_index(indices, out, op, 0, num_weights).reshape({-1});

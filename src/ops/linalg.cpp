@@ -7,6 +7,7 @@
 #include "autograd/autograd.hpp"
 #include "runtime/device_context.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/linalg.h"
 
@@ -22,15 +23,14 @@ std::string dims_str(const Tensor& t) {
 
 void check_operands(const Tensor& a, const Tensor& b, const char* op) {
   if (!a.defined() || !b.defined())
-    throw ValueError(std::string(op) + ": argument '" + (a.defined() ? "mat2" : "input") + "' is an undefined tensor");
+    VNN_THROW(ValueError, op, ": argument '", (a.defined() ? "mat2" : "input"), "' is an undefined tensor");
   detail::check_same_device(a, b, op, "mat2");
-  if (a.dtype() != b.dtype())
-    throw DTypeError(std::string(op) + ": expected input and mat2 to have the same dtype, but got " +
-                     name(a.dtype()) + " != " + name(b.dtype()) + "; convert one with .to(dtype)");
+  VNN_CHECK(DTypeError, a.dtype() == b.dtype(), op, ": expected input and mat2 to have the same dtype, but got ",
+            name(a.dtype()), " != ", name(b.dtype()), "; convert one with .to(dtype)");
   DType t = a.dtype();
   if (t == kBool || t == kUInt8)
-    throw DTypeError(std::string(op) + ": " + name(t) +
-                     " operands are not accepted; convert both to float32, float64, int32 or int64");
+    VNN_THROW(DTypeError, op, ": ", name(t),
+              " operands are not accepted; convert both to float32, float64, int32 or int64");
 }
 
 // a @ b in the layout of `like`: for a transposed 2-D operand (a Linear
@@ -91,10 +91,10 @@ Tensor run_matmul(const Tensor& a, const Tensor& b, const Shape& out_shape) {
 Tensor mm(const Tensor& a, const Tensor& b) {
   if (autocast::detail::OpScope s{autocast::detail::Policy::lower, {&a, &b}}) return mm(s[0], s[1]);
   check_operands(a, b, "mm");
-  if (a.dim() != 2) throw ShapeError("mm: input must be a matrix (2-D), got shape " + a.sizes().str());
-  if (b.dim() != 2) throw ShapeError("mm: mat2 must be a matrix (2-D), got shape " + b.sizes().str());
-  if (a.sizes()[1] != b.sizes()[0])
-    throw ShapeError("mm: mat1 and mat2 shapes cannot be multiplied (" + dims_str(a) + " and " + dims_str(b) + ")");
+  VNN_CHECK(ShapeError, a.dim() == 2, "mm: input must be a matrix (2-D), got shape ", a.sizes());
+  VNN_CHECK(ShapeError, b.dim() == 2, "mm: mat2 must be a matrix (2-D), got shape ", b.sizes());
+  VNN_CHECK(ShapeError, a.sizes()[1] == b.sizes()[0], "mm: mat1 and mat2 shapes cannot be multiplied (", dims_str(a),
+            " and ", dims_str(b), ")");
   return run_matmul(a, b, Shape{a.sizes()[0], b.sizes()[1]});
 }
 
@@ -102,17 +102,15 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (autocast::detail::OpScope s{autocast::detail::Policy::lower, {&a, &b}}) return matmul(s[0], s[1]);
   check_operands(a, b, "matmul");
   if (a.dim() == 0 || b.dim() == 0)
-    throw ShapeError("matmul: both arguments need at least 1 dimension, but got shapes " + a.sizes().str() +
-                     " and " + b.sizes().str() + "; use mul() for a scalar product");
+    VNN_THROW(ShapeError, "matmul: both arguments need at least 1 dimension, but got shapes ", a.sizes(), " and ",
+              b.sizes(), "; use mul() for a scalar product");
   // 1-D operands become a row (a) or a column (b) vector, as views.
   Tensor x = a.dim() == 1 ? a.expand({1, a.sizes()[0]}) : a;
   Tensor y = b.dim() == 1 ? b.expand({1, b.sizes()[0]}).transpose(0, 1) : b;
   int64_t m = x.size(-2), k = x.size(-1), k2 = y.size(-2), n = y.size(-1);
-  if (k != k2)
-    throw ShapeError("matmul: shapes " + a.sizes().str() + " and " + b.sizes().str() +
-                     " cannot be multiplied (" + dims_str(x) + " and " + dims_str(y) + "): size " +
-                     std::to_string(k) + " of input's last dim differs from size " + std::to_string(k2) +
-                     " of mat2's " + (b.dim() == 1 ? "only" : "second-to-last") + " dim");
+  VNN_CHECK(ShapeError, k == k2, "matmul: shapes ", a.sizes(), " and ", b.sizes(), " cannot be multiplied (",
+            dims_str(x), " and ", dims_str(y), "): size ", k, " of input's last dim differs from size ", k2,
+            " of mat2's ", (b.dim() == 1 ? "only" : "second-to-last"), " dim");
   Shape ba(x.sizes().begin(), x.sizes().end() - 2), bb(y.sizes().begin(), y.sizes().end() - 2);
   Shape batch = broadcast_shapes(ba, bb, "matmul (batch dimensions)");
   Shape xs = batch, ys = batch, os = batch;

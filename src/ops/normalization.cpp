@@ -14,6 +14,7 @@
 #include "autograd/autograd.hpp"
 #include "ops/low_precision.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/nn_ops.h"
 #include "vnn/reduction.h"
@@ -23,10 +24,9 @@ namespace vnn {
 namespace {
 
 void check_float(const char* op, const Tensor& t) {
-  if (!t.defined()) throw ValueError(std::string(op) + ": argument 'input' is undefined");
-  if (!is_floating(t.dtype()))
-    throw DTypeError(std::string(op) + ": input must be float32, float64, float16 or bfloat16, got " +
-                     name(t.dtype()) + "; convert with .to(vnn::kFloat32)");
+  VNN_CHECK(ValueError, t.defined(), op, ": argument 'input' is undefined");
+  VNN_CHECK(DTypeError, is_floating(t.dtype()), op, ": input must be float32, float64, float16 or bfloat16, got ",
+            name(t.dtype()), "; convert with .to(vnn::kFloat32)");
 }
 
 // An optional per-channel / per-feature tensor: same device and dtype as
@@ -34,12 +34,10 @@ void check_float(const char* op, const Tensor& t) {
 void check_param(const char* op, const char* arg, const Tensor& input, const Tensor& p, const Shape& want) {
   if (!p.defined()) return;
   detail::check_same_device(input, p, op, arg);
-  if (p.sizes() != want)
-    throw ShapeError(std::string(op) + ": " + arg + " must have shape " + want.str() + " for input " +
-                     input.sizes().str() + ", got " + p.sizes().str());
-  if (p.dtype() != input.dtype())
-    throw DTypeError(std::string(op) + ": " + arg + " dtype " + name(p.dtype()) + " differs from input dtype " +
-                     name(input.dtype()));
+  VNN_CHECK(ShapeError, p.sizes() == want, op, ": ", arg, " must have shape ", want.str(), " for input ", input.sizes(),
+            ", got ", p.sizes());
+  VNN_CHECK(DTypeError, p.dtype() == input.dtype(), op, ": ", arg, " dtype ", name(p.dtype()),
+            " differs from input dtype ", name(input.dtype()));
 }
 
 // Every dim of [N, C, *] but 1.
@@ -68,8 +66,8 @@ bool low(const Tensor& input) { return input.defined() && is_low_precision(input
 void check_low_params(const char* op, const Tensor& input, std::initializer_list<std::pair<const char*, Tensor>> ps) {
   for (const auto& [arg, p] : ps)
     if (p.defined() && p.dtype() != input.dtype() && p.dtype() != kFloat32)
-      throw DTypeError(std::string(op) + ": " + arg + " dtype " + name(p.dtype()) + " differs from input dtype " +
-                       name(input.dtype()) + " (16-bit input takes its own dtype or float32)");
+      VNN_THROW(DTypeError, op, ": ", arg, " dtype ", name(p.dtype()), " differs from input dtype ",
+                name(input.dtype()), " (16-bit input takes its own dtype or float32)");
 }
 
 // A running statistic updated in float32 and stored back in its dtype.
@@ -85,7 +83,7 @@ Tensor rstd_of(const Tensor& var, double eps) { return div(ones_like(var), sqrt(
 void check_nc(const char* op, const Tensor& input) {
   check_float(op, input);
   if (input.dim() < 2)
-    throw ShapeError(std::string(op) + ": expected input [N, C, *] with at least 2 dims, got " + input.sizes().str());
+    VNN_THROW(ShapeError, op, ": expected input [N, C, *] with at least 2 dims, got ", input.sizes());
 }
 
 }  // namespace
@@ -122,8 +120,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
   check_param(op, "bias", input, bias, c);
   check_param(op, "running_mean", input, running_mean, c);
   check_param(op, "running_var", input, running_var, c);
-  if (running_mean.defined() != running_var.defined())
-    throw ValueError(std::string(op) + ": give both running_mean and running_var, or neither");
+  VNN_CHECK(ValueError, running_mean.defined() == running_var.defined(), op,
+            ": give both running_mean and running_var, or neither");
   // out = (x - mean) * (rstd * weight) + bias, the centred x taken from the
   // statistics pass: 6 passes over x when training instead of 8.
   const int nd = input.dim();
@@ -131,8 +129,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
   if (training) {
     int64_t count = input.numel() / std::max<int64_t>(input.size(1), 1);
     if (count <= 1)
-      throw ValueError(std::string(op) + ": expected more than 1 value per channel when training, got input " +
-                       input.sizes().str());
+      VNN_THROW(ValueError, op, ": expected more than 1 value per channel when training, got input ", input.sizes());
     CentredStats st = centred_stats(input);
     Tensor bv = st.var;
     m = st.mean;
@@ -146,8 +143,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
       rv.mul_(1.0 - momentum).add_(unbiased, momentum);
     }
   } else {
-    if (!running_mean.defined())
-      throw ValueError(std::string(op) + ": eval mode (training = false) needs running_mean and running_var");
+    VNN_CHECK(ValueError, running_mean.defined(), op,
+              ": eval mode (training = false) needs running_mean and running_var");
     m = running_mean.clone();
     rstd = rstd_of(running_var, eps);
     centered = sub(input, channel_view(m, nd));
@@ -267,9 +264,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_forward(const Tensor& input, const
   int k = normalized_shape.size(), nd = input.dim();
   bool ok = k > 0 && k <= nd;
   for (int i = 0; ok && i < k; ++i) ok = input.sizes()[nd - k + i] == normalized_shape[i];
-  if (!ok)
-    throw ShapeError(std::string(op) + ": normalized_shape " + normalized_shape.str() +
-                     " must be a non-empty suffix of input shape " + input.sizes().str());
+  VNN_CHECK(ShapeError, ok, op, ": normalized_shape ", normalized_shape.str(),
+            " must be a non-empty suffix of input shape ", input.sizes());
   check_param(op, "weight", input, weight, normalized_shape);
   check_param(op, "bias", input, bias, normalized_shape);
   std::vector<int64_t> dims;
@@ -299,8 +295,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_output
   check_param(op, "weight", input, weight, normalized_shape);
   int k = normalized_shape.size(), nd = input.dim();
   if (k <= 0 || k > nd)
-    throw ShapeError(std::string(op) + ": normalized_shape " + normalized_shape.str() + " does not fit input " +
-                     input.sizes().str());
+    VNN_THROW(ShapeError, op, ": normalized_shape ", normalized_shape.str(), " does not fit input ", input.sizes());
   Shape stat = input.sizes();
   for (int i = nd - k; i < nd; ++i) stat[i] = 1;
   check_param(op, "mean", input, mean_, stat);
@@ -332,8 +327,8 @@ std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, int64_t num_g
   }
   int64_t N = input.size(0), C = input.size(1);
   if (num_groups <= 0 || C % num_groups != 0)
-    throw ValueError(std::string(op) + ": num_groups " + std::to_string(num_groups) +
-                     " must be positive and divide the channels of input " + input.sizes().str());
+    VNN_THROW(ValueError, op, ": num_groups ", num_groups, " must be positive and divide the channels of input ",
+              input.sizes());
   check_param(op, "weight", input, weight, Shape{C});
   check_param(op, "bias", input, bias, Shape{C});
   Tensor x = input.reshape({N, num_groups, -1});

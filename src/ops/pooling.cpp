@@ -9,6 +9,7 @@
 #include "ops/low_precision.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/backend_abi.h"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/nn_ops.h"
 
@@ -30,14 +31,12 @@ struct PoolArgs {
 };
 
 void check_input(const char* op, const Tensor& input) {
-  if (!input.defined()) throw ValueError(std::string(op) + ": argument 'input' is undefined");
-  if (!is_floating(input.dtype()))
-    throw DTypeError(std::string(op) + ": input must be float32, float64, float16 or bfloat16, got " +
-                     name(input.dtype()) + "; convert with .to(vnn::kFloat32)");
-  if (input.dim() != 4)
-    throw ShapeError(std::string(op) + ": expected a 4-D input [N, C, H, W], got input " + input.sizes().str());
+  VNN_CHECK(ValueError, input.defined(), op, ": argument 'input' is undefined");
+  VNN_CHECK(DTypeError, is_floating(input.dtype()), op, ": input must be float32, float64, float16 or bfloat16, got ",
+            name(input.dtype()), "; convert with .to(vnn::kFloat32)");
+  VNN_CHECK(ShapeError, input.dim() == 4, op, ": expected a 4-D input [N, C, H, W], got input ", input.sizes());
   if (input.size(2) <= 0 || input.size(3) <= 0)
-    throw ShapeError(std::string(op) + ": input " + input.sizes().str() + " has an empty H or W plane");
+    VNN_THROW(ShapeError, op, ": input ", input.sizes(), " has an empty H or W plane");
 }
 
 // Validates a fixed-window pooling and derives the output size.
@@ -46,30 +45,28 @@ PoolArgs fixed_args(const char* op, const Tensor& input, int64_t mode, Size2 ker
   check_input(op, input);
   if (stride.h == 0 && stride.w == 0) stride = kernel;
   if (kernel.h <= 0 || kernel.w <= 0)
-    throw ValueError(std::string(op) + ": kernel_size must be positive, got " + pair_str(kernel));
-  if (stride.h <= 0 || stride.w <= 0)
-    throw ValueError(std::string(op) + ": stride must be positive, got " + pair_str(stride));
+    VNN_THROW(ValueError, op, ": kernel_size must be positive, got ", pair_str(kernel));
+  if (stride.h <= 0 || stride.w <= 0) VNN_THROW(ValueError, op, ": stride must be positive, got ", pair_str(stride));
   if (dilation.h <= 0 || dilation.w <= 0)
-    throw ValueError(std::string(op) + ": dilation must be positive, got " + pair_str(dilation));
+    VNN_THROW(ValueError, op, ": dilation must be positive, got ", pair_str(dilation));
   if (padding.h < 0 || padding.w < 0 || padding.h > kernel.h / 2 || padding.w > kernel.w / 2)
-    throw ValueError(std::string(op) + ": padding " + pair_str(padding) +
-                     " must be non-negative and at most half the kernel_size " + pair_str(kernel));
+    VNN_THROW(ValueError, op, ": padding ", pair_str(padding),
+              " must be non-negative and at most half the kernel_size ", pair_str(kernel));
   // User arguments: a huge dilation or padding must not wrap.
   const int64_t eh = detail::checked_product(op, {dilation.h, kernel.h - 1}, "dilation * (kernel_size - 1)") + 1;
   const int64_t ew = detail::checked_product(op, {dilation.w, kernel.w - 1}, "dilation * (kernel_size - 1)") + 1;
   const int64_t ph = detail::checked_sum(op, {input.size(2), padding.h, padding.h}, "padded height");
   const int64_t pw = detail::checked_sum(op, {input.size(3), padding.w, padding.w}, "padded width");
   if (ph < eh || pw < ew)
-    throw ShapeError(std::string(op) + ": kernel_size " + pair_str(kernel) + " (dilation " + pair_str(dilation) +
-                     ") is larger than the padded input " + input.sizes().str());
+    VNN_THROW(ShapeError, op, ": kernel_size ", pair_str(kernel), " (dilation ", pair_str(dilation),
+              ") is larger than the padded input ", input.sizes());
   Size2 out((ph - eh) / stride.h + 1, (pw - ew) / stride.w + 1);
   return PoolArgs{mode, kernel, stride, padding, dilation, 1, 0, out};
 }
 
 PoolArgs adaptive_args(const char* op, const Tensor& input, int64_t mode, Size2 out) {
   check_input(op, input);
-  if (out.h <= 0 || out.w <= 0)
-    throw ValueError(std::string(op) + ": output_size must be positive, got " + pair_str(out));
+  if (out.h <= 0 || out.w <= 0) VNN_THROW(ValueError, op, ": output_size must be positive, got ", pair_str(out));
   return PoolArgs{mode, 1, 1, 0, 1, 1, 0, out};
 }
 
@@ -101,21 +98,19 @@ void run_forward(const char* op, const Tensor& input, const PoolArgs& a, const T
 
 Tensor run_backward(const char* op, const Tensor& grad, const Tensor& input, const Tensor* idx, const PoolArgs& a) {
   detail::check_same_device(input, grad, op, "grad_output");
-  if (grad.dtype() != input.dtype())
-    throw DTypeError(std::string(op) + ": grad_output dtype " + name(grad.dtype()) + " differs from input dtype " +
-                     name(input.dtype()));
+  VNN_CHECK(DTypeError, grad.dtype() == input.dtype(), op, ": grad_output dtype ", name(grad.dtype()),
+            " differs from input dtype ", name(input.dtype()));
   Shape want = out_shape(input, a);
-  if (grad.sizes() != want)
-    throw ShapeError(std::string(op) + ": grad_output " + grad.sizes().str() + " should be " + want.str() +
-                     " for input " + input.sizes().str());
+  VNN_CHECK(ShapeError, grad.sizes() == want, op, ": grad_output ", grad.sizes(), " should be ", want.str(),
+            " for input ", input.sizes());
   Tensor gx = detail::make_empty(input.impl()->ctx(), input.sizes(), input.dtype());
   std::initializer_list<int64_t> ints = {a.mode,      a.kernel.h,   a.kernel.w,   a.stride.h,         a.stride.w, a.padding.h,
                                          a.padding.w, a.dilation.h, a.dilation.w, a.count_include_pad, a.divisor};
   if (idx) {
     detail::check_same_device(input, *idx, op, "indices");
     if (idx->dtype() != kInt64 || idx->sizes() != want)
-      throw ShapeError(std::string(op) + ": indices must be int64 " + want.str() + ", got " + name(idx->dtype()) +
-                       " " + idx->sizes().str());
+      VNN_THROW(ShapeError, op, ": indices must be int64 ", want.str(), ", got ", name(idx->dtype()), " ",
+                idx->sizes());
     detail::enqueue(VNN_OP_POOL2D_BACKWARD, op, {&grad, idx}, gx, {}, ints);
   } else {
     detail::enqueue(VNN_OP_POOL2D_BACKWARD, op, {&grad}, gx, {}, ints);
@@ -174,8 +169,7 @@ PoolArgs avg_args(const char* op, const Tensor& input, Size2 kernel_size, Size2 
                   bool count_include_pad, int64_t divisor_override) {
   PoolArgs a = fixed_args(op, input, kAvg, kernel_size, stride, padding, 1);
   if (divisor_override < 0)
-    throw ValueError(std::string(op) + ": divisor_override must be positive (0: none), got " +
-                     std::to_string(divisor_override));
+    VNN_THROW(ValueError, op, ": divisor_override must be positive (0: none), got ", divisor_override);
   a.count_include_pad = count_include_pad ? 1 : 0;
   a.divisor = divisor_override;
   return a;
@@ -228,8 +222,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
 
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& input) {
   const char* op = "adaptive_avg_pool2d_backward";
-  if (grad_output.dim() != 4)
-    throw ShapeError(std::string(op) + ": expected a 4-D grad_output, got " + grad_output.sizes().str());
+  VNN_CHECK(ShapeError, grad_output.dim() == 4, op, ": expected a 4-D grad_output, got ", grad_output.sizes());
   PoolArgs a = adaptive_args(op, input, kAdaptiveAvg, Size2(grad_output.size(2), grad_output.size(3)));
   return native_backward(op, grad_output, input, nullptr, a);
 }
@@ -256,8 +249,7 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, Size2 output
 
 Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& indices) {
   const char* op = "adaptive_max_pool2d_backward";
-  if (grad_output.dim() != 4)
-    throw ShapeError(std::string(op) + ": expected a 4-D grad_output, got " + grad_output.sizes().str());
+  VNN_CHECK(ShapeError, grad_output.dim() == 4, op, ": expected a 4-D grad_output, got ", grad_output.sizes());
   PoolArgs a = adaptive_args(op, input, kAdaptiveMax, Size2(grad_output.size(2), grad_output.size(3)));
   return native_backward(op, grad_output, input, &indices, a);
 }

@@ -1,5 +1,6 @@
 // Random numbers: the core reserves Philox counters from a Generator and
 // the backend's VNN_OP_RANDOM fills the output (see include/vnn/random.h).
+#include "vnn/detail/message.h"
 #include "vnn/random.h"
 
 #include <algorithm>
@@ -85,8 +86,7 @@ Tensor& fill_random(Tensor& t, vnn_random_fn fn, double a, double b, Generator* 
   if (fn == VNN_RANDOM_BITS) {
     direct = t.dtype() == kInt32 ? kInt32 : kInt64;  // other dtypes convert the int64 values
   } else {
-    if (!is_floating(t.dtype()))
-      throw DTypeError(std::string(name) + ": needs a floating dtype, got " + vnn::name(t.dtype()));
+    VNN_CHECK(DTypeError, is_floating(t.dtype()), name, ": needs a floating dtype, got ", vnn::name(t.dtype()));
     direct = t.dtype() == kFloat64 ? kFloat64 : kFloat32;
   }
   detail::mark_modified(t, name);  // saved copies of t are now stale
@@ -108,14 +108,12 @@ Tensor& fill_random(Tensor& t, vnn_random_fn fn, double a, double b, Generator* 
 }  // namespace
 
 Tensor& uniform_(Tensor& t, double low, double high, Generator* gen) {
-  if (!(low <= high))
-    throw ValueError("uniform_: expects low <= high, got low=" + std::to_string(low) +
-                     " high=" + std::to_string(high));
+  VNN_CHECK(ValueError, low <= high, "uniform_: expects low <= high, got low=", low, " high=", high);
   return fill_random(t, VNN_RANDOM_UNIFORM, low, high, gen, "uniform_");
 }
 
 Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
-  if (!(std >= 0.0)) throw ValueError("normal_: expects std >= 0.0, got std=" + std::to_string(std));
+  VNN_CHECK(ValueError, std >= 0.0, "normal_: expects std >= 0.0, got std=", std);
   return fill_random(t, VNN_RANDOM_NORMAL, mean, std, gen, "normal_");
 }
 
@@ -132,9 +130,7 @@ Tensor randn(const Shape& shape, const TensorOptions& opt, Generator* gen) {
 }
 
 Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOptions& opt, Generator* gen) {
-  if (high <= low)
-    throw ValueError("randint: expects low < high, got low=" + std::to_string(low) +
-                     " high=" + std::to_string(high));
+  if (high <= low) VNN_THROW(ValueError, "randint: expects low < high, got low=", low, " high=", high);
   // int64 unless a dtype was given: a Device alone keeps the default.
   TensorOptions o = opt.with(opt.dtype_or(kInt64));
   detail::checked_nbytes(shape, o.dtype, "randint");
@@ -147,7 +143,7 @@ Tensor randint(int64_t high, const Shape& shape, const TensorOptions& opt, Gener
 }
 
 Tensor randperm(int64_t n, const TensorOptions& opt, Generator* gen) {
-  if (n < 0) throw ValueError("randperm: n must be non-negative, got " + std::to_string(n));
+  if (n < 0) VNN_THROW(ValueError, "randperm: n must be non-negative, got ", n);
   std::vector<int64_t> p = detail::host_vector<int64_t>(n, "randperm");  // checks n first
   Generator& g = pick(gen);
   uint64_t seed = 0;

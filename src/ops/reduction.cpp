@@ -10,6 +10,7 @@
 #include "autograd/autograd.hpp"
 #include "ops/low_precision.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/elementwise.h"
 #include "vnn/checked_size.h"
 #include "vnn/error.h"
@@ -30,7 +31,7 @@ bool is_arg(vnn_reduce_fn fn) { return fn == VNN_REDUCE_ARGMAX || fn == VNN_REDU
 bool is_extreme(vnn_reduce_fn fn) { return fn == VNN_REDUCE_MAX || fn == VNN_REDUCE_MIN || is_arg(fn); }
 
 const Tensor& checked(const Tensor& t, const char* op) {
-  if (!t.defined()) throw ValueError(std::string(op) + ": argument 'input' is an undefined tensor");
+  VNN_CHECK(ValueError, t.defined(), op, ": argument 'input' is an undefined tensor");
   return t;
 }
 
@@ -38,8 +39,8 @@ const Tensor& checked(const Tensor& t, const char* op) {
 // the user gets back.
 void reduce_dtypes(vnn_reduce_fn fn, DType in, const char* op, DType* compute, DType* result) {
   if (fn == VNN_REDUCE_MEAN && !is_floating(in))
-    throw DTypeError(std::string(op) + "(): could not infer output dtype: input dtype " + name(in) +
-                     " is not floating; convert first, e.g. t.to(vnn::kFloat32)");
+    VNN_THROW(DTypeError, op, "(): could not infer output dtype: input dtype ", name(in),
+              " is not floating; convert first, e.g. t.to(vnn::kFloat32)");
   switch (in) {
     case kFloat16:
     case kBFloat16: *compute = kFloat32; *result = is_arg(fn) ? kInt64 : in; return;
@@ -109,8 +110,8 @@ Tensor reduce(const Tensor& t0, const bool* reduced_in, vnn_reduce_fn fn, bool k
       perm.push_back(i);
       keep_sizes.push_back(1);
       // Fits for a tensor's own sizes (check_shape); checked all the same.
-      if (!checked::mul(inner, t.sizes()[i], &inner))
-        throw ValueError(std::string(op) + ": reduced sizes of " + t.sizes().str() + " overflow int64");
+      VNN_CHECK(ValueError, checked::mul(inner, t.sizes()[i], &inner), op, ": reduced sizes of ", t.sizes(),
+                " overflow int64");
       ++k;
     }
   if (keepdim) {  // keep_sizes in the original order
@@ -119,8 +120,8 @@ Tensor reduce(const Tensor& t0, const bool* reduced_in, vnn_reduce_fn fn, bool k
       if (reduced[i]) keep_sizes[i] = 1;
   }
   if (is_extreme(fn) && inner == 0 && out_sizes.numel() > 0)
-    throw IndexError(std::string(op) + "(): expected a non-empty reduction, but input of shape " +
-                     t.sizes().str() + " has size 0 along a reduced dimension; pick a dim whose size is not 0");
+    VNN_THROW(IndexError, op, "(): expected a non-empty reduction, but input of shape ", t.sizes(),
+              " has size 0 along a reduced dimension; pick a dim whose size is not 0");
   if (is_arg(fn) && k > 1) {  // several dims: reduce over their flattened product
     Tensor p = t.permute(perm).contiguous();
     Shape flat = out_sizes;
@@ -152,12 +153,10 @@ void reduced_mask(const Tensor& t, const std::vector<int64_t>& dims, const char*
   } else {
     for (int64_t d : dims) {
       if (d < -int64_t(kMaxDims) - 1 || d > int64_t(kMaxDims))
-        throw IndexError(std::string(op) + ": dimension " + std::to_string(d) +
-                         " is out of range for a tensor of " + std::to_string(nd) + " dimensions");
+        VNN_THROW(IndexError, op, ": dimension ", d, " is out of range for a tensor of ", nd, " dimensions");
       int n = detail::normalize_dim(int(d), nd, op);
       if (nd == 0) continue;  // a 0-dim tensor accepts dim 0 / -1
-      if (reduced[n])
-        throw ValueError(std::string(op) + ": dim " + std::to_string(n) + " appears multiple times in the list of dims");
+      VNN_CHECK(ValueError, !reduced[n], op, ": dim ", n, " appears multiple times in the list of dims");
       reduced[n] = true;
     }
   }
@@ -199,9 +198,8 @@ Tensor softmax_in(const Tensor& t, int d, bool log_out, DType compute, const cha
 Tensor softmax_impl(const Tensor& t0, int dim, bool log_out) {
   const char* op = log_out ? "log_softmax" : "softmax";
   const Tensor& t = checked(t0, op);
-  if (!is_floating(t.dtype()))
-    throw DTypeError(std::string(op) + ": expected a floating dtype, got " + name(t.dtype()) +
-                     "; convert first, e.g. t.to(vnn::kFloat32)");
+  VNN_CHECK(DTypeError, is_floating(t.dtype()), op, ": expected a floating dtype, got ", name(t.dtype()),
+            "; convert first, e.g. t.to(vnn::kFloat32)");
   int d = detail::normalize_dim(dim, t.dim(), op);
   // 16-bit rows: the kernels accumulate in float32 (or wider) either way.
   return detail::native_or_float32(t.impl()->ctx(), t.dtype(), VNN_OP_SOFTMAX,
@@ -284,8 +282,8 @@ Shape reduced_shape(const Tensor& t, const bool* reduced, bool keepdim, int64_t*
 // everything else (float32 and the storage-only halves) is float32.
 DType float_compute(const Tensor& t, const char* op, bool accept_int) {
   if (!is_floating(t.dtype()) && !(accept_int && t.dtype() != kBool))
-    throw DTypeError(std::string(op) + ": expected a floating " + (accept_int ? "or integer " : "") +
-                     "dtype, got " + name(t.dtype()) + "; convert first, e.g. t.to(vnn::kFloat32)");
+    VNN_THROW(DTypeError, op, ": expected a floating ", (accept_int ? "or integer " : ""), "dtype, got ",
+              name(t.dtype()), "; convert first, e.g. t.to(vnn::kFloat32)");
   return t.dtype() == kFloat64 ? kFloat64 : kFloat32;
 }
 
@@ -297,8 +295,7 @@ Tensor var_impl(const Tensor& t, const std::vector<int64_t>& dims, int64_t corre
   bool reduced[kMaxDims] = {};
   reduced_mask(t, dims, op, reduced);
   DType c = float_compute(t, op, false);
-  if (correction < 0)
-    throw ValueError(std::string(op) + ": correction must be >= 0, got " + std::to_string(correction));
+  if (correction < 0) VNN_THROW(ValueError, op, ": correction must be >= 0, got ", correction);
   int64_t n = 0;
   reduced_shape(t, reduced, keepdim, &n);
   // Two passes: the mean first, then the squared deviations from it, so a
@@ -322,7 +319,7 @@ Tensor norm_impl(const Tensor& t, double p, const std::vector<int64_t>& dims, bo
   bool reduced[kMaxDims] = {};
   reduced_mask(t, dims, op, reduced);
   DType c = float_compute(t, op, false);
-  if (std::isnan(p)) throw ValueError("norm: p must not be NaN");
+  VNN_CHECK(ValueError, !std::isnan(p), "norm: p must not be NaN");
   std::vector<int64_t> all_dims;
   for (int i = 0; i < t.dim(); ++i)
     if (reduced[i]) all_dims.push_back(i);
@@ -405,8 +402,8 @@ Tensor norm(const Tensor& t, double p, const std::vector<int64_t>& dims, bool ke
   return norm_impl(t, p, dims, keepdim);
 }
 Tensor norm(const Tensor& t, const std::string& p, const std::vector<int64_t>& dims, bool keepdim) {
-  if (p != "fro")
-    throw ValueError("norm: p='" + p + "' is not a known norm; use \"fro\" or a number (1, 2, INFINITY, ...)");
+  VNN_CHECK(ValueError, p == "fro", "norm: p='", p,
+            "' is not a known norm; use \"fro\" or a number (1, 2, INFINITY, ...)");
   return norm_impl(t, 2.0, dims, keepdim);
 }
 Tensor logsumexp(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {

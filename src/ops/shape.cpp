@@ -7,6 +7,7 @@
 #include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/checked_size.h"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/indexing.h"
 
@@ -26,13 +27,10 @@ Tensor view_of(const Tensor& t, const Shape& sizes, const Shape& strides, int64_
 // A dim for an op that inserts one: [-(ndim+1), ndim].
 int normalize_new_dim(int dim, int ndim, const char* op) {
   if (dim < -(ndim + 1) || dim > ndim)
-    throw IndexError(std::string(op) + ": dimension " + std::to_string(dim) + " is out of range for a result of " +
-                     std::to_string(ndim + 1) + " dimensions (expected in [" + std::to_string(-(ndim + 1)) + ", " +
-                     std::to_string(ndim) + "])");
+    VNN_THROW(IndexError, op, ": dimension ", dim, " is out of range for a result of ", ndim + 1,
+              " dimensions (expected in [", -(ndim + 1), ", ", ndim, "])");
   return dim < 0 ? dim + ndim + 1 : dim;
 }
-
-std::string num(int64_t v) { return std::to_string(v); }
 
 }  // namespace
 
@@ -61,8 +59,8 @@ Tensor Tensor::squeeze(int d) const {
 Tensor Tensor::unsqueeze(int d) const {
   int n = dim();
   if (n >= kMaxDims)
-    throw ShapeError("unsqueeze: tensor of shape " + sizes().str() + " already has the maximum of " +
-                     num(kMaxDims) + " dimensions");
+    VNN_THROW(ShapeError, "unsqueeze: tensor of shape ", sizes(), " already has the maximum of ", kMaxDims,
+              " dimensions");
   d = normalize_new_dim(d, n, "unsqueeze");
   Shape sz, st;
   for (int i = 0; i <= n; ++i) {
@@ -88,12 +86,10 @@ Tensor Tensor::broadcast_to(const Shape& shape) const {
     int j = i - (n - m);
     if (target[i] == -1 && j >= 0) target[i] = sizes()[j];
     if (target[i] < 0)
-      throw ShapeError("broadcast_to: invalid size " + num(shape[i]) + " at dimension " + num(i) + " of " +
-                       shape.str());
+      VNN_THROW(ShapeError, "broadcast_to: invalid size ", shape[i], " at dimension ", i, " of ", shape.str());
   }
   if (n < m || broadcast_shapes(sizes(), target, "broadcast_to") != target)
-    throw ShapeError("broadcast_to: tensor of shape " + sizes().str() + " cannot be broadcast to shape " +
-                     shape.str());
+    VNN_THROW(ShapeError, "broadcast_to: tensor of shape ", sizes(), " cannot be broadcast to shape ", shape.str());
   return expand(target);
 }
 
@@ -102,8 +98,8 @@ Tensor Tensor::flatten(int start_dim, int end_dim) const {
   if (n == 0) return reshape({1});
   int s = detail::normalize_dim(start_dim, n, "flatten"), e = detail::normalize_dim(end_dim, n, "flatten");
   if (s > e)
-    throw IndexError("flatten: start_dim " + num(start_dim) + " comes after end_dim " + num(end_dim) +
-                     " for a tensor of shape " + sizes().str());
+    VNN_THROW(IndexError, "flatten: start_dim ", start_dim, " comes after end_dim ", end_dim, " for a tensor of shape ",
+              sizes());
   int64_t merged = 1;
   for (int i = s; i <= e; ++i) merged *= sizes()[i];  // fits: a tensor's sizes multiply within int64
   // The merged dims form one strided run when each steps over the next.
@@ -133,10 +129,10 @@ Tensor Tensor::flatten(int start_dim, int end_dim) const {
 Tensor Tensor::unflatten(int d, const Shape& parts) const {
   d = detail::normalize_dim(d, dim(), "unflatten");
   int64_t have = dim() == 0 ? 1 : sizes()[d];
-  if (parts.size() == 0) throw ShapeError("unflatten: sizes must be non-empty");
+  VNN_CHECK(ShapeError, parts.size() != 0, "unflatten: sizes must be non-empty");
   if (dim() - 1 + parts.size() > kMaxDims)
-    throw ShapeError("unflatten: result of " + num(dim() - 1 + parts.size()) + " dimensions exceeds the maximum of " +
-                     num(kMaxDims));
+    VNN_THROW(ShapeError, "unflatten: result of ", dim() - 1 + parts.size(), " dimensions exceeds the maximum of ",
+              kMaxDims);
   Shape got = parts;
   int infer = -1;
   int64_t known = 1;
@@ -144,16 +140,16 @@ Tensor Tensor::unflatten(int d, const Shape& parts) const {
     if (parts[i] == -1 && infer < 0) {
       infer = i;
     } else if (parts[i] < 0) {
-      throw ShapeError("unflatten: invalid sizes " + parts.str());
+      VNN_THROW(ShapeError, "unflatten: invalid sizes ", parts.str());
     } else if (!checked::mul(known, parts[i], &known)) {
-      throw ValueError("unflatten: sizes " + parts.str() + " multiply to " + parts.approx_numel() +
-                       ", more than an int64 index can address (dimension " + num(d) + " has size " + num(have) + ")");
+      VNN_THROW(ValueError, "unflatten: sizes ", parts.str(), " multiply to ", parts.approx_numel(),
+                ", more than an int64 index can address (dimension ", d, " has size ", have, ")");
     }
   }
   if (infer >= 0) got[infer] = known == 0 ? 0 : have / known;
   if (got.numel() != have || (infer >= 0 && known == 0))
-    throw ShapeError("unflatten: sizes " + parts.str() + " don't multiply up to the size " + num(have) +
-                     " of dimension " + num(d) + " (tensor " + sizes().str() + ")");
+    VNN_THROW(ShapeError, "unflatten: sizes ", parts.str(), " don't multiply up to the size ", have, " of dimension ",
+              d, " (tensor ", sizes(), ")");
   if (dim() == 0) return reshape(got);
   Shape sz, st;
   for (int i = 0; i < dim(); ++i) {
@@ -167,9 +163,8 @@ Tensor Tensor::unflatten(int d, const Shape& parts) const {
     int64_t acc = strides()[d];
     for (int k = got.size() - 1; k >= 0; --k) {
       local[k] = acc;
-      if (!checked::mul(acc, got[k], &acc))
-        throw ValueError("unflatten: strides of the result overflow int64 (tensor " + sizes().str() + ", strides " +
-                         strides().str() + ")");
+      VNN_CHECK(ValueError, checked::mul(acc, got[k], &acc), "unflatten: strides of the result overflow int64 (tensor ",
+                sizes(), ", strides ", strides(), ")");
     }
     for (int k = 0; k < got.size(); ++k) {
       sz.push_back(got[k]);
@@ -181,11 +176,10 @@ Tensor Tensor::unflatten(int d, const Shape& parts) const {
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int d) const {
   d = detail::normalize_dim(d, dim(), "split");
-  if (dim() == 0) throw ShapeError("split: a 0-dimensional tensor cannot be split");
+  VNN_CHECK(ShapeError, dim() != 0, "split: a 0-dimensional tensor cannot be split");
   int64_t n = sizes()[d];
   if (split_size < 0 || (split_size == 0 && n != 0))
-    throw ValueError("split: split_size must be positive, got " + num(split_size) + " for dimension " + num(d) +
-                     " of size " + num(n));
+    VNN_THROW(ValueError, "split: split_size must be positive, got ", split_size, " for dimension ", d, " of size ", n);
   std::vector<Tensor> out;
   if (n == 0) {
     out.push_back(narrow(d, 0, 0));
@@ -197,16 +191,14 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int d) const {
 
 std::vector<Tensor> Tensor::split(const std::vector<int64_t>& parts, int d) const {
   d = detail::normalize_dim(d, dim(), "split");
-  if (dim() == 0) throw ShapeError("split: a 0-dimensional tensor cannot be split");
+  VNN_CHECK(ShapeError, dim() != 0, "split: a 0-dimensional tensor cannot be split");
   int64_t n = sizes()[d], total = 0;
   for (int64_t p : parts) {
-    if (p < 0) throw ValueError("split: split sizes must be non-negative, got " + Shape(parts).str());
-    if (!checked::add(total, p, &total))
-      throw ValueError("split: split sizes " + Shape(parts).str() + " sum past int64");
+    if (p < 0) VNN_THROW(ValueError, "split: split sizes must be non-negative, got ", Shape(parts).str());
+    VNN_CHECK(ValueError, checked::add(total, p, &total), "split: split sizes ", Shape(parts).str(), " sum past int64");
   }
-  if (total != n)
-    throw ShapeError("split: split sizes " + Shape(parts).str() + " sum to " + num(total) +
-                     ", but dimension " + num(d) + " of a tensor of shape " + sizes().str() + " has size " + num(n));
+  VNN_CHECK(ShapeError, total == n, "split: split sizes ", Shape(parts).str(), " sum to ", total, ", but dimension ", d,
+            " of a tensor of shape ", sizes(), " has size ", n);
   std::vector<Tensor> out;
   int64_t s = 0;
   for (int64_t p : parts) {
@@ -217,9 +209,9 @@ std::vector<Tensor> Tensor::split(const std::vector<int64_t>& parts, int d) cons
 }
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int d) const {
-  if (chunks <= 0) throw ValueError("chunk: chunks must be positive, got " + num(chunks));
+  if (chunks <= 0) VNN_THROW(ValueError, "chunk: chunks must be positive, got ", chunks);
   d = detail::normalize_dim(d, dim(), "chunk");
-  if (dim() == 0) throw ShapeError("chunk: a 0-dimensional tensor cannot be chunked");
+  VNN_CHECK(ShapeError, dim() != 0, "chunk: a 0-dimensional tensor cannot be chunked");
   int64_t n = sizes()[d];
   return split(n == 0 ? 0 : (n + chunks - 1) / chunks, d);
 }
@@ -235,22 +227,22 @@ std::vector<Tensor> split(const Tensor& t, const std::vector<int64_t>& sizes, in
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int dim) { return t.chunk(chunks, dim); }
 
 Tensor cat(const std::vector<Tensor>& tensors, int dim) {
-  if (tensors.empty()) throw ValueError("cat: expected a non-empty list of tensors");
+  VNN_CHECK(ValueError, !tensors.empty(), "cat: expected a non-empty list of tensors");
   for (size_t i = 0; i < tensors.size(); ++i)
-    if (!tensors[i].defined()) throw ValueError("cat: tensors[" + num(int64_t(i)) + "] is an undefined tensor");
+    VNN_CHECK(ValueError, tensors[i].defined(), "cat: tensors[", int64_t(i), "] is an undefined tensor");
   // PyTorch's legacy rule: 1-D empty tensors join anything.
   auto skipped = [](const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; };
   int ref = -1;
   DType dt = tensors[0].dtype();
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (i > 0) dt = promote_types(dt, tensors[i].dtype());
-    std::string arg = "tensors[" + num(int64_t(i)) + "]";
+    std::string arg = "tensors[" + std::to_string(i) + "]";
     detail::check_same_device(tensors[0], tensors[i], "cat", arg.c_str());
     if (ref < 0 && !skipped(tensors[i])) ref = int(i);
   }
   if (ref < 0) return detail::make_empty(tensors[0].impl()->ctx(), {0}, dt);
   const Tensor& r = tensors[size_t(ref)];
-  if (r.dim() == 0) throw ShapeError("cat: zero-dimensional tensor tensors[" + num(ref) + "] cannot be concatenated");
+  VNN_CHECK(ShapeError, r.dim() != 0, "cat: zero-dimensional tensor tensors[", ref, "] cannot be concatenated");
   int d = detail::normalize_dim(dim, r.dim(), "cat");
   Shape shape = r.sizes();
   int64_t total = 0;
@@ -259,13 +251,10 @@ Tensor cat(const std::vector<Tensor>& tensors, int dim) {
     if (skipped(t)) continue;
     bool ok = t.dim() == r.dim();
     for (int k = 0; ok && k < r.dim(); ++k) ok = k == d || t.sizes()[k] == r.sizes()[k];
-    if (!ok)
-      throw ShapeError("cat: sizes of tensors must match except in dimension " + num(d) + ": tensors[" + num(ref) +
-                       "] has shape " + r.sizes().str() + " but tensors[" + num(int64_t(i)) + "] has shape " +
-                       t.sizes().str());
-    if (!checked::add(total, t.sizes()[d], &total))
-      throw ValueError("cat: sizes along dimension " + num(d) + " sum past int64 (tensors[" + num(int64_t(i)) +
-                       "] has shape " + t.sizes().str() + ")");
+    VNN_CHECK(ShapeError, ok, "cat: sizes of tensors must match except in dimension ", d, ": tensors[", ref,
+              "] has shape ", r.sizes(), " but tensors[", int64_t(i), "] has shape ", t.sizes());
+    VNN_CHECK(ValueError, checked::add(total, t.sizes()[d], &total), "cat: sizes along dimension ", d,
+              " sum past int64 (tensors[", int64_t(i), "] has shape ", t.sizes(), ")");
   }
   shape[d] = total;
   Tensor out = detail::make_empty(r.impl()->ctx(), shape, dt, "cat");
@@ -304,14 +293,13 @@ Tensor cat(const std::vector<Tensor>& tensors, int dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int dim) {
-  if (tensors.empty()) throw ValueError("stack: expected a non-empty list of tensors");
+  VNN_CHECK(ValueError, !tensors.empty(), "stack: expected a non-empty list of tensors");
   std::vector<Tensor> parts;
   for (size_t i = 0; i < tensors.size(); ++i) {
-    if (!tensors[i].defined()) throw ValueError("stack: tensors[" + num(int64_t(i)) + "] is an undefined tensor");
-    if (tensors[i].sizes() != tensors[0].sizes())
-      throw ShapeError("stack: expects each tensor to be equal size, but tensors[0] has shape " +
-                       tensors[0].sizes().str() + " and tensors[" + num(int64_t(i)) + "] has shape " +
-                       tensors[i].sizes().str());
+    VNN_CHECK(ValueError, tensors[i].defined(), "stack: tensors[", int64_t(i), "] is an undefined tensor");
+    VNN_CHECK(ShapeError, tensors[i].sizes() == tensors[0].sizes(),
+              "stack: expects each tensor to be equal size, but tensors[0] has shape ", tensors[0].sizes(),
+              " and tensors[", int64_t(i), "] has shape ", tensors[i].sizes());
   }
   int d = normalize_new_dim(dim, tensors[0].dim(), "stack");
   for (const Tensor& t : tensors) parts.push_back(t.unsqueeze(d));

@@ -1,5 +1,6 @@
 // Gradient clipping built from existing ops under a no-grad guard, so the
 // total norm stays on the device.
+#include "vnn/detail/message.h"
 #include "vnn/optim/clip.h"
 
 #include <cmath>
@@ -15,11 +16,9 @@ namespace vnn::optim {
 
 Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type,
                        bool error_if_nonfinite) {
-  if (!(norm_type > 0))
-    throw ValueError("clip_grad_norm_: invalid norm_type " + std::to_string(norm_type) +
-                     " (expected a p > 0 or INFINITY)");
-  if (!(max_norm >= 0))
-    throw ValueError("clip_grad_norm_: invalid max_norm " + std::to_string(max_norm) + " (expected >= 0)");
+  VNN_CHECK(ValueError, norm_type > 0, "clip_grad_norm_: invalid norm_type ", norm_type,
+            " (expected a p > 0 or INFINITY)");
+  VNN_CHECK(ValueError, max_norm >= 0, "clip_grad_norm_: invalid max_norm ", max_norm, " (expected >= 0)");
   autograd::NoGradGuard no_grad;
   std::vector<Tensor> grads;
   for (const Tensor& p : params)
@@ -43,8 +42,8 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
   }
   if (!inf && norm_type != 1.0) total = norm_type == 2.0 ? sqrt(total) : pow(total, 1.0 / norm_type);
   if (error_if_nonfinite && !std::isfinite(total.item()))
-    throw ValueError("clip_grad_norm_: the total norm of order " + std::to_string(norm_type) +
-                     " of the gradients is non-finite, so it cannot be clipped");
+    VNN_THROW(ValueError, "clip_grad_norm_: the total norm of order ", norm_type,
+              " of the gradients is non-finite, so it cannot be clipped");
   // coef = min(max_norm / (total + 1e-6), 1), applied even when it is 1 so
   // that nothing has to be decided on the host.
   Tensor coef = clamp_max(rdiv(add(total, 1e-6), max_norm), 1.0);
@@ -53,8 +52,7 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
 }
 
 void clip_grad_value_(const std::vector<Tensor>& params, double clip_value) {
-  if (!(clip_value >= 0))
-    throw ValueError("clip_grad_value_: invalid clip_value " + std::to_string(clip_value) + " (expected >= 0)");
+  VNN_CHECK(ValueError, clip_value >= 0, "clip_grad_value_: invalid clip_value ", clip_value, " (expected >= 0)");
   autograd::NoGradGuard no_grad;
   for (const Tensor& p : params)
     if (p.defined() && p.grad().defined()) {

@@ -1,6 +1,7 @@
 // The optimizer base: parameter groups, lazily created per-parameter state
 // that follows its parameter across devices, the fused step op and the flat
 // state_dict.
+#include "vnn/detail/message.h"
 #include "vnn/optim/optimizer.h"
 
 #include <cmath>
@@ -48,7 +49,7 @@ void Optimizer::init(std::vector<ParamGroup> groups) {
   validate(defaults_);
   size_t count = 0;
   for (auto& g : groups) count += g.params.size();
-  if (count == 0) throw ValueError(std::string(name_) + ": got an empty parameter list");
+  VNN_CHECK(ValueError, count != 0, name_, ": got an empty parameter list");
   for (auto& g : groups) add_param_group(g);
 }
 
@@ -57,12 +58,14 @@ void Optimizer::add_param_group(const ParamGroup& group) {
   g.params = group.params;
   g.options = defaults_;
   for (auto& [k, v] : group.options) {
-    if (!defaults_.count(k))
-      throw ValueError(std::string(name_) + ": unknown option '" + k + "' in a parameter group (known: " + [&] {
-        std::string s;
-        for (auto& d : defaults_) s += (s.empty() ? "" : ", ") + d.first;
-        return s;
-      }() + ")");
+    VNN_CHECK(
+        ValueError, defaults_.count(k), name_, ": unknown option '", k, "' in a parameter group (known: ",
+        [&] {
+          std::string s;
+          for (auto& d : defaults_) s += (s.empty() ? "" : ", ") + d.first;
+          return s;
+        }(),
+        ")");
     g.options[k] = v;
   }
   validate(g.options);
@@ -73,13 +76,11 @@ void Optimizer::add_param_group(const ParamGroup& group) {
     const Tensor& p = g.params[i];
     std::string what = std::string(name_) + ": parameter " + std::to_string(i) + " of group " +
                        std::to_string(groups_.size());
-    if (!p.defined()) throw ValueError(what + " is an undefined tensor");
-    if (!is_floating(p.dtype()))
-      throw DTypeError(what + " has dtype " + ::vnn::name(p.dtype()) +
-                       "; optimizers update float32, float64, float16 or bfloat16 tensors");
-    if (!p.is_leaf()) throw ValueError(what + " is not a leaf tensor; optimize leaves (parameters) only");
-    if (!seen.insert(p.impl()).second)
-      throw ValueError(what + " appears more than once among the parameter groups");
+    VNN_CHECK(ValueError, p.defined(), what, " is an undefined tensor");
+    VNN_CHECK(DTypeError, is_floating(p.dtype()), what, " has dtype ", ::vnn::name(p.dtype()),
+              "; optimizers update float32, float64, float16 or bfloat16 tensors");
+    VNN_CHECK(ValueError, p.is_leaf(), what, " is not a leaf tensor; optimize leaves (parameters) only");
+    VNN_CHECK(ValueError, seen.insert(p.impl()).second, what, " appears more than once among the parameter groups");
   }
   groups_.push_back(std::move(g));
 }
@@ -120,10 +121,10 @@ void Optimizer::step() {
       auto what = [&] {
         return std::string(name_) + ".step: parameter " + std::to_string(pi) + " of group " + std::to_string(gi);
       };
-      if (g.sizes() != p.sizes())
-        throw ShapeError(what() + " has shape " + p.shape_str() + " but its gradient has shape " + g.shape_str());
-      if (g.dtype() != p.dtype())
-        throw DTypeError(what() + " is " + ::vnn::name(p.dtype()) + " but its gradient is " + ::vnn::name(g.dtype()));
+      VNN_CHECK(ShapeError, g.sizes() == p.sizes(), what(), " has shape ", p.shape_str(),
+                " but its gradient has shape ", g.shape_str());
+      VNN_CHECK(DTypeError, g.dtype() == p.dtype(), what(), " is ", ::vnn::name(p.dtype()), " but its gradient is ",
+                ::vnn::name(g.dtype()));
       if (g.impl()->storage->ctx != p.impl()->storage->ctx)
         detail::check_same_device(p, g, (std::string(name_) + ".step").c_str(), "grad");
       ParamState& st = state_[p.impl()];
@@ -207,52 +208,49 @@ Optimizer::LoadedState Optimizer::check_state_dict(const StateDict& dict) const 
     auto parts = split_key(key);
     int64_t idx = -1;
     if (parts.size() != 3 || !parse_index(parts[1], &idx) || !t.defined())
-      throw ValueError(who + "unexpected key '" + key + "'");
+      VNN_THROW(ValueError, who, "unexpected key '", key, "'");
     if (parts[0] == "param_groups") {
       if (idx >= int64_t(groups_.size()))
-        throw ValueError(who + "key '" + key + "' names group " + std::to_string(idx) + " but the optimizer has " +
-                         std::to_string(groups_.size()) + " groups");
+        VNN_THROW(ValueError, who, "key '", key, "' names group ", idx, " but the optimizer has ", groups_.size(),
+                  " groups");
       if (parts[2] == "params") {
-        if (t.numel() != int64_t(groups_[size_t(idx)].params.size()))
-          throw ValueError(who + "'" + key + "' lists " + std::to_string(t.numel()) +
-                           " parameters but the group holds " + std::to_string(groups_[size_t(idx)].params.size()));
+        VNN_CHECK(ValueError, t.numel() == int64_t(groups_[size_t(idx)].params.size()), who, "'", key, "' lists ",
+                  t.numel(), " parameters but the group holds ", groups_[size_t(idx)].params.size());
         seen_params.insert(key);
         continue;
       }
-      if (!defaults_.count(parts[2])) throw ValueError(who + "unexpected option key '" + key + "'");
-      if (t.numel() != 1) throw ShapeError(who + "'" + key + "' must hold one value, got shape " + t.shape_str());
+      VNN_CHECK(ValueError, defaults_.count(parts[2]), who, "unexpected option key '", key, "'");
+      VNN_CHECK(ShapeError, t.numel() == 1, who, "'", key, "' must hold one value, got shape ", t.shape_str());
       options[size_t(idx)][parts[2]] = t.item();
     } else if (parts[0] == "state") {
       if (idx >= int64_t(flat.size()))
-        throw ValueError(who + "key '" + key + "' names parameter " + std::to_string(idx) +
-                         " but the optimizer holds " + std::to_string(flat.size()));
+        VNN_THROW(ValueError, who, "key '", key, "' names parameter ", idx, " but the optimizer holds ", flat.size());
       const Tensor& p = flat[size_t(idx)];
       ParamState& st = state[p.impl()];
       if (parts[2] == "step") {
-        if (t.numel() != 1) throw ShapeError(who + "'" + key + "' must hold one value, got shape " + t.shape_str());
+        VNN_CHECK(ShapeError, t.numel() == 1, who, "'", key, "' must hold one value, got shape ", t.shape_str());
         const double step = t.item();
         // Integral and exactly representable; int64_t(NaN) would be undefined.
         if (!(step >= 0 && step <= 9007199254740992.0) || step != std::floor(step))
-          throw ValueError(who + "'" + key + "' = " + std::to_string(step) + " is not a step count (a non-negative integer)");
+          VNN_THROW(ValueError, who, "'", key, "' = ", step, " is not a step count (a non-negative integer)");
         st.step = int64_t(step);
       } else {
-        if (t.sizes() != p.sizes())
-          throw ShapeError(who + "'" + key + "' has shape " + t.shape_str() + " but parameter " +
-                           std::to_string(idx) + " has shape " + p.shape_str());
+        VNN_CHECK(ShapeError, t.sizes() == p.sizes(), who, "'", key, "' has shape ", t.shape_str(), " but parameter ",
+                  idx, " has shape ", p.shape_str());
         // A fresh copy on the parameter's device and state dtype (float32
         // for 16-bit parameters): the dict stays the caller's.
         Tensor b = t.to(p.device(), state_dtype(p.dtype()));
         st.buffers[parts[2]] = b.impl() == t.impl() ? t.clone() : b;
       }
     } else {
-      throw ValueError(who + "unexpected key '" + key + "'");
+      VNN_THROW(ValueError, who, "unexpected key '", key, "'");
     }
   }
   for (size_t gi = 0; gi < groups_.size(); ++gi) {
     std::string prefix = "param_groups." + std::to_string(gi) + ".";
-    if (!seen_params.count(prefix + "params")) throw ValueError(who + "missing key '" + prefix + "params'");
+    VNN_CHECK(ValueError, seen_params.count(prefix + "params"), who, "missing key '", prefix, "params'");
     for (auto& d : defaults_)
-      if (!options[gi].count(d.first)) throw ValueError(who + "missing key '" + prefix + d.first + "'");
+      VNN_CHECK(ValueError, options[gi].count(d.first), who, "missing key '", prefix, d.first, "'");
     validate(options[gi]);
   }
   return LoadedState{std::move(options), std::move(state)};
@@ -262,7 +260,7 @@ void fused_step(const Tensor& param, const Tensor& grad, const std::vector<Tenso
                 const std::vector<double>& scalars, const std::vector<int64_t>& ints, const char* name) {
   if (param.numel() == 0) return;
   constexpr size_t kMaxState = 3;
-  if (state.size() > kMaxState) throw ValueError(std::string(name) + ": too many state buffers");
+  if (state.size() > kMaxState) VNN_THROW(ValueError, name, ": too many state buffers");
   vnn_tensor_desc in = detail::describe(*grad.impl());
   vnn_tensor_desc out[1 + kMaxState];
   out[0] = detail::describe(*param.impl());

@@ -3,6 +3,7 @@
 // (docs/ops.md, VNN_OP_OPTIMIZER_STEP). Step-dependent factors (Adam's bias
 // corrections, Adagrad's decayed lr) are computed here on the host from the
 // step count, which the host already knows: nothing is read back.
+#include "vnn/detail/message.h"
 #include "vnn/optim/optimizers.h"
 
 #include <cmath>
@@ -26,9 +27,8 @@ void require(const char* opt, const char* option, const std::map<std::string, do
              double hi = INFINITY, bool hi_open = false) {
   double v = o.at(option);
   bool ok = v >= lo && (hi_open ? v < hi : v <= hi);
-  if (!ok)
-    throw ValueError(std::string(opt) + ": invalid " + option + " value " + fmt(v) + " (expected " +
-                     (hi_open ? "in [" + fmt(lo) + ", " + fmt(hi) + ")" : ">= " + fmt(lo)) + ")");
+  VNN_CHECK(ValueError, ok, opt, ": invalid ", option, " value ", fmt(v), " (expected ",
+            (hi_open ? "in [" + fmt(lo) + ", " + fmt(hi) + ")" : ">= " + fmt(lo)), ")");
 }
 
 int64_t flag(const std::map<std::string, double>& o, const char* k) { return o.at(k) != 0.0 ? 1 : 0; }
@@ -51,8 +51,8 @@ void SGD::validate(const std::map<std::string, double>& o) const {
   require("SGD", "dampening", o, -INFINITY);
   require("SGD", "weight_decay", o, 0.0);
   if (flag(o, "nesterov") && (o.at("momentum") <= 0 || o.at("dampening") != 0))
-    throw ValueError("SGD: nesterov momentum requires momentum > 0 and dampening = 0 (got momentum " +
-                     fmt(o.at("momentum")) + ", dampening " + fmt(o.at("dampening")) + ")");
+    VNN_THROW(ValueError, "SGD: nesterov momentum requires momentum > 0 and dampening = 0 (got momentum ",
+              fmt(o.at("momentum")), ", dampening ", fmt(o.at("dampening")), ")");
 }
 
 void SGD::update(const Tensor& p, const Tensor& g, ParamState& st, const std::map<std::string, double>& o) {

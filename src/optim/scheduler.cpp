@@ -1,6 +1,7 @@
 // Learning-rate schedulers: PyTorch's get_lr() formulas (torch 2.x
 // lr_scheduler.py), which are recursive in the current group lr except
 // where PyTorch itself uses a closed form (OneCycleLR, resumed cosine).
+#include "vnn/detail/message.h"
 #include "vnn/optim/scheduler.h"
 
 #include <algorithm>
@@ -20,22 +21,21 @@ Tensor scalar64(double v) { return full(Shape{}, v, TensorOptions(kFloat64)); }
 // Looks a key up in a flat dict; throws ValueError naming it when missing.
 double lookup(const std::map<std::string, double>& m, const std::string& who, const std::string& key) {
   auto it = m.find(key);
-  if (it == m.end()) throw ValueError(who + ".load_state_dict: missing key '" + key + "'");
+  VNN_CHECK(ValueError, it != m.end(), who, ".load_state_dict: missing key '", key, "'");
   return it->second;
 }
 
 std::map<std::string, double> to_map(const StateDict& dict, const std::string& who) {
   std::map<std::string, double> m;
   for (auto& [k, t] : dict) {
-    if (!t.defined() || t.numel() != 1)
-      throw ShapeError(who + ".load_state_dict: '" + k + "' must hold one value");
+    if (!t.defined() || t.numel() != 1) VNN_THROW(ShapeError, who, ".load_state_dict: '", k, "' must hold one value");
     m[k] = t.item();
   }
   return m;
 }
 
 void require_positive(const char* who, const char* what, double v) {
-  if (!(v > 0)) throw ValueError(std::string(who) + ": " + what + " must be > 0, got " + std::to_string(v));
+  VNN_CHECK(ValueError, v > 0, who, ": ", what, " must be > 0, got ", v);
 }
 
 }  // namespace
@@ -44,7 +44,7 @@ void require_positive(const char* who, const char* what, double v) {
 
 LRScheduler::LRScheduler(Optimizer& optimizer, const char* name, int64_t last_epoch)
     : optimizer_(optimizer), name_(name), last_epoch_(last_epoch) {
-  if (last_epoch < -1) throw ValueError(std::string(name) + ": last_epoch must be >= -1, got " + std::to_string(last_epoch));
+  if (last_epoch < -1) VNN_THROW(ValueError, name, ": last_epoch must be >= -1, got ", last_epoch);
   for (auto& g : optimizer_.param_groups()) base_lrs_.push_back(g.lr());
 }
 
@@ -89,12 +89,12 @@ constexpr Rule kRules[] = {
     {"LinearLR", "total_iters", 0, false},    {"OneCycleLR", "total_steps", 1, true},
 };
 void check_value(const std::string& who, const std::string& key, double v) {
-  if (!std::isfinite(v)) throw ValueError(who + ".load_state_dict: '" + key + "' = " + std::to_string(v) + " is not finite");
+  VNN_CHECK(ValueError, std::isfinite(v), who, ".load_state_dict: '", key, "' = ", v, " is not finite");
   for (const Rule& r : kRules) {
     if ((r.scheduler && who != r.scheduler) || key != r.key) continue;
     if (v < r.min || std::fabs(v) > 9007199254740992.0 || (r.integral && v != std::floor(v)))
-      throw ValueError(who + ".load_state_dict: '" + key + "' = " + std::to_string(v) + " must be " +
-                       (r.integral ? "an integer " : "") + ">= " + std::to_string(r.min));
+      VNN_THROW(ValueError, who, ".load_state_dict: '", key, "' = ", v, " must be ", (r.integral ? "an integer " : ""),
+                ">= ", r.min);
   }
 }
 }  // namespace
@@ -205,11 +205,10 @@ std::vector<std::pair<std::string, double*>> CosineAnnealingLR::settings() {
 
 LinearLR::LinearLR(Optimizer& opt, double start_factor, double end_factor, int64_t total_iters, int64_t last_epoch)
     : LRScheduler(opt, "LinearLR", last_epoch), start_(start_factor), end_(end_factor), total_(double(total_iters)) {
-  if (!(start_factor > 0 && start_factor <= 1))
-    throw ValueError("LinearLR: start_factor must be in (0, 1], got " + std::to_string(start_factor));
-  if (!(end_factor >= 0 && end_factor <= 1))
-    throw ValueError("LinearLR: end_factor must be in [0, 1], got " + std::to_string(end_factor));
-  if (total_iters < 0) throw ValueError("LinearLR: total_iters must be >= 0, got " + std::to_string(total_iters));
+  VNN_CHECK(ValueError, start_factor > 0 && start_factor <= 1, "LinearLR: start_factor must be in (0, 1], got ",
+            start_factor);
+  VNN_CHECK(ValueError, end_factor >= 0 && end_factor <= 1, "LinearLR: end_factor must be in [0, 1], got ", end_factor);
+  if (total_iters < 0) VNN_THROW(ValueError, "LinearLR: total_iters must be >= 0, got ", total_iters);
   initial_step();
 }
 

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <map>
 
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/optim/scheduler.h"
 
@@ -28,12 +29,11 @@ OneCycleLR::OneCycleLR(Optimizer& opt, std::vector<double> max_lrs, const OneCyc
   else if (o.epochs > 0 && o.steps_per_epoch > 0)
     total_ = double(o.epochs * o.steps_per_epoch);
   else
-    throw ValueError("OneCycleLR: set total_steps > 0, or epochs > 0 and steps_per_epoch > 0");
-  if (!(o.pct_start >= 0 && o.pct_start <= 1))
-    throw ValueError("OneCycleLR: pct_start must be in [0, 1], got " + std::to_string(o.pct_start));
-  if (max_lrs.size() != groups.size())
-    throw ValueError("OneCycleLR: expected " + std::to_string(groups.size()) + " max_lr values, got " +
-                     std::to_string(max_lrs.size()));
+    VNN_THROW(ValueError, "OneCycleLR: set total_steps > 0, or epochs > 0 and steps_per_epoch > 0");
+  VNN_CHECK(ValueError, o.pct_start >= 0 && o.pct_start <= 1, "OneCycleLR: pct_start must be in [0, 1], got ",
+            o.pct_start);
+  VNN_CHECK(ValueError, max_lrs.size() == groups.size(), "OneCycleLR: expected ", groups.size(), " max_lr values, got ",
+            max_lrs.size());
   for (size_t i = 0; i < groups.size(); ++i) {
     const double initial = max_lrs[i] / o.div_factor;
     lrs_[0].push_back(initial);
@@ -45,9 +45,8 @@ OneCycleLR::OneCycleLR(Optimizer& opt, std::vector<double> max_lrs, const OneCyc
   if (o.cycle_momentum) {
     const auto& d = opt.defaults();
     momentum_key_ = d.count("momentum") ? "momentum" : d.count("beta1") ? "beta1" : nullptr;
-    if (!momentum_key_)
-      throw ValueError(std::string("OneCycleLR: optimizer ") + opt.name() +
-                       " has no momentum or beta1 option; construct with cycle_momentum = false");
+    VNN_CHECK(ValueError, momentum_key_, "OneCycleLR: optimizer ", opt.name(),
+              " has no momentum or beta1 option; construct with cycle_momentum = false");
     if (last_epoch == -1)
       for (auto& g : groups) g.options[momentum_key_] = o.max_momentum;
   }
@@ -62,8 +61,7 @@ double OneCycleLR::anneal(double start, double end, double pct) const {
 std::vector<double> OneCycleLR::get_lr() {
   const double step_num = double(last_epoch_);
   if (step_num > total_)
-    throw ValueError("OneCycleLR: tried to step " + std::to_string(last_epoch_) + " times; total_steps is " +
-                     std::to_string(int64_t(total_)));
+    VNN_THROW(ValueError, "OneCycleLR: tried to step ", last_epoch_, " times; total_steps is ", int64_t(total_));
   auto& groups = optimizer_.param_groups();
   const double moms[2] = {o_.base_momentum, o_.max_momentum};
   // From total_ at each step: load_state_dict may have restored another
@@ -103,16 +101,14 @@ std::vector<std::pair<std::string, double*>> OneCycleLR::settings() {
 ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& opt, const ReduceLROnPlateauOptions& o) : optimizer_(opt), o_(o) {
   const size_t n = opt.param_groups().size();
   if (!(o.factor < 1.0) || !(o.factor >= 0))
-    throw ValueError("ReduceLROnPlateau: factor must be in [0, 1), got " + std::to_string(o.factor));
-  if (o.patience < 0 || o.cooldown < 0)
-    throw ValueError("ReduceLROnPlateau: patience and cooldown must be >= 0");
+    VNN_THROW(ValueError, "ReduceLROnPlateau: factor must be in [0, 1), got ", o.factor);
+  if (o.patience < 0 || o.cooldown < 0) VNN_THROW(ValueError, "ReduceLROnPlateau: patience and cooldown must be >= 0");
   if (o.min_lrs.size() == 1)
     min_lrs_.assign(n, o.min_lrs[0]);
   else if (o.min_lrs.size() == n)
     min_lrs_ = o.min_lrs;
   else
-    throw ValueError("ReduceLROnPlateau: expected 1 or " + std::to_string(n) + " min_lrs, got " +
-                     std::to_string(o.min_lrs.size()));
+    VNN_THROW(ValueError, "ReduceLROnPlateau: expected 1 or ", n, " min_lrs, got ", o.min_lrs.size());
   best_ = o.mode_max ? -INFINITY : INFINITY;
   for (auto& g : opt.param_groups()) last_lr_.push_back(g.lr());
 }
@@ -162,20 +158,19 @@ void ReduceLROnPlateau::load_state_dict(const StateDict& dict) {
   std::map<std::string, double> m;
   for (auto& [k, t] : dict) {
     if (!t.defined() || t.numel() != 1)
-      throw ShapeError("ReduceLROnPlateau.load_state_dict: '" + k + "' must hold one value");
+      VNN_THROW(ShapeError, "ReduceLROnPlateau.load_state_dict: '", k, "' must hold one value");
     m[k] = t.item();
   }
   auto get = [&](const std::string& k) {
     auto it = m.find(k);
-    if (it == m.end()) throw ValueError("ReduceLROnPlateau.load_state_dict: missing key '" + k + "'");
+    VNN_CHECK(ValueError, it != m.end(), "ReduceLROnPlateau.load_state_dict: missing key '", k, "'");
     return it->second;
   };
   // Every value is read and checked before the first member changes.
   auto count = [&](const std::string& k, double lo) {
     double v = get(k);
     if (!(v >= lo && v <= 9007199254740992.0) || v != std::floor(v))
-      throw ValueError("ReduceLROnPlateau.load_state_dict: '" + k + "' = " + std::to_string(v) +
-                       " must be an integer >= " + std::to_string(int(lo)));
+      VNN_THROW(ValueError, "ReduceLROnPlateau.load_state_dict: '", k, "' = ", v, " must be an integer >= ", int(lo));
     return int64_t(v);
   };
   const double best = get("best");

@@ -12,6 +12,7 @@
 #include "profiler/hooks.hpp"
 #include "profiler/state.hpp"
 #include "runtime/device_context.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::profiler {
@@ -315,7 +316,7 @@ const char* phase_name(Phase p) {
 
 Profile::Profile(Options options) : state_(nullptr) {
   std::lock_guard<std::mutex> own(g_owner_mutex);
-  if (g_owned) throw ValueError("profiler: another Profile is active; stop it before starting a new one");
+  VNN_CHECK(ValueError, !g_owned, "profiler: another Profile is active; stop it before starting a new one");
   auto* rec = new Recorder;
   rec->opts = options;
   rec->generation = g_generation.fetch_add(1) + 1;

@@ -9,6 +9,7 @@
 
 #include "io/json.hpp"
 #include "profiler/state.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::profiler {
@@ -16,7 +17,7 @@ namespace vnn::profiler {
 namespace {
 
 void require_stopped(bool stopped, const char* what) {
-  if (!stopped) throw ValueError(std::string("profiler: ") + what + " needs a stopped profile; call stop() first");
+  VNN_CHECK(ValueError, stopped, "profiler: ", what, " needs a stopped profile; call stop() first");
 }
 
 double sort_key(const Row& r, SortBy by) {
@@ -233,10 +234,10 @@ std::string Profile::chrome_trace() const {
 void Profile::export_chrome_trace(const std::string& path) const {
   std::string text = chrome_trace();
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw Error("profiler: export_chrome_trace: cannot open '" + path + "' for writing");
+  VNN_CHECK(Error, f, "profiler: export_chrome_trace: cannot open '", path, "' for writing");
   f.write(text.data(), std::streamsize(text.size()));
   f.close();
-  if (!f) throw Error("profiler: export_chrome_trace: writing '" + path + "' failed");
+  VNN_CHECK(Error, f, "profiler: export_chrome_trace: writing '", path, "' failed");
 }
 
 }  // namespace vnn::profiler

@@ -11,6 +11,7 @@
 #include "runtime/device_context.hpp"
 #include "runtime/stream_state.hpp"
 #include "vnn/checked_size.h"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::detail {
@@ -68,9 +69,9 @@ uint64_t pinned_limit() {
   if (g_limit_known.load(std::memory_order_relaxed)) return g_limit.load(std::memory_order_relaxed);
   uint64_t limit = default_limit();
   if (const char* env = std::getenv("VNN_PINNED_MEMORY_LIMIT"); env && *env && !parse_byte_size(env, &limit))
-    throw ValueError(std::string("pin_memory: VNN_PINNED_MEMORY_LIMIT=\"") + env +
-                     "\" is not a size; give bytes, optionally with a unit (e.g. 268435456, 256M, 1GiB), "
-                     "or unset it for the default (min(1 GiB, RAM / 10))");
+    VNN_THROW(ValueError, "pin_memory: VNN_PINNED_MEMORY_LIMIT=\"", env,
+              "\" is not a size; give bytes, optionally with a unit (e.g. 268435456, 256M, 1GiB), "
+              "or unset it for the default (min(1 GiB, RAM / 10))");
   g_limit.store(limit, std::memory_order_relaxed);
   g_limit_known.store(true, std::memory_order_release);
   return limit;
@@ -168,7 +169,7 @@ void PinnedHostCache::free_blocks(DeviceContext& pinner, const std::vector<void*
 
 void* PinnedHostCache::acquire(DeviceContext& pinner, size_t bytes) {
   if (bytes > (size_t(1) << 62))
-    throw OutOfMemory("pin_memory: " + std::to_string(bytes) + " bytes of pinned host memory cannot be allocated");
+    VNN_THROW(OutOfMemory, "pin_memory: ", bytes, " bytes of pinned host memory cannot be allocated");
   const size_t c = size_class(bytes);
   const uint64_t limit = pinned_limit();
   for (;;) {

@@ -1,4 +1,5 @@
 // Public streams and events over the plugin ABI's queues and events.
+#include "vnn/detail/message.h"
 #include "vnn/stream.h"
 
 #include <algorithm>
@@ -78,8 +79,8 @@ bool event_done(DeviceContext& ctx, void* event, const char* what) {
 
 void event_wait(DeviceContext& ctx, void* event, const char* what) {
   if (!ctx.backend->event_synchronize)
-    throw Unsupported(std::string(what) + ": the " + ctx.backend->name + " backend of " + ctx.info.device.str() +
-                      " has no event_synchronize entry");
+    VNN_THROW(Unsupported, what, ": the ", ctx.backend->name, " backend of ", ctx.info.device.str(),
+              " has no event_synchronize entry");
   ctx.check(ctx.backend->event_synchronize(ctx.plugin_index, event), what);
 }
 
@@ -96,10 +97,9 @@ namespace {
 // instead of a call through NULL.
 template <class Fn>
 Fn need(const DeviceContext& ctx, Fn fn, const char* op, const char* entry) {
-  if (!fn)
-    throw Unsupported(std::string(op) + ": the " + ctx.backend->name + " backend of " + ctx.info.device.str() +
-                      " has no " + entry + " entry, so it offers no streams or events; use its default "
-                      "stream (no StreamGuard)");
+  VNN_CHECK(Unsupported, fn, op, ": the ", ctx.backend->name, " backend of ", ctx.info.device.str(), " has no ", entry,
+            " entry, so it offers no streams or events; use its default "
+            "stream (no StreamGuard)");
   return fn;
 }
 
@@ -115,10 +115,10 @@ void wait_on_device(DeviceContext& ctx, void* queue, void* event, const char* wh
 }
 
 [[noreturn]] void mismatch(const char* op, const Device& event_dev, const Device& stream_dev) {
-  throw DeviceMismatch(std::string(op) + ": the event was recorded on " + event_dev.str() +
-                       " but the stream belongs to " + stream_dev.str() +
-                       "; a stream can only wait for events of its own device (wait on the host "
-                       "with event.synchronize() instead)");
+  VNN_THROW(DeviceMismatch, op, ": the event was recorded on ", event_dev.str(), " but the stream belongs to ",
+            stream_dev.str(),
+            "; a stream can only wait for events of its own device (wait on the host "
+            "with event.synchronize() instead)");
 }
 
 }  // namespace
@@ -184,10 +184,10 @@ void Stream::wait_event(const Event& event) const {
 
 void Stream::wait_stream(const Stream& other) const {
   if (other.s_->ctx != s_->ctx)
-    throw DeviceMismatch("Stream.wait_stream: the stream waited for belongs to " + other.device().str() +
-                         " but the waiting stream to " + device().str() +
-                         "; streams can only wait for streams of their own device (call "
-                         "other.synchronize() on the host instead)");
+    VNN_THROW(DeviceMismatch, "Stream.wait_stream: the stream waited for belongs to ", other.device(),
+              " but the waiting stream to ", device(),
+              "; streams can only wait for streams of their own device (call "
+              "other.synchronize() on the host instead)");
   if (other == *this) return;  // a stream is always ordered after itself
   Event marker(false);
   marker.record(other);
@@ -252,7 +252,7 @@ void Event::record() { record(e_->handle ? e_->ctx->info.device : best_device())
 bool Event::is_recorded() const { return e_->handle != nullptr; }
 
 Device Event::device() const {
-  if (!e_->handle) throw ValueError("Event.device: the event was never recorded; call record(stream) first");
+  if (!e_->handle) VNN_THROW(ValueError, "Event.device: the event was never recorded; call record(stream) first");
   return e_->ctx->info.device;
 }
 
@@ -273,15 +273,14 @@ double Event::elapsed_time(const Event& end) const {
   const auto& a = e_;
   const auto& b = end.e_;
   if (!a->handle || !b->handle)
-    throw ValueError(std::string("Event.elapsed_time: the ") + (!a->handle ? "start" : "end") +
-                     " event was never recorded; record both events on a stream first");
+    VNN_THROW(ValueError, "Event.elapsed_time: the ", (!a->handle ? "start" : "end"),
+              " event was never recorded; record both events on a stream first");
   if (!a->timing || !b->timing)
-    throw ValueError(std::string("Event.elapsed_time: the ") + (!a->timing ? "start" : "end") +
-                     " event was created with enable_timing=false; create it as Event(true)");
+    VNN_THROW(ValueError, "Event.elapsed_time: the ", (!a->timing ? "start" : "end"),
+              " event was created with enable_timing=false; create it as Event(true)");
   if (a->ctx != b->ctx)
-    throw DeviceMismatch("Event.elapsed_time: the start event was recorded on " + a->ctx->info.device.str() +
-                         " and the end event on " + b->ctx->info.device.str() +
-                         "; both events must be recorded on the same device");
+    VNN_THROW(DeviceMismatch, "Event.elapsed_time: the start event was recorded on ", a->ctx->info.device.str(),
+              " and the end event on ", b->ctx->info.device.str(), "; both events must be recorded on the same device");
   DeviceContext& ctx = *a->ctx;
   auto sync = need(ctx, ctx.backend->event_synchronize, "Event.elapsed_time", "event_synchronize");
   auto elapsed = need(ctx, ctx.backend->event_elapsed, "Event.elapsed_time", "event_elapsed");

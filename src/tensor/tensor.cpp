@@ -1,4 +1,5 @@
 // Tensor basics: accessors, creation and views.
+#include "vnn/detail/message.h"
 #include "vnn/tensor.h"
 
 #include <cmath>
@@ -19,7 +20,7 @@ Tensor::Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
 
 namespace {
 const TensorImpl& impl_of(const std::shared_ptr<TensorImpl>& p) {
-  if (!p) throw ValueError("use of an undefined Tensor (default-constructed); create it first, e.g. vnn::zeros");
+  VNN_CHECK(ValueError, p, "use of an undefined Tensor (default-constructed); create it first, e.g. vnn::zeros");
   return *p;
 }
 }  // namespace
@@ -78,10 +79,8 @@ Tensor from_blob(const void* data, const Shape& shape, DType dtype, Device devic
 
 template <class T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape, Device device) {
-  if (int64_t(values.size()) != shape.numel())
-    throw ShapeError("from_vector: " + std::to_string(values.size()) +
-                     " values cannot fill shape " + shape.str() + " (" +
-                     std::to_string(shape.numel()) + " elements)");
+  VNN_CHECK(ShapeError, int64_t(values.size()) == shape.numel(), "from_vector: ", values.size(),
+            " values cannot fill shape ", shape.str(), " (", shape.numel(), " elements)");
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<uint8_t> bytes(values.begin(), values.end());
     return from_blob(bytes.data(), shape, kBool, device);
@@ -107,15 +106,14 @@ Tensor wrap_external(void* handle, const Shape& shape, DType dtype, Device devic
 
 Tensor arange(double start, double end, double step, const TensorOptions& opt) {
   if (step == 0 || !std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step))
-    throw ValueError("arange: step must be non-zero and bounds finite (start=" + std::to_string(start) +
-                     ", end=" + std::to_string(end) + ", step=" + std::to_string(step) + ")");
+    VNN_THROW(ValueError, "arange: step must be non-zero and bounds finite (start=", start, ", end=", end,
+              ", step=", step, ")");
   // The count is checked in double: casting a double past int64's range is
   // undefined (arange(0, 1e300) used to end in std::length_error).
   const double count = std::ceil((end - start) / step);
   if (!(count < 9223372036854775808.0))  // 2^63; also catches inf
-    throw ValueError("arange: [" + std::to_string(start) + ", " + std::to_string(end) + ") in steps of " +
-                     std::to_string(step) + " has " + std::to_string(count) +
-                     " elements, more than an int64 index can address");
+    VNN_THROW(ValueError, "arange: [", start, ", ", end, ") in steps of ", step, " has ", count,
+              " elements, more than an int64 index can address");
   const int64_t n = count > 0 ? int64_t(count) : 0;
   std::vector<double> v = detail::host_vector<double>(n, "arange");
   for (int64_t i = 0; i < n; ++i) v[size_t(i)] = start + double(i) * step;
@@ -140,33 +138,29 @@ static Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
   int64_t known = 1;
   for (int i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      if (infer >= 0) throw ShapeError(std::string(op) + ": only one dimension can be -1 in " + shape.str());
+      if (infer >= 0) VNN_THROW(ShapeError, op, ": only one dimension can be -1 in ", shape.str());
       infer = i;
     } else if (shape[i] < 0) {
-      throw ShapeError(std::string(op) + ": invalid size " + std::to_string(shape[i]) + " in " + shape.str());
+      VNN_THROW(ShapeError, op, ": invalid size ", shape[i], " in ", shape.str());
     } else if (!checked::mul(known, shape[i], &known)) {
-      throw ValueError(std::string(op) + ": shape " + shape.str() + " has " + shape.approx_numel() +
-                       " elements, more than an int64 index can address (the input has " + std::to_string(numel) +
-                       ")");
+      VNN_THROW(ValueError, op, ": shape ", shape.str(), " has ", shape.approx_numel(),
+                " elements, more than an int64 index can address (the input has ", numel, ")");
     }
   }
   if (infer >= 0) {
     if (known == 0 || numel % known != 0)
-      throw ShapeError(std::string(op) + ": shape " + shape.str() + " is invalid for input of size " +
-                       std::to_string(numel));
+      VNN_THROW(ShapeError, op, ": shape ", shape.str(), " is invalid for input of size ", numel);
     out[infer] = numel / known;
   } else if (known != numel) {
-    throw ShapeError(std::string(op) + ": shape " + shape.str() + " is invalid for input of size " +
-                     std::to_string(numel));
+    VNN_THROW(ShapeError, op, ": shape ", shape.str(), " is invalid for input of size ", numel);
   }
   return out;
 }
 
 Tensor Tensor::view(const Shape& shape) const {
   Shape sizes = infer_size(shape, numel(), "view");
-  if (!is_contiguous())
-    throw ShapeError("view: tensor of shape " + this->sizes().str() +
-                     " is not contiguous; use reshape() (copies if needed) or call contiguous() first");
+  VNN_CHECK(ShapeError, is_contiguous(), "view: tensor of shape ", this->sizes(),
+            " is not contiguous; use reshape() (copies if needed) or call contiguous() first");
   Shape in_sizes = this->sizes();
   return differentiable_view(detail::view_of(*this, sizes, detail::contiguous_strides(sizes, "view"), storage_offset(), "view"), *this,
                              "ViewBackward", [in_sizes](const Tensor& g) { return g.reshape(in_sizes); });
@@ -192,14 +186,13 @@ Tensor Tensor::transpose(int d0, int d1) const {
 
 Tensor Tensor::permute(const Shape& dims) const {
   int n = dim();
-  if (dims.size() != n)
-    throw ShapeError("permute: got " + std::to_string(dims.size()) + " dims " + dims.str() +
-                     " for a tensor of " + std::to_string(n) + " dimensions");
+  VNN_CHECK(ShapeError, dims.size() == n, "permute: got ", dims.size(), " dims ", dims.str(), " for a tensor of ", n,
+            " dimensions");
   Shape sz, st;
   bool seen[kMaxDims] = {};
   for (int i = 0; i < n; ++i) {
     int d = detail::normalize_dim(int(dims[i]), n, "permute");
-    if (seen[d]) throw ShapeError("permute: dimension " + std::to_string(d) + " repeats in " + dims.str());
+    VNN_CHECK(ShapeError, !seen[d], "permute: dimension ", d, " repeats in ", dims.str());
     seen[d] = true;
     sz.push_back(sizes()[d]);
     st.push_back(strides()[d]);
@@ -214,8 +207,7 @@ Tensor Tensor::permute(const Shape& dims) const {
 Tensor Tensor::expand(const Shape& shape) const {
   int n = shape.size(), m = dim();
   if (n < m)
-    throw ShapeError("expand: target shape " + shape.str() + " has fewer dimensions than tensor shape " +
-                     sizes().str());
+    VNN_THROW(ShapeError, "expand: target shape ", shape.str(), " has fewer dimensions than tensor shape ", sizes());
   Shape sz, st;
   sz.resize(n);
   st.resize(n);
@@ -223,7 +215,7 @@ Tensor Tensor::expand(const Shape& shape) const {
     int j = i - (n - m);
     int64_t want = shape[i];
     if (j < 0) {
-      if (want < 0) throw ShapeError("expand: -1 is not allowed for a new leading dimension in " + shape.str());
+      if (want < 0) VNN_THROW(ShapeError, "expand: -1 is not allowed for a new leading dimension in ", shape.str());
       sz[i] = want;
       st[i] = 0;
       continue;
@@ -237,9 +229,8 @@ Tensor Tensor::expand(const Shape& shape) const {
       sz[i] = want;
       st[i] = 0;
     } else {
-      throw ShapeError("expand: the expanded size " + std::to_string(want) + " must match the existing size " +
-                       std::to_string(have) + " at dimension " + std::to_string(i) + " (tensor " +
-                       sizes().str() + ", target " + shape.str() + ")");
+      VNN_THROW(ShapeError, "expand: the expanded size ", want, " must match the existing size ", have,
+                " at dimension ", i, " (tensor ", sizes(), ", target ", shape.str(), ")");
     }
   }
   Shape in_sizes = sizes();
@@ -253,9 +244,8 @@ Tensor Tensor::narrow(int d, int64_t start, int64_t length) const {
   if (start < 0) start += n;
   // length > n - start, not start + length > n: that sum may overflow.
   if (start < 0 || start > n || length < 0 || length > n - start)
-    throw IndexError("narrow: range [" + std::to_string(start) + ", " + std::to_string(start) + " + " +
-                     std::to_string(length) + ") is out of bounds for dimension " + std::to_string(d) + " of size " +
-                     std::to_string(n));
+    VNN_THROW(IndexError, "narrow: range [", start, ", ", start, " + ", length, ") is out of bounds for dimension ", d,
+              " of size ", n);
   Shape sz = sizes();
   sz[d] = length;
   Shape in_sizes = sizes();
@@ -271,8 +261,7 @@ Tensor Tensor::select(int d, int64_t index) const {
   d = detail::normalize_dim(d, dim(), "select");
   int64_t n = sizes()[d];
   if (index < -n || index >= n)
-    throw IndexError("select: index " + std::to_string(index) + " is out of bounds for dimension " +
-                     std::to_string(d) + " of size " + std::to_string(n));
+    VNN_THROW(IndexError, "select: index ", index, " is out of bounds for dimension ", d, " of size ", n);
   if (index < 0) index += n;
   Shape sz, st;
   for (int i = 0; i < dim(); ++i)
@@ -290,12 +279,11 @@ Tensor Tensor::select(int d, int64_t index) const {
 }
 
 Tensor Tensor::as_strided(const Shape& sizes, const Shape& strides, int64_t offset) const {
-  if (sizes.size() != strides.size())
-    throw ShapeError("as_strided: sizes " + sizes.str() + " and strides " + strides.str() +
-                     " must have the same number of dimensions");
-  if (offset < 0) throw ValueError("as_strided: storage_offset must be >= 0, got " + std::to_string(offset));
-  if (requires_grad())
-    throw Unsupported("as_strided: not differentiable in vnn; call detach() first, or use view/narrow/select/expand");
+  VNN_CHECK(ShapeError, sizes.size() == strides.size(), "as_strided: sizes ", sizes.str(), " and strides ",
+            strides.str(), " must have the same number of dimensions");
+  if (offset < 0) VNN_THROW(ValueError, "as_strided: storage_offset must be >= 0, got ", offset);
+  VNN_CHECK(Unsupported, !requires_grad(),
+            "as_strided: not differentiable in vnn; call detach() first, or use view/narrow/select/expand");
   return detail::view_of(*this, sizes, strides, offset, "as_strided");
 }
 

@@ -7,6 +7,7 @@
 #include "profiler/hooks.hpp"
 #include "runtime/stream_state.hpp"
 #include "vnn/checked_size.h"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::detail {
@@ -43,12 +44,11 @@ std::string gib(int64_t bytes) {
 void check_shape(const Shape& sizes, const char* op) {
   for (int d = 0; d < sizes.size(); ++d)
     if (sizes[d] < 0)
-      throw ValueError(std::string(op) + ": size " + std::to_string(sizes[d]) + " of dimension " + std::to_string(d) +
-                       " is negative (shape " + sizes.str() + "); sizes must be >= 0");
+      VNN_THROW(ValueError, op, ": size ", sizes[d], " of dimension ", d, " is negative (shape ", sizes.str(),
+                "); sizes must be >= 0");
   int64_t n;
-  if (!checked::numel(sizes.data(), sizes.size(), &n))
-    throw ValueError(std::string(op) + ": shape " + sizes.str() + " has " + sizes.approx_numel() +
-                     " elements, more than an int64 index can address");
+  VNN_CHECK(ValueError, checked::numel(sizes.data(), sizes.size(), &n), op, ": shape ", sizes.str(), " has ",
+            sizes.approx_numel(), " elements, more than an int64 index can address");
 }
 
 Shape contiguous_strides(const Shape& sizes, const char* op) {
@@ -60,8 +60,9 @@ Shape contiguous_strides(const Shape& sizes, const char* op) {
     // its strides could not address it.
     Shape nonzero;
     for (auto d : sizes) nonzero.push_back(d > 0 ? d : 1);
-    throw ValueError(std::string(op) + ": shape " + sizes.str() + " has strides that do not fit int64 (its non-zero sizes multiply to " +
-                     nonzero.approx_numel() + "); use smaller sizes");
+    VNN_THROW(ValueError, op, ": shape ", sizes.str(),
+              " has strides that do not fit int64 (its non-zero sizes multiply to ", nonzero.approx_numel(),
+              "); use smaller sizes");
   }
   return s;
 }
@@ -69,10 +70,9 @@ Shape contiguous_strides(const Shape& sizes, const char* op) {
 size_t checked_nbytes(const Shape& sizes, DType dtype, const char* op) {
   check_shape(sizes, op);
   int64_t bytes;
-  if (!checked::bytes(sizes.numel(), int64_t(itemsize(dtype)), &bytes))
-    throw ValueError(std::string(op) + ": shape " + sizes.str() + " of " + name(dtype) + " has " +
-                     std::to_string(sizes.numel()) + " elements, whose " + std::to_string(itemsize(dtype)) +
-                     "-byte size does not fit int64 (no device can hold it)");
+  VNN_CHECK(ValueError, checked::bytes(sizes.numel(), int64_t(itemsize(dtype)), &bytes), op, ": shape ", sizes.str(),
+            " of ", name(dtype), " has ", sizes.numel(), " elements, whose ", itemsize(dtype),
+            "-byte size does not fit int64 (no device can hold it)");
   return size_t(bytes);
 }
 
@@ -80,7 +80,7 @@ namespace {
 [[noreturn]] void overflow(const char* op, std::initializer_list<int64_t> values, const char* what, const char* sep) {
   std::string list;
   for (int64_t v : values) list += (list.empty() ? "" : sep) + std::to_string(v);
-  throw ValueError(std::string(op) + ": " + what + " (" + list + ") overflows int64; use smaller sizes or arguments");
+  VNN_THROW(ValueError, op, ": ", what, " (", list, ") overflows int64; use smaller sizes or arguments");
 }
 }  // namespace
 
@@ -101,12 +101,11 @@ int64_t checked_sum(const char* op, std::initializer_list<int64_t> values, const
 void check_host_bytes(int64_t n, size_t elem_size, const char* op) {
   int64_t bytes;
   if (n < 0 || !checked::bytes(n, int64_t(elem_size), &bytes))
-    throw ValueError(std::string(op) + ": " + std::to_string(n) + " elements of " + std::to_string(elem_size) +
-                     " bytes do not fit int64");
+    VNN_THROW(ValueError, op, ": ", n, " elements of ", elem_size, " bytes do not fit int64");
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   if (pages > 0 && page > 0 && double(bytes) > double(pages) * double(page))
-    throw OutOfMemory(std::string(op) + ": " + std::to_string(n) + " elements need " + gib(bytes) +
-                      " of host memory, more than this machine's " + gib(int64_t(pages) * page));
+    VNN_THROW(OutOfMemory, op, ": ", n, " elements need ", gib(bytes), " of host memory, more than this machine's ",
+              gib(int64_t(pages) * page));
 }
 
 std::shared_ptr<Storage> allocate_storage(DeviceContext& ctx, size_t bytes) {
@@ -114,8 +113,8 @@ std::shared_ptr<Storage> allocate_storage(DeviceContext& ctx, size_t bytes) {
   // backend anyway would, on host memory with overcommit, succeed and get
   // the process killed at first touch.
   if (ctx.info.total_memory > 0 && bytes > ctx.info.total_memory)
-    throw OutOfMemory("alloc on " + ctx.info.device.str() + ": " + gib(int64_t(bytes)) +
-                      " is more than the device's total memory (" + gib(int64_t(ctx.info.total_memory)) + ")");
+    VNN_THROW(OutOfMemory, "alloc on ", ctx.info.device.str(), ": ", gib(int64_t(bytes)),
+              " is more than the device's total memory (", gib(int64_t(ctx.info.total_memory)), ")");
   auto s = std::make_shared<Storage>();
   s->ctx = &ctx;
   // Tagged with the current stream: reused only on it (caching_allocator.hpp).
@@ -142,8 +141,8 @@ Tensor make_empty(DeviceContext& ctx, const Shape& sizes, DType dtype, const cha
   try {
     storage = allocate_storage(ctx, bytes);
   } catch (const OutOfMemory& e) {
-    throw OutOfMemory(std::string(op) + ": cannot allocate a tensor of shape " + sizes.str() + " and dtype " +
-                      name(dtype) + " (" + gib(int64_t(bytes)) + ") on " + ctx.info.device.str() + ": " + e.what());
+    VNN_THROW(OutOfMemory, op, ": cannot allocate a tensor of shape ", sizes.str(), " and dtype ", name(dtype), " (",
+              gib(int64_t(bytes)), ") on ", ctx.info.device.str(), ": ", e.what());
   }
   return make_tensor(std::move(storage), dtype, sizes, strides, 0);
 }
@@ -156,12 +155,10 @@ Tensor view_of(const Tensor& t, const Shape& sizes, const Shape& strides, int64_
   bool ok = checked::extent(sizes.data(), strides.data(), sizes.size(), offset, &lo, &hi);
   // An empty view touches nothing, wherever its offset points.
   if (!ok || (hi >= lo && (lo < 0 || hi >= capacity)))
-    throw ValueError(std::string(op) + ": a view of sizes " + sizes.str() + ", strides " + strides.str() +
-                     " and offset " + std::to_string(offset) +
-                     (ok ? " reaches elements [" + std::to_string(lo) + ", " + std::to_string(hi) + "]"
-                         : std::string(" has an extent that overflows int64")) +
-                     ", outside its storage of " + std::to_string(capacity) + " " + name(base.dtype) +
-                     " elements");
+    VNN_THROW(ValueError, op, ": a view of sizes ", sizes.str(), ", strides ", strides.str(), " and offset ", offset,
+              (ok ? " reaches elements [" + std::to_string(lo) + ", " + std::to_string(hi) + "]"
+                  : std::string(" has an extent that overflows int64")),
+              ", outside its storage of ", capacity, " ", name(base.dtype), " elements");
   return make_tensor(base.storage, t.dtype(), sizes, strides, offset);
 }
 
@@ -243,7 +240,7 @@ void enqueue(vnn_op_kind kind, const char* name, std::initializer_list<const Ten
              std::initializer_list<double> scalars, std::initializer_list<int64_t> ints) {
   if (out.numel() == 0) return;
   constexpr size_t kMaxInputs = 4;
-  if (inputs.size() > kMaxInputs) throw ValueError(std::string(name) + ": too many operands");
+  if (inputs.size() > kMaxInputs) VNN_THROW(ValueError, name, ": too many operands");
   vnn_tensor_desc in[kMaxInputs];
   size_t n = 0;
   for (const Tensor* t : inputs) in[n++] = describe(*t->impl());
@@ -269,11 +266,11 @@ void enqueue(vnn_op_kind kind, const char* name, std::initializer_list<const Ten
 
 void check_same_device(const Tensor& a, const Tensor& b, const char* op, const char* arg) {
   if (a.impl()->storage->ctx == b.impl()->storage->ctx) return;
-  throw DeviceMismatch(std::string("Expected all tensors to be on the same device, but found at "
-                                   "least two devices, ") +
-                       a.device().str() + " and " + b.device().str() +
-                       "! (when checking argument " + arg + " in method " + op +
-                       "); move one with .to(device)");
+  VNN_THROW(DeviceMismatch,
+            "Expected all tensors to be on the same device, but found at "
+            "least two devices, ",
+            a.device(), " and ", b.device(), "! (when checking argument ", arg, " in method ", op,
+            "); move one with .to(device)");
 }
 
 Tensor finish_creation(Tensor t, const TensorOptions& opt) {
@@ -292,19 +289,16 @@ void set_data(const Tensor& dst, const Tensor& src) {
 }
 
 void* host_pointer(const TensorImpl& t) {
-  if (!t.ctx().host_accessible)
-    throw ValueError("data(): tensor lives on " + t.ctx().info.device.str() +
-                     ", whose memory the host cannot read; copy it first with .to(\"cpu\")");
+  VNN_CHECK(ValueError, t.ctx().host_accessible, "data(): tensor lives on ", t.ctx().info.device.str(),
+            ", whose memory the host cannot read; copy it first with .to(\"cpu\")");
   return static_cast<char*>(t.storage->handle) + t.offset * int64_t(itemsize(t.dtype));
 }
 
 int normalize_dim(int dim, int ndim, const char* op) {
   int n = ndim == 0 ? 1 : ndim;
   if (dim < -n || dim >= n)
-    throw IndexError(std::string(op) + ": dimension " + std::to_string(dim) +
-                     " is out of range for a tensor of " + std::to_string(ndim) +
-                     " dimensions (expected in [" + std::to_string(-n) + ", " +
-                     std::to_string(n - 1) + "])");
+    VNN_THROW(IndexError, op, ": dimension ", dim, " is out of range for a tensor of ", ndim,
+              " dimensions (expected in [", -n, ", ", n - 1, "])");
   return dim < 0 ? dim + n : dim;
 }
 

@@ -10,6 +10,7 @@
 
 #include "runtime/device_context.hpp"
 #include "vnn/backend_abi.h"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/tensor.h"
 
@@ -77,8 +78,8 @@ std::vector<T> host_vector(int64_t n, const char* op) {
   } catch (const std::bad_alloc&) {
   } catch (const std::length_error&) {
   }
-  throw OutOfMemory(std::string(op) + ": the host staging buffer of " + std::to_string(n) + " elements (" +
-                    std::to_string(n * int64_t(sizeof(T))) + " bytes) could not be allocated");
+  VNN_THROW(OutOfMemory, op, ": the host staging buffer of ", n, " elements (", n * int64_t(sizeof(T)),
+            " bytes) could not be allocated");
 }
 // A view of t's storage (no autograd: see record_view). ValueError when the
 // view's shape is invalid or its extent passes either end of the storage.

@@ -5,6 +5,7 @@
 
 #include "autograd/autograd.hpp"
 #include "tensor/tensor_impl.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn {
@@ -12,24 +13,22 @@ namespace vnn {
 namespace indexing {
 TensorIndex::TensorIndex(const char* ellipsis) : kind_(Kind::ellipsis) {
   if (!ellipsis || std::string(ellipsis) != "...")
-    throw ValueError(std::string("TensorIndex: the only string index is \"...\" (Ellipsis), got \"") +
-                     (ellipsis ? ellipsis : "(null)") + "\"");
+    VNN_THROW(ValueError, "TensorIndex: the only string index is \"...\" (Ellipsis), got \"",
+              (ellipsis ? ellipsis : "(null)"), "\"");
 }
 }  // namespace indexing
 
 Tensor Tensor::operator[](int64_t index) const {
-  if (dim() == 0)
-    throw IndexError("operator[]: a 0-dim tensor cannot be indexed (index " + std::to_string(index) +
-                     "); use item() to read its value");
+  VNN_CHECK(IndexError, dim() != 0, "operator[]: a 0-dim tensor cannot be indexed (index ", index,
+            "); use item() to read its value");
   return select(0, index);
 }
 
 Tensor Tensor::slice(int d, std::optional<int64_t> start_in, std::optional<int64_t> end_in, int64_t step) const {
   d = detail::normalize_dim(d, dim(), "slice");
-  if (dim() == 0) throw IndexError("slice: a 0-dim tensor cannot be sliced");
+  VNN_CHECK(IndexError, dim() != 0, "slice: a 0-dim tensor cannot be sliced");
   if (step <= 0)
-    throw ValueError("slice: step must be positive, got " + std::to_string(step) + " (dimension " +
-                     std::to_string(d) + " of size " + std::to_string(sizes()[d]) + ")");
+    VNN_THROW(ValueError, "slice: step must be positive, got ", step, " (dimension ", d, " of size ", sizes()[d], ")");
   int64_t n = sizes()[d];
   // Python's rules: negative bounds count from the end, then clamp to [0, n].
   auto bound = [n](std::optional<int64_t> v, int64_t dflt) {
@@ -63,10 +62,10 @@ Tensor Tensor::index(const std::vector<indexing::TensorIndex>& indices) const {
     if (i.kind() == Kind::integer || i.kind() == Kind::slice) ++consumed;
     if (i.kind() == Kind::ellipsis) ++ellipses;
   }
-  if (ellipses > 1) throw IndexError("index: an index can only have a single ellipsis ('...')");
+  if (ellipses > 1) VNN_THROW(IndexError, "index: an index can only have a single ellipsis ('...')");
   if (consumed > dim())
-    throw IndexError("index: too many indices for a tensor of dimension " + std::to_string(dim()) + " (shape " +
-                     sizes().str() + "): got " + std::to_string(consumed));
+    VNN_THROW(IndexError, "index: too many indices for a tensor of dimension ", dim(), " (shape ", sizes(), "): got ",
+              consumed);
   Tensor r = *this;
   int d = 0;     // the dim of r the next index applies to
   int orig = 0;  // the same dim counted in *this, for messages
@@ -75,9 +74,8 @@ Tensor Tensor::index(const std::vector<indexing::TensorIndex>& indices) const {
       case Kind::integer: {
         int64_t n = r.sizes()[d], v = i.integer();
         if (v < -n || v >= n)
-          throw IndexError("index: index " + std::to_string(v) + " is out of bounds for dimension " +
-                           std::to_string(orig) + " with size " + std::to_string(n) + " (shape " + sizes().str() +
-                           ")");
+          VNN_THROW(IndexError, "index: index ", v, " is out of bounds for dimension ", orig, " with size ", n,
+                    " (shape ", sizes(), ")");
         r = r.select(d, v);
         ++orig;
         break;
@@ -86,8 +84,8 @@ Tensor Tensor::index(const std::vector<indexing::TensorIndex>& indices) const {
         const indexing::Slice& s = i.slice();
         int64_t step = s.step.value_or(1);
         if (step <= 0)
-          throw ValueError("index: slice step must be positive, got " + std::to_string(step) + " for dimension " +
-                           std::to_string(orig) + " with size " + std::to_string(r.sizes()[d]));
+          VNN_THROW(ValueError, "index: slice step must be positive, got ", step, " for dimension ", orig,
+                    " with size ", r.sizes()[d]);
         r = r.slice(d, s.start, s.stop, step);
         ++d;
         ++orig;
@@ -120,15 +118,14 @@ Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> indices,
 
 Tensor Tensor::t() const {
   if (dim() > 2)
-    throw ShapeError("t: expects a tensor of at most 2 dimensions, got " + std::to_string(dim()) + " (shape " +
-                     sizes().str() + "); use mT() or transpose(dim0, dim1)");
+    VNN_THROW(ShapeError, "t: expects a tensor of at most 2 dimensions, got ", dim(), " (shape ", sizes(),
+              "); use mT() or transpose(dim0, dim1)");
   return dim() < 2 ? *this : transpose(0, 1);
 }
 
 Tensor Tensor::mT() const {
   if (dim() < 2)
-    throw ShapeError("mT: expects a tensor of at least 2 dimensions, got " + std::to_string(dim()) + " (shape " +
-                     sizes().str() + ")");
+    VNN_THROW(ShapeError, "mT: expects a tensor of at least 2 dimensions, got ", dim(), " (shape ", sizes(), ")");
   return transpose(-2, -1);
 }
 

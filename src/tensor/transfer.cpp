@@ -5,6 +5,7 @@
 #include "runtime/stream_state.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/checked_size.h"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn {
@@ -28,11 +29,11 @@ DeviceContext* pinning_context() {
 
 Tensor pinned_empty(DeviceContext& pinner, const Shape& sizes, DType dtype) {
   for (auto n : sizes)
-    if (n < 0) throw ShapeError("pin_memory: negative size in shape " + sizes.str());
+    if (n < 0) VNN_THROW(ShapeError, "pin_memory: negative size in shape ", sizes.str());
   int64_t n = 0, bytes = 0;
   if (!checked::numel(sizes.data(), sizes.size(), &n) || !checked::bytes(n, int64_t(itemsize(dtype)), &bytes))
-    throw ValueError("pin_memory: shape " + sizes.str() + " of " + name(dtype) +
-                     " has more bytes than an int64 can count");
+    VNN_THROW(ValueError, "pin_memory: shape ", sizes.str(), " of ", name(dtype),
+              " has more bytes than an int64 can count");
   auto s = std::make_shared<Storage>();
   s->ctx = &context(Device("cpu", 0));
   s->pinned_by = &pinner;
@@ -165,8 +166,7 @@ Tensor Tensor::clone() const {
 }
 
 Tensor Tensor::pin_memory() const {
-  if (!device().is_cpu())
-    throw ValueError("pin_memory: only cpu tensors can be pinned; this one is on " + device().str());
+  VNN_CHECK(ValueError, device().is_cpu(), "pin_memory: only cpu tensors can be pinned; this one is on ", device());
   if (is_pinned()) return *this;
   DeviceContext* pinner = detail::pinning_context();
   if (!pinner) return contiguous();  // no device with memory of its own: host memory is already optimal
@@ -183,9 +183,8 @@ Tensor& Tensor::fill_(double value) {
 }
 
 double Tensor::item() const {
-  if (numel() != 1)
-    throw ValueError("item: a tensor with " + std::to_string(numel()) + " elements (shape " + sizes().str() +
-                     ") cannot be converted to a scalar; only one-element tensors can");
+  VNN_CHECK(ValueError, numel() == 1, "item: a tensor with ", numel(), " elements (shape ", sizes(),
+            ") cannot be converted to a scalar; only one-element tensors can");
   return to_vector<double>()[0];
 }
 
@@ -215,8 +214,8 @@ template std::vector<bool> Tensor::to_vector() const;
 template <class T>
 T* Tensor::data() {
   if (dtype_of<T>::value != dtype())
-    throw DTypeError("data<T>: T is " + std::string(name(dtype_of<T>::value)) + " but the tensor holds " +
-                     name(dtype()) + "; convert with .to(dtype) first");
+    VNN_THROW(DTypeError, "data<T>: T is ", name(dtype_of<T>::value), " but the tensor holds ", name(dtype()),
+              "; convert with .to(dtype) first");
   impl()->ctx().synchronize();
   return static_cast<T*>(detail::host_pointer(*impl()));
 }

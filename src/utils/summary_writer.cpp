@@ -3,6 +3,7 @@
 // framed as a TFRecord (length, masked CRC-32C of the length, payload,
 // masked CRC-32C of the payload). Smaller than depending on libprotobuf
 // and the .proto files for five messages.
+#include "vnn/detail/message.h"
 #include "vnn/utils/summary_writer.h"
 
 #include <unistd.h>
@@ -114,9 +115,8 @@ class EventFile {
   EventFile(const std::string& dir, const SummaryWriterOptions& o) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    if (ec)
-      throw ValueError("SummaryWriter: cannot create logdir " + dir + ": " + ec.message() +
-                       "; pass a directory you can write to");
+    VNN_CHECK(ValueError, !ec, "SummaryWriter: cannot create logdir ", dir, ": ", ec.message(),
+              "; pass a directory you can write to");
     static std::atomic<int> counter{0};
     char name[64];
     std::snprintf(name, sizeof name, "events.out.tfevents.%010lld.", static_cast<long long>(now_seconds()));
@@ -124,9 +124,8 @@ class EventFile {
             o.filename_suffix;
     // "x": a fresh file, never one left by an earlier run.
     f_ = std::fopen(path_.c_str(), "wbx");
-    if (!f_)
-      throw ValueError("SummaryWriter: cannot create event file " + path_ + ": " + std::strerror(errno) +
-                       "; pass a logdir you can write to");
+    VNN_CHECK(ValueError, f_, "SummaryWriter: cannot create event file ", path_, ": ", std::strerror(errno),
+              "; pass a logdir you can write to");
     max_queue_ = o.max_queue < 1 ? 1 : o.max_queue;
     add(event(-1, 0, nullptr, "brain.Event:2"));
     flush();  // TensorBoard sees the run as soon as the writer exists
@@ -141,8 +140,8 @@ class EventFile {
   void flush() {
     if (buf_.empty()) return;
     if (std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size() || std::fflush(f_) != 0)
-      throw Error("SummaryWriter: writing " + std::to_string(buf_.size()) + " bytes to " + path_ +
-                  " failed: " + std::strerror(errno) + "; check the disk space of the logdir");
+      VNN_THROW(Error, "SummaryWriter: writing ", buf_.size(), " bytes to ", path_, " failed: ", std::strerror(errno),
+                "; check the disk space of the logdir");
     buf_.clear();
     pending_ = 0;
   }
@@ -150,7 +149,7 @@ class EventFile {
     flush();
     if (std::fclose(f_) != 0) {
       f_ = nullptr;
-      throw Error("SummaryWriter: closing " + path_ + " failed: " + std::strerror(errno));
+      VNN_THROW(Error, "SummaryWriter: closing ", path_, " failed: ", std::strerror(errno));
     }
     f_ = nullptr;
   }
@@ -163,7 +162,7 @@ class EventFile {
 };
 
 void check_tag(const char* method, const std::string& tag) {
-  if (tag.empty()) throw ValueError(std::string("SummaryWriter::") + method + ": tag is empty; name the series");
+  VNN_CHECK(ValueError, !tag.empty(), "SummaryWriter::", method, ": tag is empty; name the series");
 }
 
 }  // namespace
@@ -197,12 +196,12 @@ struct SummaryWriter::State {
     for (auto& c : children) c.second->flush();
   }
   void check_open(const char* method) {
-    if (closed) throw ValueError(std::string("SummaryWriter::") + method + ": the writer of " + logdir +
-                                 " is closed; create a new SummaryWriter");
+    VNN_CHECK(ValueError, !closed, "SummaryWriter::", method, ": the writer of ", logdir,
+              " is closed; create a new SummaryWriter");
     if (!deferred_error.empty()) {
       std::string e = std::move(deferred_error);
       deferred_error.clear();
-      throw Error(e);
+      VNN_THROW(Error, e);
     }
   }
   void background() {
@@ -221,7 +220,7 @@ struct SummaryWriter::State {
 };
 
 SummaryWriter::SummaryWriter(const std::string& logdir, SummaryWriterOptions options) : state_(new State) {
-  if (logdir.empty()) throw ValueError("SummaryWriter: logdir is empty; pass a directory such as runs/exp1");
+  VNN_CHECK(ValueError, !logdir.empty(), "SummaryWriter: logdir is empty; pass a directory such as runs/exp1");
   state_->logdir = logdir;
   state_->options = std::move(options);
   state_->main.reset(new EventFile(logdir, state_->options));
@@ -256,8 +255,8 @@ void SummaryWriter::add_scalars(const std::string& main_tag, const std::map<std:
   state_->check_open("add_scalars");
   for (const auto& kv : values) {
     if (kv.first.empty() || kv.first.find('/') != std::string::npos)
-      throw ValueError("SummaryWriter::add_scalars(" + main_tag + "): key '" + kv.first +
-                       "' must be non-empty without '/' (it names the directory " + dir_tag + "_<key>)");
+      VNN_THROW(ValueError, "SummaryWriter::add_scalars(", main_tag, "): key '", kv.first,
+                "' must be non-empty without '/' (it names the directory ", dir_tag, "_<key>)");
     std::string dir = state_->logdir + "/" + dir_tag + "_" + kv.first;
     auto& f = state_->children[dir];
     if (!f) f.reset(new EventFile(dir, state_->options));
@@ -272,15 +271,14 @@ void SummaryWriter::add_scalars(const std::string& main_tag, const std::map<std:
 void SummaryWriter::add_histogram(const std::string& tag, const std::vector<double>& values, int64_t step, int bins,
                                   double walltime) {
   check_tag("add_histogram", tag);
-  if (values.empty()) throw ValueError("SummaryWriter::add_histogram(" + tag + "): no values");
+  VNN_CHECK(ValueError, !values.empty(), "SummaryWriter::add_histogram(", tag, "): no values");
   if (bins < 1 || bins > (1 << 20))  // TensorBoard draws a few dozen; a million is a typo, not a histogram
-    throw ValueError("SummaryWriter::add_histogram(" + tag + "): bins must be in [1, 1048576], got " +
-                     std::to_string(bins));
+    VNN_THROW(ValueError, "SummaryWriter::add_histogram(", tag, "): bins must be in [1, 1048576], got ", bins);
   double lo = values[0], hi = values[0], sum = 0, sum_sq = 0;
   for (double x : values) {
-    if (!std::isfinite(x))
-      throw ValueError("SummaryWriter::add_histogram(" + tag + "): the values hold a NaN or infinity; "
-                       "a histogram needs finite values");
+    VNN_CHECK(ValueError, std::isfinite(x), "SummaryWriter::add_histogram(", tag,
+              "): the values hold a NaN or infinity; "
+              "a histogram needs finite values");
     lo = std::min(lo, x), hi = std::max(hi, x), sum += x, sum_sq += x * x;
   }
   // numpy.histogram's buckets (what torch uses): equal widths over
@@ -313,9 +311,9 @@ void SummaryWriter::add_histogram(const std::string& tag, const std::vector<doub
 
 void SummaryWriter::add_histogram(const std::string& tag, const Tensor& values, int64_t step, int bins,
                                   double walltime) {
-  if (values.dtype() == kBool)
-    throw DTypeError("SummaryWriter::add_histogram(" + tag + "): a bool tensor has no histogram; convert it with "
-                     ".to(vnn::kFloat32)");
+  VNN_CHECK(DTypeError, values.dtype() != kBool, "SummaryWriter::add_histogram(", tag,
+            "): a bool tensor has no histogram; convert it with "
+            ".to(vnn::kFloat32)");
   add_histogram(tag, values.to(kFloat64).to_vector<double>(), step, bins, walltime);
 }
 
@@ -363,7 +361,7 @@ void SummaryWriter::close() {
   } catch (const Error& e) {
     if (err.empty()) err = e.what();
   }
-  if (!err.empty()) throw Error(err);
+  VNN_CHECK(Error, err.empty(), err);
 }
 
 const std::string& SummaryWriter::logdir() const { return state_->logdir; }
