@@ -14,6 +14,7 @@
 #include <string>
 
 #include "vnn/backend_abi.h"
+#include "vnn/detail/message.h"
 
 namespace vnn::cuda_backend {
 
@@ -78,7 +79,8 @@ struct NcclComm {
 #if NCCL_MAJOR > 2 || (NCCL_MAJOR == 2 && NCCL_MINOR >= 10)
       case VNN_BFLOAT16: return ncclBfloat16;
 #endif
-      default: throw std::runtime_error("nccl: dtype " + std::to_string(dtype) + " is not supported");
+      default:
+        throw std::runtime_error(vnn::detail::str_cat("nccl: dtype ", vnn::detail::abi_dtype(dtype), " is not supported"));
     }
   }
   static ncclRedOp_t op(int32_t reduce) {

@@ -58,6 +58,7 @@
 #include "kokkos/kernels/softmax.hpp"
 #include "kokkos/kernels/where.hpp"
 #include "vnn/backend_abi.h"
+#include "vnn/detail/message.h"
 
 namespace vnn::kokkos_backend {
 
@@ -91,8 +92,45 @@ inline std::string& last_error_text() {
   return text;
 }
 
-inline vnn_status fail(vnn_status s, std::string msg) {
-  last_error_text() = std::move(msg);
+// Sets this thread's last_error to str_cat(parts...) (vnn/detail/message.h)
+// and returns s: `return fail(VNN_STATUS_..., Traits::name, ":", device, ...)`.
+template <class... Parts>
+vnn_status fail(vnn_status s, const Parts&... parts) {
+  last_error_text() = vnn::detail::str_cat(parts...);
+  return s;
+}
+
+// "unary gelu on int32 (inputs int32)": an op request by its names.
+inline std::string op_text(const vnn_op& op) {
+  const char* fn = nullptr;
+  int64_t code = op.num_ints > 0 && op.ints ? op.ints[0] : -1;
+  switch (op.kind) {
+    case VNN_OP_BINARY:
+      fn = VNN_NAME(vnn_binary_names, code);
+      break;
+    case VNN_OP_UNARY:
+      fn = VNN_NAME(vnn_unary_names, code);
+      break;
+    case VNN_OP_REDUCE:
+      fn = VNN_NAME(vnn_reduce_names, code);
+      break;
+    case VNN_OP_RANDOM:
+      fn = VNN_NAME(vnn_random_names, code);
+      break;
+    case VNN_OP_OPTIMIZER_STEP:
+      fn = VNN_NAME(vnn_optimizer_names, code);
+      break;
+    default:
+      break;
+  }
+  bool has_fn = op.kind == VNN_OP_BINARY || op.kind == VNN_OP_UNARY || op.kind == VNN_OP_REDUCE ||
+                op.kind == VNN_OP_RANDOM || op.kind == VNN_OP_OPTIMIZER_STEP;
+  std::string s = vnn::detail::str_cat(vnn::detail::abi_op_kind(op.kind));
+  if (has_fn) s += fn ? vnn::detail::str_cat(" ", fn) : vnn::detail::str_cat(" with unknown function ", code);
+  if (op.num_outputs > 0 && op.outputs) s += vnn::detail::str_cat(" on ", vnn::detail::abi_dtype(op.outputs[0].dtype));
+  for (int32_t i = 0; op.inputs && i < op.num_inputs; ++i)
+    s += vnn::detail::str_cat(i ? ", " : " (inputs ", vnn::detail::abi_dtype(op.inputs[i].dtype),
+                              i + 1 == op.num_inputs ? ")" : "");
   return s;
 }
 
@@ -103,15 +141,15 @@ vnn_status guarded(const char* what, F&& f) {
   try {
     return f();
   } catch (const std::bad_alloc&) {
-    return fail(VNN_STATUS_OUT_OF_MEMORY, std::string(what) + ": out of memory");
+    return fail(VNN_STATUS_OUT_OF_MEMORY, what, ": out of memory");
   } catch (const kernels::UnsupportedDtype& e) {  // a dtype outside a kernel's set (kernels/dispatch.hpp)
-    return fail(VNN_STATUS_UNSUPPORTED, std::string(what) + ": " + e.what());
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": ", e.what());
   } catch (const std::exception& e) {
     std::string m = e.what();
     bool oom = m.find("allocat") != std::string::npos || m.find("memory") != std::string::npos;
-    return fail(oom ? VNN_STATUS_OUT_OF_MEMORY : VNN_STATUS_DEVICE_ERROR, std::string(what) + ": " + m);
+    return fail(oom ? VNN_STATUS_OUT_OF_MEMORY : VNN_STATUS_DEVICE_ERROR, what, ": ", m);
   } catch (...) {
-    return fail(VNN_STATUS_INTERNAL, std::string(what) + ": unknown exception");
+    return fail(VNN_STATUS_INTERNAL, what, ": unknown exception");
   }
 }
 
@@ -196,11 +234,9 @@ class Backend {
   static vnn_status device_info(int32_t device, vnn_device_info* info) {
     // The caller's struct may be older (smaller) than ours: never write past it.
     if (!info || info->struct_size < sizeof(vnn_device_info))
-      return fail(VNN_STATUS_INVALID_ARGUMENT, std::string(Traits::name) + ":" + std::to_string(device) +
-                                                   ": device_info: info is NULL or its struct_size (" +
-                                                   std::to_string(info ? info->struct_size : 0) +
-                                                   ") is smaller than this plugin's " +
-                                                   std::to_string(sizeof(vnn_device_info)));
+      return fail(VNN_STATUS_INVALID_ARGUMENT, Traits::name, ":", device,
+                  ": device_info: info is NULL or its struct_size (", info ? info->struct_size : 0,
+                  ") is smaller than this plugin's ", sizeof(vnn_device_info));
     std::string why;
     vnn_status s = Traits::device_info(device, info, &why);
     return s == VNN_STATUS_OK ? s : fail(s, why);
@@ -211,10 +247,8 @@ class Backend {
       std::lock_guard<std::mutex> lock(state().mutex);
       if (state().initialized) {
         if (device != state().device)
-          return fail(VNN_STATUS_UNSUPPORTED, std::string(Traits::name) + ":" + std::to_string(device) +
-                                                  ": this plugin already runs on device " +
-                                                  std::to_string(state().device) +
-                                                  " (one device per process with this Kokkos version)");
+          return fail(VNN_STATUS_UNSUPPORTED, Traits::name, ":", device, ": this plugin already runs on device ",
+                      state().device, " (one device per process with this Kokkos version)");
         return VNN_STATUS_OK;
       }
       Traits::before_initialize(device);
@@ -242,7 +276,7 @@ class Backend {
     const std::string what = "alloc of " + std::to_string(bytes) + " bytes";
     return guarded(what.c_str(), [&] {
       if (bytes > size_t(INT64_MAX))
-        return fail(VNN_STATUS_OUT_OF_MEMORY, "alloc: " + std::to_string(bytes) + " bytes is more than any device holds");
+        return fail(VNN_STATUS_OUT_OF_MEMORY, "alloc: ", bytes, " bytes is more than any device holds");
       *handle = Kokkos::kokkos_malloc<Mem>("vnn", bytes ? bytes : 1);
       remember(*handle, bytes);
       return VNN_STATUS_OK;
@@ -261,7 +295,7 @@ class Backend {
     const std::string what = "host_alloc of " + std::to_string(bytes) + " bytes";
     return guarded(what.c_str(), [&] {
       if (bytes > size_t(INT64_MAX))
-        return fail(VNN_STATUS_OUT_OF_MEMORY, "host_alloc: " + std::to_string(bytes) + " bytes is more than any host holds");
+        return fail(VNN_STATUS_OUT_OF_MEMORY, "host_alloc: ", bytes, " bytes is more than any host holds");
       *ptr = Kokkos::kokkos_malloc<Pinned>("vnn_pinned", bytes ? bytes : 1);
       remember(*ptr, bytes);
       return VNN_STATUS_OK;
@@ -447,13 +481,11 @@ class Backend {
   static vnn_status run(int32_t device, const vnn_op* op) {
     return guarded(op_name(op->kind), [&] {
       if (!state().initialized)
-        return fail(VNN_STATUS_INVALID_ARGUMENT, std::string(Traits::name) + ":" + std::to_string(device) +
-                                                     ": run before init_device");
+        return fail(VNN_STATUS_INVALID_ARGUMENT, Traits::name, ":", device, ": run before init_device");
       // Descriptors are re-checked before any kernel sees them (desc_check.hpp).
       std::string why;
       if (!check_operands(*op, &why))
-        return fail(VNN_STATUS_INVALID_ARGUMENT, std::string(Traits::name) + ":" + std::to_string(device) + ": " +
-                                                     op_name(op->kind) + ": " + why);
+        return fail(VNN_STATUS_INVALID_ARGUMENT, Traits::name, ":", device, ": ", op_name(op->kind), ": ", why);
       last_path_slot() = op->kind == VNN_OP_MATMUL ? "kokkos" : nullptr;
       if constexpr (has_host_ops<Traits>::value) {
         // A host library runs synchronously on the calling thread; only the
@@ -463,8 +495,7 @@ class Backend {
           switch (Traits::HostOps::run(*op, &why)) {
             case HostOutcome::taken: last_path_slot() = Traits::HostOps::name; return VNN_STATUS_OK;
             case HostOutcome::invalid:
-              return fail(VNN_STATUS_INVALID_ARGUMENT, std::string(Traits::name) + ":" + std::to_string(device) +
-                                                           ": " + op_name(op->kind) + ": " + why);
+              return fail(VNN_STATUS_INVALID_ARGUMENT, Traits::name, ":", device, ": ", op_name(op->kind), ": ", why);
             case HostOutcome::declined: break;
           }
         }
@@ -551,10 +582,9 @@ class Backend {
       default: break;  // the other kernels check their own counts
     }
     if (op.num_outputs < 1 || op.num_inputs < in || op.num_ints < ints || op.num_scalars < scalars) {
-      *why = "needs at least 1 output, " + std::to_string(in) + " inputs, " + std::to_string(ints) + " ints and " +
-             std::to_string(scalars) + " scalars; got " + std::to_string(op.num_outputs) + ", " +
-             std::to_string(op.num_inputs) + ", " + std::to_string(op.num_ints) + " and " +
-             std::to_string(op.num_scalars);
+      *why = vnn::detail::str_cat("needs at least 1 output, ", in, " inputs, ", ints, " ints and ", scalars,
+                                  " scalars; got ", op.num_outputs, ", ", op.num_inputs, ", ", op.num_ints, " and ",
+                                  op.num_scalars);
       return false;
     }
     return true;
@@ -583,6 +613,22 @@ class Backend {
 
   template <class E>
   static vnn_status run_on(const E& exec, const vnn_op* op, int32_t device) {
+    kernels::refusal().clear();
+    try {
+      if (run_kernel(exec, op)) return VNN_STATUS_OK;
+    } catch (const kernels::UnsupportedDtype& e) {
+      return fail(VNN_STATUS_UNSUPPORTED, e.op, ": dtype ", vnn::detail::abi_dtype(e.dtype), " is not supported on ",
+                  Traits::name, ":", device, " (", e.types, " are)");
+    }
+    const std::string& why = kernels::refusal();
+    return fail(VNN_STATUS_UNSUPPORTED, Traits::name, ":", device, ": ", op_text(*op),
+                " is not supported on this backend", why.empty() ? "" : ": ", why);
+  }
+
+  // The Kokkos kernel of op->kind; false (with kernels::refusal() saying
+  // why, where the kernel said) when it declines the request.
+  template <class E>
+  static bool run_kernel(const E& exec, const vnn_op* op) {
     bool ok = false;
     switch (op->kind) {
       case VNN_OP_FILL: ok = kernels::fill(exec, op->outputs[0], op->scalars[0]); break;
@@ -625,12 +671,7 @@ class Backend {
       case VNN_OP_UNSCALE_CHECK: ok = kernels::unscale_check(exec, *op); break;
       default: break;
     }
-    if (!ok)
-      return fail(VNN_STATUS_UNSUPPORTED, std::string(Traits::name) + ":" + std::to_string(device) + ": op " +
-                                              op_name(op->kind) + " (kind " + std::to_string(op->kind) +
-                                              ", dtype " + std::to_string(op->outputs[0].dtype) +
-                                              ") is unsupported on this backend");
-    return VNN_STATUS_OK;
+    return ok;
   }
 };
 

@@ -188,11 +188,10 @@ Device* find_device(int32_t device, vnn_status* st) {
   *st = r.status != VNN_STATUS_OK ? r.status : VNN_STATUS_INVALID_ARGUMENT;
   if (device < 0 || static_cast<size_t>(device) >= r.devices.size()) {
     if (r.status != VNN_STATUS_OK) {
-      fail(r.status, "%s", r.message.c_str());
+      fail(r.status, r.message);
       return nullptr;
     }
-    fail(VNN_STATUS_INVALID_ARGUMENT, "opencl: no device %d (%zu found)",
-         static_cast<int>(device), r.devices.size());
+    fail(VNN_STATUS_INVALID_ARGUMENT, "opencl: no device ", device, " (", r.devices.size(), " found)");
     return nullptr;
   }
   return r.devices[static_cast<size_t>(device)];
@@ -272,14 +271,13 @@ vnn_status probe(int32_t* count) {
   if (!count) return fail(VNN_STATUS_INVALID_ARGUMENT, "opencl: probe: count is NULL");
   Registry& r = probed();
   *count = static_cast<int32_t>(r.devices.size());
-  if (r.status != VNN_STATUS_OK) return fail(r.status, "%s", r.message.c_str());
+  if (r.status != VNN_STATUS_OK) return fail(r.status, r.message);
   return VNN_STATUS_OK;
 }
 
 vnn_status device_info(int32_t device, vnn_device_info* info) {
   if (!info || info->struct_size < sizeof(vnn_device_info))
-    return fail(VNN_STATUS_INVALID_ARGUMENT,
-                "opencl: device_info: info is NULL or its struct_size is too small");
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "opencl: device_info: info is NULL or its struct_size is too small");
   vnn_status st = VNN_STATUS_OK;
   Device* d = find_device(device, &st);
   if (!d) return st;
@@ -346,28 +344,23 @@ vnn_status init_device(int32_t device) {
   if (d->ready.load(std::memory_order_acquire)) return VNN_STATUS_OK;
   std::lock_guard<std::mutex> lock(d->init_mutex);
   if (d->ready.load(std::memory_order_relaxed)) return VNN_STATUS_OK;
-  if (!d->available)
-    return fail(VNN_STATUS_DEVICE_ERROR, "%s (%s): device not available", d->label.c_str(),
-                d->name.c_str());
+  if (!d->available) return fail(VNN_STATUS_DEVICE_ERROR, d->label, " (", d->name, "): device not available");
   cl_int err = CL_SUCCESS;
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                    reinterpret_cast<cl_context_properties>(d->platform), 0};
   cl_context ctx = clCreateContext(props, 1, &d->id, nullptr, nullptr, &err);
-  if (err != CL_SUCCESS)
-    return fail_cl(err, "%s (%s): clCreateContext failed", d->label.c_str(), d->name.c_str());
+  if (err != CL_SUCCESS) return fail_cl(err, d->label, " (", d->name, "): clCreateContext failed");
   // Profiling is on for every queue: event_elapsed reads marker timestamps.
   cl_command_queue q = clCreateCommandQueue(ctx, d->id, CL_QUEUE_PROFILING_ENABLE, &err);
   if (err != CL_SUCCESS) {
     clReleaseContext(ctx);
-    return fail_cl(err, "%s (%s): clCreateCommandQueue failed", d->label.c_str(),
-                   d->name.c_str());
+    return fail_cl(err, d->label, " (", d->name, "): clCreateCommandQueue failed");
   }
   cl_command_queue hq = clCreateCommandQueue(ctx, d->id, 0, &err);
   if (err != CL_SUCCESS) {
     clReleaseCommandQueue(q);
     clReleaseContext(ctx);
-    return fail_cl(err, "%s (%s): clCreateCommandQueue (pinned host queue) failed", d->label.c_str(),
-                   d->name.c_str());
+    return fail_cl(err, d->label, " (", d->name, "): clCreateCommandQueue (pinned host queue) failed");
   }
   d->context = ctx;
   d->queue = q;

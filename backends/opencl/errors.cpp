@@ -1,8 +1,8 @@
 #include "errors.hpp"
 
-#include <cstdarg>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include <CL/cl_ext.h>
 
@@ -10,18 +10,6 @@ namespace vnn_opencl {
 namespace {
 
 thread_local std::string t_last_error;
-
-std::string vformat(const char* fmt, va_list ap) {
-  va_list copy;
-  va_copy(copy, ap);
-  int n = std::vsnprintf(nullptr, 0, fmt, copy);
-  va_end(copy);
-  if (n < 0) return fmt;
-  std::string s(static_cast<size_t>(n) + 1, '\0');
-  std::vsnprintf(&s[0], s.size(), fmt, ap);
-  s.resize(static_cast<size_t>(n));
-  return s;
-}
 
 }  // namespace
 
@@ -116,23 +104,7 @@ vnn_status status_from_cl(cl_int err) {
   }
 }
 
-vnn_status fail(vnn_status st, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  t_last_error = vformat(fmt, ap);
-  va_end(ap);
-  return st;
-}
-
-vnn_status fail_cl(cl_int err, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  t_last_error = vformat(fmt, ap);
-  va_end(ap);
-  t_last_error += ": ";
-  t_last_error += cl_error_name(err);
-  return status_from_cl(err);
-}
+void set_last_error(std::string text) { t_last_error = std::move(text); }
 
 const char* last_error() { return t_last_error.c_str(); }
 

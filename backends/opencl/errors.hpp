@@ -4,7 +4,10 @@
 
 #include <CL/cl.h>
 
+#include <string>
+
 #include "vnn/backend_abi.h"
+#include "vnn/detail/message.h"
 
 namespace vnn_opencl {
 
@@ -16,14 +19,24 @@ const char* cl_error_name(cl_int err);
 // everything else VNN_STATUS_DEVICE_ERROR.
 vnn_status status_from_cl(cl_int err);
 
-// Sets this thread's last_error to the printf-formatted text; returns st so
-// callers can write `return fail(VNN_STATUS_..., "...")`.
-vnn_status fail(vnn_status st, const char* fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+// Sets this thread's last_error text.
+void set_last_error(std::string text);
+
+// Sets this thread's last_error to str_cat(parts...) (vnn/detail/message.h:
+// dtypes by name with abi_dtype(), sizes with desc_sizes()); returns st so
+// callers can write `return fail(VNN_STATUS_..., what, ": ...")`.
+template <class... Parts>
+vnn_status fail(vnn_status st, const Parts&... parts) {
+  set_last_error(vnn::detail::str_cat(parts...));
+  return st;
+}
 
 // As fail(), with status_from_cl(err) and ": <CL error name>" appended.
-vnn_status fail_cl(cl_int err, const char* fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+template <class... Parts>
+vnn_status fail_cl(cl_int err, const Parts&... parts) {
+  set_last_error(vnn::detail::str_cat(parts..., ": ", cl_error_name(err)));
+  return status_from_cl(err);
+}
 
 const char* last_error();
 

@@ -24,7 +24,7 @@ vnn_status set_args(Kernel& k, const Arg* args, size_t count, const std::string&
     cl_int err = clSetKernelArg(k.kernel, i, args[i].size, args[i].ptr);
     if (err != CL_SUCCESS) {
       last.clear();
-      return fail_cl(err, "%s: clSetKernelArg(%u) failed", what.c_str(), i);
+      return fail_cl(err, what, ": clSetKernelArg(", i, ") failed");
     }
     if (always) last.clear();
     else last.assign(bytes, args[i].size);
@@ -44,7 +44,7 @@ vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, con
   std::lock_guard<std::mutex> lock(k.mutex);
   if (vnn_status st = set_args(k, args, count, what)) return st;
   cl_int err = clEnqueueNDRangeKernel(q, k.kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueNDRangeKernel failed", what.c_str());
+  if (err != CL_SUCCESS) return fail_cl(err, what, ": clEnqueueNDRangeKernel failed");
   return VNN_STATUS_OK;
 }
 
@@ -53,7 +53,7 @@ vnn_status enqueue_nd(Kernel& k, cl_command_queue q, cl_uint dims, const size_t*
   std::lock_guard<std::mutex> lock(k.mutex);
   if (vnn_status st = set_args(k, args.begin(), args.size(), what)) return st;
   cl_int err = clEnqueueNDRangeKernel(q, k.kernel, dims, nullptr, global, local, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueNDRangeKernel failed", what.c_str());
+  if (err != CL_SUCCESS) return fail_cl(err, what, ": clEnqueueNDRangeKernel failed");
   return VNN_STATUS_OK;
 }
 

@@ -100,7 +100,7 @@ cl_mem mem(const vnn_tensor_desc& t) { return static_cast<cl_mem>(t.data); }
 
 vnn_status run_fill(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what) {
   const vnn_tensor_desc& out = op.outputs[0];
-  if (op.num_scalars < 1) return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs scalars[0]", what.c_str());
+  if (op.num_scalars < 1) return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs scalars[0]");
   const DtypeInfo* info = dtype_info(out.dtype);
   uint64_t bits = scalar_bits(op.scalars[0], out.dtype);
   Layout l = make_layout(out, {&out});
@@ -109,7 +109,7 @@ vnn_status run_fill(Device& d, cl_command_queue q, const vnn_op& op, const std::
     cl_int err = clEnqueueFillBuffer(q, mem(out), &bits, info->size,
                                      static_cast<size_t>(out.offset) * info->size,
                                      static_cast<size_t>(l.n) * info->size, 0, nullptr, nullptr);
-    if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueFillBuffer failed", what.c_str());
+    if (err != CL_SUCCESS) return fail_cl(err, what, ": clEnqueueFillBuffer failed");
     return VNN_STATUS_OK;
   }
   Kernel* k = nullptr;
@@ -135,7 +135,7 @@ vnn_status run_copy(Device& d, cl_command_queue q, const vnn_op& op, const std::
     bool overlap = in.data == out.data && src < dst + bytes && dst < src + bytes;
     if (!overlap) {
       cl_int err = clEnqueueCopyBuffer(q, mem(in), mem(out), src, dst, bytes, 0, nullptr, nullptr);
-      if (err != CL_SUCCESS) return fail_cl(err, "%s: clEnqueueCopyBuffer failed", what.c_str());
+      if (err != CL_SUCCESS) return fail_cl(err, what, ": clEnqueueCopyBuffer failed");
       return VNN_STATUS_OK;
     }
   }
@@ -194,14 +194,14 @@ vnn_status run_reduce(Device& d, cl_command_queue q, const vnn_op& op, const std
   const vnn_tensor_desc& in = op.inputs[0];
   int64_t fn = op.ints[0], k = op.ints[1];
   if (k < 0 || k > in.ndim || out.ndim != in.ndim - k)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: k=%lld does not match in0 (ndim %d) and out (ndim %d)",
-                what.c_str(), static_cast<long long>(k), static_cast<int>(in.ndim), static_cast<int>(out.ndim));
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": k=", k, " does not match in0 (ndim ", in.ndim, ") and out (ndim ",
+                out.ndim, ")");
   bool in_float = in.dtype == VNN_FLOAT32 || in.dtype == VNN_FLOAT64;
   bool arg_fn = fn == VNN_REDUCE_ARGMAX || fn == VNN_REDUCE_ARGMIN;
   if (!compute_dtype(in.dtype) || !compute_dtype(out.dtype) || (arg_fn && out.dtype != VNN_INT64) ||
       (fn == VNN_REDUCE_MEAN && !in_float))
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: input %s to output %s is not supported by the opencl backend",
-                what.c_str(), dtype_info(in.dtype)->name, dtype_info(out.dtype)->name);
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": input ", dtype_info(in.dtype)->name, " to output ",
+                dtype_info(out.dtype)->name, " is not supported by the opencl backend");
   const int nl = in.ndim - static_cast<int>(k);
   vnn_tensor_desc ol = leading(out, nl), il = leading(in, nl);
   Layout lead = make_layout(ol, {&ol, &il});
@@ -236,8 +236,8 @@ vnn_status run_softmax(Device& d, cl_command_queue q, const vnn_op& op, const st
   const bool floating = out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64 || out.dtype == VNN_FLOAT16 ||
                         out.dtype == VNN_BFLOAT16;  // 16-bit storage computes in float32
   if (!floating || in.dtype != out.dtype || in.ndim != out.ndim)
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: only float32, float64, float16 and bfloat16 with matching input are supported",
-                what.c_str());
+    return fail(VNN_STATUS_UNSUPPORTED, what,
+                ": only float32, float64, float16 and bfloat16 with matching input are supported");
   const int nd = in.ndim;
   cl_long n = nd > 0 ? in.sizes[nd - 1] : 1;
   cl_long in_s = nd > 0 ? in.strides[nd - 1] : 0, out_s = nd > 0 ? out.strides[nd - 1] : 0;
@@ -261,14 +261,13 @@ vnn_status run_softmax(Device& d, cl_command_queue q, const vnn_op& op, const st
 vnn_status run_random(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what) {
   const vnn_tensor_desc& out = op.outputs[0];
   if (op.num_ints < 3 || !op.ints || op.num_scalars < 2 || !op.scalars)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs ints[0..2] (fn, seed, offset) and scalars[0..1]",
-                what.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ints[0..2] (fn, seed, offset) and scalars[0..1]");
   const int64_t fn = op.ints[0];
   const bool floats = fn == VNN_RANDOM_UNIFORM || fn == VNN_RANDOM_NORMAL;
   const bool ok = floats ? (out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64)
                          : fn == VNN_RANDOM_BITS && (out.dtype == VNN_INT32 || out.dtype == VNN_INT64) &&
                                op.scalars[1] > op.scalars[0];
-  if (!ok) return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
+  if (!ok) return fail(VNN_STATUS_UNSUPPORTED, what, " is not supported by the opencl backend");
   Layout l = make_layout(out, {&out});
   if (l.n == 0) return VNN_STATUS_OK;
   const bool f64 = out.dtype == VNN_FLOAT64;
@@ -385,9 +384,11 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
   const int nd = a.ndim;
   if (nd < 2 || b.ndim != nd || out.ndim != nd || a.sizes[nd - 1] != b.sizes[nd - 2] ||
       out.sizes[nd - 2] != a.sizes[nd - 2] || out.sizes[nd - 1] != b.sizes[nd - 1])
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: operand shapes do not agree", what.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": operand shapes do not agree");
   if (!compute_dtype(out.dtype) || a.dtype != out.dtype || b.dtype != out.dtype)
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: dtype not supported by the opencl backend", what.c_str());
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": dtype ", vnn::detail::abi_dtype(out.dtype), " (inputs ",
+                vnn::detail::abi_dtype(a.dtype), ", ", vnn::detail::abi_dtype(b.dtype),
+                ") is not supported by the opencl backend");
   double alpha = op.num_scalars > 0 ? op.scalars[0] : 1.0, beta = op.num_scalars > 1 ? op.scalars[1] : 0.0;
   MatmulShape s;
   s.m = a.sizes[nd - 2];
@@ -410,7 +411,7 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
       done = out.dtype == VNN_FLOAT32 ? try_clblast<float>(q, op, alpha, beta, &why)
                                       : try_clblast<double>(q, op, alpha, beta, &why);
     } catch (const std::exception& e) {
-      return fail(VNN_STATUS_DEVICE_ERROR, "%s: CLBlast failed part-way: %s", what.c_str(), e.what());
+      return fail(VNN_STATUS_DEVICE_ERROR, what, ": CLBlast failed part-way: ", e.what());
     }
     if (done) {
       d.last_gemm.store(1, std::memory_order_relaxed);
@@ -466,27 +467,27 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
 
 // Text naming the op for error messages: "opencl:0: BINARY add on float32".
 std::string describe(const Device& d, const vnn_op& op) {
-  std::string s = d.label + ": ";
+  // The ABI's names (vnn/op_names.h), as the Kokkos plugins spell them.
+  std::string s = vnn::detail::str_cat(d.label, ": ", vnn::detail::abi_op_kind(op.kind));
   int64_t fn = op.num_ints > 0 ? op.ints[0] : -1;
   switch (op.kind) {
-    case VNN_OP_FILL: s += "FILL"; break;
-    case VNN_OP_COPY: s += "COPY"; break;
     case VNN_OP_BINARY:
-      s += "BINARY ";
-      s += fn_name(vnn_binary_names, fn);
+      s += " " + fn_name(vnn_binary_names, fn);
       break;
     case VNN_OP_UNARY:
-      s += "UNARY ";
-      s += fn_name(vnn_unary_names, fn);
+      s += " " + fn_name(vnn_unary_names, fn);
       break;
     case VNN_OP_REDUCE:
-      s += "REDUCE ";
-      s += fn_name(vnn_reduce_names, fn);
+      s += " " + fn_name(vnn_reduce_names, fn);
       break;
-    case VNN_OP_MATMUL: s += "MATMUL"; break;
-    case VNN_OP_SOFTMAX: s += fn == 1 ? "SOFTMAX log" : "SOFTMAX"; break;
-    case VNN_OP_RANDOM: s += "RANDOM fn=" + std::to_string(fn); break;
-    default: s += "op kind " + std::to_string(op.kind); break;
+    case VNN_OP_SOFTMAX:
+      s += fn == 1 ? " log" : "";
+      break;
+    case VNN_OP_RANDOM:
+      s += " " + fn_name(vnn_random_names, fn);
+      break;
+    default:
+      break;
   }
   const vnn_tensor_desc* t = op.num_outputs > 0 ? op.outputs : nullptr;
   const DtypeInfo* info = t ? dtype_info(t->dtype) : nullptr;
@@ -501,29 +502,26 @@ std::string describe(const Device& d, const vnn_op& op) {
 vnn_status check(const Device& d, const vnn_op& op, const std::string& what) {
   int need_in = (op.kind == VNN_OP_FILL || op.kind == VNN_OP_RANDOM) ? 0 : (op.kind == VNN_OP_BINARY || op.kind == VNN_OP_MATMUL) ? 2 : 1;
   if (op.num_outputs < 1 || !op.outputs || op.num_inputs < need_in || (need_in && !op.inputs))
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs %d input(s) and 1 output", what.c_str(), need_in);
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ", need_in, " input(s) and 1 output");
   if ((op.kind == VNN_OP_BINARY || op.kind == VNN_OP_UNARY) && (op.num_ints < 1 || !op.ints))
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs ints[0] (the function)", what.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ints[0] (the function)");
   if (op.kind == VNN_OP_REDUCE && (op.num_ints < 2 || !op.ints))
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs ints[0] (the function) and ints[1] (k)", what.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ints[0] (the function) and ints[1] (k)");
   if (op.kind == VNN_OP_REDUCE && (op.ints[0] < 0 || op.ints[0] > VNN_REDUCE_ARGMIN))
-    return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
+    return fail(VNN_STATUS_UNSUPPORTED, what, " is not supported by the opencl backend");
   if (op.kind == VNN_OP_BINARY && (op.ints[0] < 0 || op.ints[0] > VNN_BINARY_MINIMUM))
-    return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
+    return fail(VNN_STATUS_UNSUPPORTED, what, " is not supported by the opencl backend");
   if (op.kind == VNN_OP_UNARY && (op.ints[0] < 0 || op.ints[0] > VNN_UNARY_TANH))
-    return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
+    return fail(VNN_STATUS_UNSUPPORTED, what, " is not supported by the opencl backend");
   for (int i = 0; i < need_in + 1; ++i) {
     const vnn_tensor_desc& t = i < need_in ? op.inputs[i] : op.outputs[0];
     if (t.ndim < 0 || t.ndim > VNN_MAX_DIMS || !t.data || t.offset < 0)
-      return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: malformed tensor descriptor (ndim %d)", what.c_str(),
-                  static_cast<int>(t.ndim));
+      return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": malformed tensor descriptor (ndim ", t.ndim, ")");
     const DtypeInfo* info = dtype_info(t.dtype);
-    if (!info)
-      return fail(VNN_STATUS_UNSUPPORTED, "%s: dtype code %d is not supported", what.c_str(),
-                  static_cast<int>(t.dtype));
+    if (!info) return fail(VNN_STATUS_UNSUPPORTED, what, ": ", vnn::detail::abi_dtype(t.dtype), " is not supported");
     if (t.dtype == VNN_FLOAT64 && !d.fp64)
-      return fail(VNN_STATUS_UNSUPPORTED, "%s: float64 is not supported on %s (device lacks cl_khr_fp64)",
-                  what.c_str(), d.label.c_str());
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": float64 is not supported on ", d.label,
+                  " (device lacks cl_khr_fp64)");
   }
   return VNN_STATUS_OK;
 }
@@ -534,8 +532,7 @@ vnn_status run(int32_t device, const vnn_op* op) {
   Device* d = nullptr;
   if (vnn_status st = ready_device(device, &d)) return st;
   if (!op || op->struct_size < sizeof(vnn_op))
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: run: op is NULL or its struct_size is too small",
-                d->label.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, d->label, ": run: op is NULL or its struct_size is too small");
   // Every descriptor re-checked before a kernel sees it; the size of a
   // buffer is its cl_mem's CL_MEM_SIZE.
   std::string why;
@@ -546,15 +543,14 @@ vnn_status run(int32_t device, const vnn_op* op) {
           return -1;
         return static_cast<int64_t>(size);
       }, &why))
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: op kind %d: %s", d->label.c_str(), static_cast<int>(op->kind),
-                why.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, d->label, ": ", vnn::detail::abi_op_kind(op->kind), ": ", why);
   if (is_indexing_kind(op->kind)) return run_indexing(*d, queue_or_default(*d, op->queue), *op);
   if (is_optimizer_kind(op->kind)) return run_optimizer(*d, queue_or_default(*d, op->queue), *op);
   if (is_elementwise_kind(op->kind)) return run_elementwise_op(*d, queue_or_default(*d, op->queue), *op);
   std::string what = describe(*d, *op);
   if (is_conv_family(op->kind)) return run_conv_family(*d, queue_or_default(*d, op->queue), *op, what);
   if (op->kind < VNN_OP_FILL || op->kind > VNN_OP_RANDOM)
-    return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
+    return fail(VNN_STATUS_UNSUPPORTED, what, " is not supported by the opencl backend");
   if (vnn_status st = check(*d, *op, what)) return st;
   cl_command_queue q = queue_or_default(*d, op->queue);
   switch (op->kind) {
@@ -564,7 +560,8 @@ vnn_status run(int32_t device, const vnn_op* op) {
     case VNN_OP_MATMUL: return run_matmul(*d, q, *op, what);
     case VNN_OP_SOFTMAX: return run_softmax(*d, q, *op, what);
     case VNN_OP_RANDOM: return run_random(*d, q, *op, what);
-    default: return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
+    default:
+      return fail(VNN_STATUS_UNSUPPORTED, what, " is not supported by the opencl backend");
   }
 }
 

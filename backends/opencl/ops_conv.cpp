@@ -49,16 +49,14 @@ vnn_status run_im2col(Device& d, cl_command_queue q, const vnn_op& op, const std
   const int64_t* g = op.ints;
   if (op.num_ints < 8 || !g || g[0] <= 0 || g[1] <= 0 || g[2] <= 0 || g[3] <= 0 || g[4] < 0 || g[5] < 0 ||
       g[6] <= 0 || g[7] <= 0)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs ints {kh, kw, sh, sw, ph, pw, dh, dw} in range", what.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ints {kh, kw, sh, sw, ph, pw, dh, dw} in range");
   const vnn_tensor_desc& img = col2im ? out : in;
   const vnn_tensor_desc& col = col2im ? in : out;
   if (!desc_ok(img, 4, out.dtype) || !desc_ok(col, 3, out.dtype))
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: expects a 4-D image and a 3-D column tensor of one dtype",
-                what.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": expects a 4-D image and a 3-D column tensor of one dtype");
   const int64_t oh = out_size(img.sizes[2], g[0], g[2], g[4], g[6]), ow = out_size(img.sizes[3], g[1], g[3], g[5], g[7]);
   if (col.sizes[0] != img.sizes[0] || col.sizes[1] != img.sizes[1] * g[0] * g[1] || col.sizes[2] != oh * ow)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: column tensor sizes do not match the image and geometry",
-                what.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": column tensor sizes do not match the image and geometry");
   Kernel* k = nullptr;
   if (vnn_status st = get_kernel(d, "conv", col2im ? "vnn_col2im" : "vnn_im2col", type_define(out.dtype), &k))
     return st;
@@ -99,7 +97,7 @@ bool run_maxpool_backward_scatter(Device& d, cl_command_queue q, const vnn_op& o
   const uint64_t zero = 0;
   cl_int err = clEnqueueFillBuffer(q, mem(out), &zero, esize, size_t(out.offset) * esize, size_t(expect) * esize, 0,
                                    nullptr, nullptr);
-  if (err != CL_SUCCESS) return *st = fail_cl(err, "%s: clEnqueueFillBuffer failed", what.c_str()), true;
+  if (err != CL_SUCCESS) return *st = fail_cl(err, what, ": clEnqueueFillBuffer failed"), true;
   Kernel* k = nullptr;
   if ((*st = get_kernel(d, "pooling", "vnn_maxpool2d_backward_scatter", type_define(out.dtype), &k))) return true;
   cl_mem mo = mem(out), mi = mem(gy), mx = mem(idx);
@@ -119,31 +117,29 @@ vnn_status run_pool(Device& d, cl_command_queue q, const vnn_op& op, const std::
   const int64_t* g = op.ints;
   if (op.num_ints < 11 || !g || g[0] < 0 || g[0] > 3 || g[1] <= 0 || g[2] <= 0 || g[3] <= 0 || g[4] <= 0 ||
       g[5] < 0 || g[6] < 0 || g[7] <= 0 || g[8] <= 0)
-    return fail(VNN_STATUS_INVALID_ARGUMENT,
-                "%s: needs ints {mode, kh, kw, sh, sw, ph, pw, dh, dw, count_include_pad, divisor} in range",
-                what.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what,
+                ": needs ints {mode, kh, kw, sh, sw, ph, pw, dh, dw, count_include_pad, divisor} in range");
   const bool is_max = g[0] == 0 || g[0] == 3;
   const vnn_tensor_desc& out = op.outputs[0];
   const vnn_tensor_desc& in = op.inputs[0];
   const vnn_tensor_desc* idx = nullptr;
   if (is_max) {
     if (backward ? op.num_inputs < 2 || !op.inputs : op.num_outputs < 2 || !op.outputs)
-      return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: max pooling needs the indices tensor", what.c_str());
+      return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": max pooling needs the indices tensor");
     idx = backward ? &op.inputs[1] : &op.outputs[1];
     if (!desc_ok(*idx, 4, VNN_INT64))
-      return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: indices must be a 4-D int64 tensor", what.c_str());
+      return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": indices must be a 4-D int64 tensor");
   }
   if (!desc_ok(in, 4, out.dtype) || !desc_ok(out, 4, out.dtype) || in.sizes[0] != out.sizes[0] ||
       in.sizes[1] != out.sizes[1] ||
       (out.dtype != VNN_FLOAT32 && out.dtype != VNN_FLOAT64 && out.dtype != VNN_FLOAT16 && out.dtype != VNN_BFLOAT16))
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: expects 4-D float32/float64/float16/bfloat16 tensors of one dtype",
-                what.c_str());
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": expects 4-D float32/float64/float16/bfloat16 tensors of one dtype");
   const vnn_tensor_desc& small = backward ? in : out;  // [N, C, OH, OW]
   const vnn_tensor_desc& big = backward ? out : in;    // [N, C, H, W]
   if (idx)
     for (int i = 0; i < 4; ++i)
       if (idx->sizes[i] != small.sizes[i])
-        return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: indices sizes differ from the pooled output", what.c_str());
+        return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": indices sizes differ from the pooled output");
   if (backward && g[0] == 0) {
     vnn_status st = VNN_STATUS_OK;
     if (run_maxpool_backward_scatter(d, q, op, what, *idx, &st)) return st;
@@ -173,24 +169,24 @@ vnn_status run_pool(Device& d, cl_command_queue q, const vnn_op& op, const std::
 
 vnn_status run_conv_family(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what) {
   if (op.num_inputs < 1 || !op.inputs || op.num_outputs < 1 || !op.outputs)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs at least 1 input and 1 output", what.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs at least 1 input and 1 output");
   const int32_t dt = op.outputs[0].dtype;
   // Pooling also takes 16-bit storage (computed in float32); im2col / col2im
   // do not (conv2d runs 16-bit operands on float32 copies).
   const bool pool = op.kind == VNN_OP_POOL2D || op.kind == VNN_OP_POOL2D_BACKWARD;
   const bool half = dt == VNN_FLOAT16 || dt == VNN_BFLOAT16;
   if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64 && !(pool && half))
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: only float32 and float64%s are supported", what.c_str(),
-                pool ? ", float16 and bfloat16" : "");
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": only float32 and float64", pool ? ", float16 and bfloat16" : "",
+                " are supported");
   if (dt == VNN_FLOAT64 && !d.fp64)
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: float64 is not supported on %s (device lacks cl_khr_fp64)",
-                what.c_str(), d.label.c_str());
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": float64 is not supported on ", d.label, " (device lacks cl_khr_fp64)");
   switch (op.kind) {
     case VNN_OP_IM2COL: return run_im2col(d, q, op, what, false);
     case VNN_OP_COL2IM: return run_im2col(d, q, op, what, true);
     case VNN_OP_POOL2D: return run_pool(d, q, op, what, false);
     case VNN_OP_POOL2D_BACKWARD: return run_pool(d, q, op, what, true);
-    default: return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
+    default:
+      return fail(VNN_STATUS_UNSUPPORTED, what, " is not supported by the opencl backend");
   }
 }
 

@@ -98,11 +98,12 @@ bool bool_out(const vnn_op& op) {
 std::string describe(const Device& d, const vnn_op& op) {
   std::string s = d.label + ": ";
   int64_t fn = op.num_ints > 0 && op.ints ? op.ints[0] : -1;
-  if (op.kind == VNN_OP_WHERE) s += "WHERE";
+  if (op.kind == VNN_OP_WHERE)
+    s += "where";
   else if (op.kind == VNN_OP_BINARY)
-    s += std::string("BINARY ") + (fn >= 0 && fn < kNumBinary ? kBinaryNames[fn] : "fn=" + std::to_string(fn));
+    s += std::string("binary ") + (fn >= 0 && fn < kNumBinary ? kBinaryNames[fn] : "fn=" + std::to_string(fn));
   else
-    s += std::string("UNARY ") + (fn >= 0 && fn < kNumUnary ? kUnaryNames[fn] : "fn=" + std::to_string(fn));
+    s += std::string("unary ") + (fn >= 0 && fn < kNumUnary ? kUnaryNames[fn] : "fn=" + std::to_string(fn));
   const vnn_tensor_desc* t = op.num_outputs > 0 && op.outputs ? op.outputs : nullptr;
   if (t && dtype_info(t->dtype)) s += std::string(" on ") + dtype_info(t->dtype)->name;
   return s;
@@ -113,25 +114,22 @@ std::string describe(const Device& d, const vnn_op& op) {
 vnn_status check(const Device& d, const vnn_op& op, const std::string& what) {
   int need_in = op.kind == VNN_OP_WHERE ? 3 : op.kind == VNN_OP_BINARY ? 2 : 1;
   if (op.num_outputs < 1 || !op.outputs || op.num_inputs < need_in || !op.inputs)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs %d input(s) and 1 output", what.c_str(), need_in);
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ", need_in, " input(s) and 1 output");
   if (op.kind != VNN_OP_WHERE) {
-    if (op.num_ints < 1 || !op.ints)
-      return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs ints[0] (the function)", what.c_str());
+    if (op.num_ints < 1 || !op.ints) return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ints[0] (the function)");
     int64_t limit = op.kind == VNN_OP_BINARY ? kNumBinary : kNumUnary;
     if (op.ints[0] < 0 || op.ints[0] >= limit)
-      return fail(VNN_STATUS_UNSUPPORTED, "%s is not supported by the opencl backend", what.c_str());
+      return fail(VNN_STATUS_UNSUPPORTED, what, " is not supported by the opencl backend");
   }
   for (int i = 0; i <= need_in; ++i) {
     const vnn_tensor_desc& t = i < need_in ? op.inputs[i] : op.outputs[0];
     if (t.ndim < 0 || t.ndim > VNN_MAX_DIMS || !t.data || t.offset < 0)
-      return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: malformed tensor descriptor (ndim %d)", what.c_str(),
-                  static_cast<int>(t.ndim));
+      return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": malformed tensor descriptor (ndim ", t.ndim, ")");
     if (!dtype_info(t.dtype))
-      return fail(VNN_STATUS_UNSUPPORTED, "%s: dtype code %d is not supported", what.c_str(),
-                  static_cast<int>(t.dtype));
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": ", vnn::detail::abi_dtype(t.dtype), " is not supported");
     if (t.dtype == VNN_FLOAT64 && !d.fp64)
-      return fail(VNN_STATUS_UNSUPPORTED, "%s: float64 is not supported on %s (device lacks cl_khr_fp64)",
-                  what.c_str(), d.label.c_str());
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": float64 is not supported on ", d.label,
+                  " (device lacks cl_khr_fp64)");
   }
   // Operand dtypes as the kernels assume them.
   const vnn_tensor_desc& out = op.outputs[0];
@@ -141,7 +139,13 @@ vnn_status check(const Device& d, const vnn_op& op, const std::string& what) {
   else
     ok = (op.kind == VNN_OP_UNARY || op.inputs[1].dtype == op.inputs[0].dtype) &&
          out.dtype == (bool_out(op) ? int32_t(VNN_BOOL) : op.inputs[0].dtype);
-  if (!ok) return fail(VNN_STATUS_UNSUPPORTED, "%s: operand dtypes do not match", what.c_str());
+  if (!ok) {
+    std::string in;
+    for (int i = 0; i < need_in; ++i)
+      in += vnn::detail::str_cat(i ? ", " : "", vnn::detail::abi_dtype(op.inputs[i].dtype));
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": operand dtypes do not match (inputs ", in, ", out ",
+                vnn::detail::abi_dtype(out.dtype), ")");
+  }
   return VNN_STATUS_OK;
 }
 

@@ -96,9 +96,8 @@ GemmShape classify_gemm(int64_t m, int64_t n, int64_t k) {
 
 vnn_status run_gemm_variant(Device& d, cl_command_queue q, const GemmProblem& p, int v, const std::string& what) {
   if (!gemm_variant_fits(d, v, p.dtype))
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: GEMM variant %s does not fit %s (%s: max work-group %zu, local memory %llu)",
-                what.c_str(), gemm_variant_name(v).c_str(), d.label.c_str(), d.name.c_str(), d.max_work_group_size,
-                static_cast<unsigned long long>(d.local_mem));
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": GEMM variant ", gemm_variant_name(v), " does not fit ", d.label, " (",
+                d.name, ": max work-group ", d.max_work_group_size, ", local memory ", d.local_mem, ")");
   const GemmConfig& c = kVariants[v];
   const DtypeInfo* info = dtype_info(p.dtype);
   const std::string defs = std::string("-DT=") + info->storage + " -DTSM=" + std::to_string(c.tsm) +
@@ -107,8 +106,8 @@ vnn_status run_gemm_variant(Device& d, cl_command_queue q, const GemmProblem& p,
   Kernel* kern = nullptr;
   if (vnn_status st = get_kernel(d, "gemm", "vnn_gemm", defs, &kern)) return st;
   if (kern->work_group_size < items(c))
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: GEMM variant %s needs %zu work items, the compiled kernel allows %zu on %s",
-                what.c_str(), gemm_variant_name(v).c_str(), items(c), kern->work_group_size, d.label.c_str());
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": GEMM variant ", gemm_variant_name(v), " needs ", items(c),
+                " work items, the compiled kernel allows ", kern->work_group_size, " on ", d.label);
   const int64_t splits = choose_splits(d, p, c);
   const int64_t steps = (p.k + c.tsk - 1) / c.tsk;
   const cl_long k_chunk = splits > 1 ? ((steps + splits - 1) / splits) * c.tsk : std::max<cl_long>(p.k, 1);
@@ -123,13 +122,11 @@ vnn_status run_gemm_variant(Device& d, cl_command_queue q, const GemmProblem& p,
     const int64_t dims[3] = {used_splits, p.m, p.n};
     int64_t count = 0, bytes = 0;
     if (!vnn::checked::numel(dims, 3, &count) || !vnn::checked::bytes(count, int64_t(info->size), &bytes))
-      return fail(VNN_STATUS_OUT_OF_MEMORY, "%s: split-K scratch of %lld x %lld x %lld overflows", what.c_str(),
-                  static_cast<long long>(used_splits), static_cast<long long>(p.m), static_cast<long long>(p.n));
+      return fail(VNN_STATUS_OUT_OF_MEMORY, what, ": split-K scratch of ", used_splits, " x ", p.m, " x ", p.n,
+                  " overflows");
     cl_int err = CL_SUCCESS;
     part = clCreateBuffer(d.context, CL_MEM_READ_WRITE, size_t(bytes), nullptr, &err);
-    if (err != CL_SUCCESS)
-      return fail_cl(err, "%s: split-K scratch of %lld bytes: clCreateBuffer failed", what.c_str(),
-                     static_cast<long long>(bytes));
+    if (err != CL_SUCCESS) return fail_cl(err, what, ": split-K scratch of ", bytes, " bytes: clCreateBuffer failed");
   }
   cl_mem scratch = part ? part : p.out;  // unused by the kernel when splits == 1
   TypedScalar alpha(p.alpha), beta(p.beta);

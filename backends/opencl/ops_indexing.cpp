@@ -44,7 +44,7 @@ vnn_status run_indexing(Device& d, cl_command_queue q, const vnn_op& op) {
   if (out && dtype_info(out->dtype)) what += std::string(" on ") + dtype_info(out->dtype)->name;
   const int need = kind == VNN_OP_SCATTER ? 3 : 2;
   if (!out || op.num_inputs < need || !op.inputs || op.num_ints < 1 || !op.ints)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs %d inputs, 1 output and ints[0] (dim)", what.c_str(), need);
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ", need, " inputs, 1 output and ints[0] (dim)");
   const vnn_tensor_desc& index = op.inputs[1];
   const vnn_tensor_desc& src = op.inputs[kind == VNN_OP_SCATTER ? 2 : 0];
   const int64_t dim = op.ints[0];
@@ -52,8 +52,7 @@ vnn_status run_indexing(Device& d, cl_command_queue q, const vnn_op& op) {
   if (!valid_desc(*out) || !valid_desc(index) || !valid_desc(src) || index.dtype != VNN_INT64 ||
       src.dtype != out->dtype || src.ndim != out->ndim || dim < 0 || dim >= out->ndim ||
       (full && index.ndim != out->ndim) || (!full && index.ndim > 1))
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: malformed request (dtypes, ranks or dim %lld)", what.c_str(),
-                static_cast<long long>(dim));
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": malformed request (dtypes, ranks or dim ", dim, ")");
   const bool scatter = kind == VNN_OP_SCATTER || kind == VNN_OP_INDEX_ADD;
   const bool add = kind == VNN_OP_INDEX_ADD || (kind == VNN_OP_SCATTER && op.num_ints > 1 && op.ints[1] == 1);
   const vnn_tensor_desc& iter = kind == VNN_OP_SCATTER ? index : kind == VNN_OP_INDEX_ADD ? src : *out;
@@ -67,12 +66,10 @@ vnn_status run_indexing(Device& d, cl_command_queue q, const vnn_op& op) {
   if (add) {
     const int32_t dt = out->dtype;
     if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64 && dt != VNN_INT32 && dt != VNN_INT64)
-      return fail(VNN_STATUS_UNSUPPORTED, "%s: adding scatters take float32, float64, int32 or int64",
-                  what.c_str());
-    if (dt == VNN_FLOAT64 && !d.fp64)
-      return fail(VNN_STATUS_UNSUPPORTED, "%s: device lacks cl_khr_fp64", what.c_str());
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": adding scatters take float32, float64, int32 or int64");
+    if (dt == VNN_FLOAT64 && !d.fp64) return fail(VNN_STATUS_UNSUPPORTED, what, ": device lacks cl_khr_fp64");
     if ((dt == VNN_FLOAT64 || dt == VNN_INT64) && !d.has_extension("cl_khr_int64_base_atomics"))
-      return fail(VNN_STATUS_UNSUPPORTED, "%s: device lacks cl_khr_int64_base_atomics", what.c_str());
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": device lacks cl_khr_int64_base_atomics");
     defs = std::string("-DMODE=2 -DT=") + info->storage + " -DDT=" + std::to_string(dt);
   } else {
     // Moves without arithmetic copy bits, so every dtype shares one kernel

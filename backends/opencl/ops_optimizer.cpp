@@ -48,20 +48,20 @@ std::string defines(int32_t pt, int32_t gt) {
 vnn_status run_unscale(Device& d, cl_command_queue q, const vnn_op& op) {
   std::string what = d.label + ": UNSCALE_CHECK";
   if (op.num_outputs < 1 || !op.outputs || op.num_scalars < 1 || !op.scalars)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs a flag output and scalars[0] = 1 / scale", what.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs a flag output and scalars[0] = 1 / scale");
   const vnn_tensor_desc& f = op.outputs[0];
   if (f.dtype != VNN_FLOAT32 || numel(f) != 1 || !f.data || f.offset < 0)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: out0 must be one float32 element", what.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": out0 must be one float32 element");
   for (int k = 1; k < op.num_outputs; ++k) {
     const vnn_tensor_desc& t = op.outputs[k];
     const int32_t dt = t.dtype;
     if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64 && dt != VNN_FLOAT16 && dt != VNN_BFLOAT16)
-      return fail(VNN_STATUS_UNSUPPORTED, "%s: gradient %d is not a float dtype", what.c_str(), k - 1);
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": gradient ", k - 1, " is not a float dtype");
     if (dt == VNN_FLOAT64 && !d.fp64)
-      return fail(VNN_STATUS_UNSUPPORTED, "%s: float64 is not supported on %s (device lacks cl_khr_fp64)",
-                  what.c_str(), d.label.c_str());
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": float64 is not supported on ", d.label,
+                  " (device lacks cl_khr_fp64)");
     if (t.ndim < 0 || t.ndim > VNN_MAX_DIMS || t.offset < 0 || !contiguous(t) || (numel(t) > 0 && !t.data))
-      return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: gradient %d must be contiguous", what.c_str(), k - 1);
+      return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": gradient ", k - 1, " must be contiguous");
   }
   cl_mem flag = static_cast<cl_mem>(f.data);
   cl_long flag_off = f.offset;
@@ -90,10 +90,10 @@ vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
   std::string what = d.label + ": OPTIMIZER_STEP";
   if (op.num_outputs < 1 || !op.outputs || op.num_inputs < 1 || !op.inputs || op.num_ints < 1 || !op.ints ||
       !op.scalars)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs a parameter, a gradient, ints and scalars", what.c_str());
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs a parameter, a gradient, ints and scalars");
   const int64_t fn = op.ints[0];
   const char* name = fn_name(fn);
-  if (!name) return fail(VNN_STATUS_UNSUPPORTED, "%s: optimizer fn %lld is unknown", what.c_str(), (long long)fn);
+  if (!name) return fail(VNN_STATUS_UNSUPPORTED, what, ": optimizer fn ", fn, " is unknown");
   what += std::string(" ") + name;
   // Counts each fn needs: scalars, ints, outputs (param + state slots).
   int need_s = 0, need_i = 0, need_o = 0;
@@ -104,8 +104,8 @@ vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
     default: need_s = 3; need_i = 2; need_o = 2; break;
   }
   if (op.num_scalars < need_s || op.num_ints < need_i || op.num_outputs < need_o)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs %d scalars, %d ints and %d outputs", what.c_str(), need_s,
-                need_i, need_o);
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ", need_s, " scalars, ", need_i, " ints and ", need_o,
+                " outputs");
   const vnn_tensor_desc& p = op.outputs[0];
   const vnn_tensor_desc& g = op.inputs[0];
   const int32_t pt = p.dtype, gt = g.dtype;
@@ -114,13 +114,11 @@ vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
   const bool same = pt == gt && (pt == VNN_FLOAT32 || pt == VNN_FLOAT64 || pt == VNN_FLOAT16 || pt == VNN_BFLOAT16);
   const bool master = pt == VNN_FLOAT32 && (gt == VNN_FLOAT16 || gt == VNN_BFLOAT16);
   if (!same && !master)
-    return fail(VNN_STATUS_UNSUPPORTED,
-                "%s: parameter and gradient must be one float dtype, or a float32 parameter with a float16/bfloat16 "
-                "gradient",
-                what.c_str());
+    return fail(
+        VNN_STATUS_UNSUPPORTED, what,
+        ": parameter and gradient must be one float dtype, or a float32 parameter with a float16/bfloat16 gradient");
   if (pt == VNN_FLOAT64 && !d.fp64)
-    return fail(VNN_STATUS_UNSUPPORTED, "%s: float64 is not supported on %s (device lacks cl_khr_fp64)",
-                what.c_str(), d.label.c_str());
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": float64 is not supported on ", d.label, " (device lacks cl_khr_fp64)");
   const bool f64 = pt == VNN_FLOAT64;
   const int32_t st = f64 ? VNN_FLOAT64 : VNN_FLOAT32;
   const int64_t n = numel(p);
@@ -131,9 +129,9 @@ vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
     const int32_t want = k == 0 ? gt : k == 1 ? pt : st;
     if (t->ndim < 0 || t->ndim > VNN_MAX_DIMS || !t->data || t->offset < 0 || t->dtype != want || numel(*t) != n ||
         !contiguous(*t))
-      return fail(VNN_STATUS_INVALID_ARGUMENT,
-                  "%s: operands must be contiguous with the parameter's element count; state in %s",
-                  what.c_str(), f64 ? "float64" : "float32");
+      return fail(VNN_STATUS_INVALID_ARGUMENT, what,
+                  ": operands must be contiguous with the parameter's element count; state in ",
+                  f64 ? "float64" : "float32");
   }
   if (n == 0) return VNN_STATUS_OK;
 

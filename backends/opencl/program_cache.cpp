@@ -183,8 +183,7 @@ vnn_status build_program(Device& d, const char* file, const std::string& options
   const char* common = embedded_kernel_source("common");
   const char* body = embedded_kernel_source(file);
   if (!prelude || !common || !body)
-    return fail(VNN_STATUS_INTERNAL, "%s: kernels/%s.cl is not embedded in the plugin",
-                d.label.c_str(), file);
+    return fail(VNN_STATUS_INTERNAL, d.label, ": kernels/", file, ".cl is not embedded in the plugin");
   std::string source = std::string(prelude) + "\n" + common + "\n" + body;
   std::filesystem::path dir = cache_dir();
   std::filesystem::path path = dir.empty() ? dir : dir / cache_file_name(d, source, options);
@@ -206,14 +205,13 @@ vnn_status build_program(Device& d, const char* file, const std::string& options
   const char* src = source.c_str();
   cl_int err = CL_SUCCESS;
   cl_program p = clCreateProgramWithSource(d.context, 1, &src, nullptr, &err);
-  if (err != CL_SUCCESS) return fail_cl(err, "%s: clCreateProgramWithSource failed", what.c_str());
+  if (err != CL_SUCCESS) return fail_cl(err, what, ": clCreateProgramWithSource failed");
   err = clBuildProgram(p, 1, &d.id, options.c_str(), nullptr, nullptr);
   if (err != CL_SUCCESS) {
     std::string log = build_log(d, p);
     clReleaseProgram(p);
     if (log.size() > 8000) log = log.substr(0, 8000) + "\n[build log truncated]";
-    return fail(VNN_STATUS_DEVICE_ERROR, "%s (%s): build failed: %s\n%s", what.c_str(),
-                d.name.c_str(), cl_error_name(err), log.c_str());
+    return fail(VNN_STATUS_DEVICE_ERROR, what, " (", d.name, "): build failed: ", cl_error_name(err), "\n", log);
   }
   if (!path.empty()) {
     std::vector<unsigned char> bin = program_binary(p);
@@ -262,8 +260,7 @@ vnn_status get_kernel(Device& d, const char* file, const char* kernel_name,
   cl_kernel k = clCreateKernel(p, kernel_name, &err);
   if (err != CL_SUCCESS) {
     clReleaseProgram(p);
-    return fail_cl(err, "%s: clCreateKernel(%s) from kernels/%s.cl failed", d.label.c_str(),
-                   kernel_name, file);
+    return fail_cl(err, d.label, ": clCreateKernel(", kernel_name, ") from kernels/", file, ".cl failed");
   }
   Kernel* kern = new Kernel;
   kern->program = p;

@@ -5,12 +5,17 @@
 // into VNN_STATUS_UNSUPPORTED (the core's vnn::Unsupported) with that text.
 // try_dispatch_types<Set>(dtype, f) returns false instead, for paths that
 // fall back to another kernel (vendor BLAS before the portable GEMM).
+// A kernel that declines for another reason (shapes, parameters) says why
+// with `return refuse("...")`: the plugin puts that text in its
+// VNN_STATUS_UNSUPPORTED message (plugin.hpp run_on).
 #pragma once
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "kokkos/kernels/types.hpp"
+#include "vnn/detail/message.h"
 
 namespace vnn::kernels {
 
@@ -36,25 +41,32 @@ template <> struct DtypeOf<Bool> { static constexpr int32_t code = VNN_BOOL; };
 template <> struct DtypeOf<Half> { static constexpr int32_t code = VNN_FLOAT16; };
 template <> struct DtypeOf<BFloat16> { static constexpr int32_t code = VNN_BFLOAT16; };
 
-inline const char* dtype_name(int32_t dtype) {
-  switch (dtype) {
-    case VNN_FLOAT32: return "float32";
-    case VNN_FLOAT64: return "float64";
-    case VNN_INT32: return "int32";
-    case VNN_INT64: return "int64";
-    case VNN_UINT8: return "uint8";
-    case VNN_BOOL: return "bool";
-    case VNN_FLOAT16: return "float16";
-    case VNN_BFLOAT16: return "bfloat16";
-    default: return "unknown";
-  }
-}
-
-// A kernel asked for a dtype outside its set (the plugin answers
-// VNN_STATUS_UNSUPPORTED with what()).
+// A kernel asked for a dtype outside its set; the plugin names its device
+// and answers VNN_STATUS_UNSUPPORTED with "<op>: dtype int8 is not
+// supported on openmp:0 (float32, float64 are)".
 struct UnsupportedDtype : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  UnsupportedDtype(const char* op_, int32_t dtype_, std::string types_)
+      : std::runtime_error(vnn::detail::str_cat(op_, ": dtype ", vnn::detail::abi_dtype(dtype_), " is not supported (",
+                                                types_, " are)")),
+        op(op_),
+        dtype(dtype_),
+        types(std::move(types_)) {}
+  const char* op;     // the kernel's name ("matmul")
+  int32_t dtype;      // the vnn_dtype asked for
+  std::string types;  // the set it takes: "float32, float64"
 };
+
+// Why the latest kernel on this thread returned false ("" when it did not say).
+inline std::string& refusal() {
+  thread_local std::string why;
+  return why;
+}
+// Records why a kernel declines and returns false: `return refuse("a ", a.ndim, "-D operand");`.
+template <class... Parts>
+bool refuse(const Parts&... parts) {
+  refusal() = vnn::detail::str_cat(parts...);
+  return false;
+}
 
 template <class... Ts, class F>
 bool try_dispatch_types(TypeSet<Ts...>, int32_t dtype, F&& f) {
@@ -72,15 +84,13 @@ bool try_dispatch_types(int32_t dtype, F&& f) {
 template <class... Ts>
 std::string type_set_names(TypeSet<Ts...>) {
   std::string s;
-  ((s += (s.empty() ? "" : ", ") + std::string(dtype_name(DtypeOf<Ts>::code))), ...);
+  ((s += vnn::detail::str_cat(s.empty() ? "" : ", ", vnn::detail::abi_dtype(DtypeOf<Ts>::code))), ...);
   return s;
 }
 
 template <class Set, class F>
 void dispatch_types(const char* op, int32_t dtype, F&& f) {
-  if (!try_dispatch_types(Set{}, dtype, f))
-    throw UnsupportedDtype(std::string(op) + ": dtype " + dtype_name(dtype) + " (code " + std::to_string(dtype) +
-                           ") is not supported by this kernel; it takes " + type_set_names(Set{}));
+  if (!try_dispatch_types(Set{}, dtype, f)) throw UnsupportedDtype(op, dtype, type_set_names(Set{}));
 }
 
 }  // namespace vnn::kernels

@@ -300,7 +300,8 @@ template <class Exec, int Fn>
 bool binary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, const vnn_tensor_desc& b,
                double alpha) {
   bool ok = false;
-  if (a.dtype != b.dtype || out.dtype != (binary_bool_out<Fn> ? int32_t(VNN_BOOL) : a.dtype)) return false;
+  if (a.dtype != b.dtype || out.dtype != (binary_bool_out<Fn> ? int32_t(VNN_BOOL) : a.dtype))
+    return refuse("takes a and b of one dtype and out of ", binary_bool_out<Fn> ? "bool" : "that dtype");
   dispatch_dtype(a.dtype, [&](auto t) {
     binary_typed<Exec, decltype(t), Fn>(exec, out, a, b, alpha);
     ok = true;
@@ -327,7 +328,8 @@ template <class Exec, int Fn>
 bool unary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, const double* s,
               int32_t ns) {
   constexpr bool bool_out = Fn == VNN_UNARY_LOGICAL_NOT;
-  if (out.dtype != (bool_out ? int32_t(VNN_BOOL) : a.dtype)) return false;
+  if (out.dtype != (bool_out ? int32_t(VNN_BOOL) : a.dtype))
+    return refuse("out must be ", bool_out ? "bool" : "the input's dtype");
   bool ok = false;
   dispatch_dtype(a.dtype, [&](auto t) {
     using T = decltype(t);
@@ -343,7 +345,7 @@ bool unary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_des
       ok = true;
     }
   });
-  return ok;
+  return ok || refuse(unary_needs_float<Fn> ? "takes floating dtypes only" : "takes no such dtype");
 }
 
 template <class Exec>

@@ -42,12 +42,15 @@ struct MatmulShape {
 
 inline bool matmul_shape(const vnn_tensor_desc& out, const vnn_tensor_desc& a, const vnn_tensor_desc& b,
                          MatmulShape* s) {
-  if (a.ndim < 2 || b.ndim != a.ndim || out.ndim != a.ndim) return false;
+  if (a.ndim < 2 || b.ndim != a.ndim || out.ndim != a.ndim)
+    return refuse("takes a, b and out of one rank >= 2, got ", a.ndim, ", ", b.ndim, " and ", out.ndim);
   int nd = a.ndim;
   s->m = a.sizes[nd - 2];
   s->k = a.sizes[nd - 1];
   s->n = b.sizes[nd - 1];
-  if (b.sizes[nd - 2] != s->k || out.sizes[nd - 2] != s->m || out.sizes[nd - 1] != s->n) return false;
+  if (b.sizes[nd - 2] != s->k || out.sizes[nd - 2] != s->m || out.sizes[nd - 1] != s->n)
+    return refuse("shapes a ", vnn::detail::desc_sizes(a), ", b ", vnn::detail::desc_sizes(b), ", out ",
+                  vnn::detail::desc_sizes(out), " do not agree");
   s->batch = 1;
   for (int i = 0; i < nd - 2; ++i) s->batch *= out.sizes[i];
   s->a_rs = a.strides[nd - 2];
@@ -190,8 +193,9 @@ bool matmul_device_blas(const Exec& exec, const vnn_tensor_desc& out, const vnn_
   auto pack = [&](const vnn_tensor_desc& d, int64_t elems, Scratch& buf) {
     buf = Scratch(Kokkos::ViewAllocateWithoutInitializing("vnn::gemm_pack"), size_t(elems) * dtype_bytes(d.dtype));
     vnn_tensor_desc packed = packed_desc(d, buf.data());
-    if (!copy(exec, packed, d)) throw std::runtime_error("matmul: packing an operand for BLAS failed (dtype " +
-                                                          std::to_string(d.dtype) + ")");
+    if (!copy(exec, packed, d))
+      throw std::runtime_error(vnn::detail::str_cat("matmul: packing a ", vnn::detail::abi_dtype(d.dtype),
+                                                    " operand for BLAS failed"));
     return packed;
   };
   if (!p.a.ok) a = pack(a_in, p.batch * p.m * p.k, scratch_a);

@@ -282,9 +282,11 @@ template <class Exec, int Fn, class T>
 bool reduce_out(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& in, int k) {
   using O = typename ReduceOut<Fn, T>::type;
   if constexpr (Fn == VNN_REDUCE_MEAN && !std::is_floating_point_v<T>) {
-    return false;
+    return refuse("mean of an integer dtype has no output dtype");
   } else {
-    if (out.dtype != dtype_code<O>()) return false;
+    if (out.dtype != dtype_code<O>())
+      return refuse("the output of ", vnn::detail::abi_dtype(in.dtype), " is ", vnn::detail::abi_dtype(dtype_code<O>()),
+                    ", not ", vnn::detail::abi_dtype(out.dtype));
     reduce_typed<Exec, T, O, Fn>(exec, out, in, k);
     return true;
   }
@@ -302,7 +304,8 @@ bool reduce_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_de
 // (fn, input dtype) as ReduceOut says; any other pairing is unsupported.
 template <class Exec>
 bool reduce(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& in, int64_t fn, int64_t k) {
-  if (k < 0 || k > in.ndim || out.ndim != in.ndim - k) return false;
+  if (k < 0 || k > in.ndim || out.ndim != in.ndim - k)
+    return refuse("reducing the last ", k, " of ", in.ndim, " dims cannot give a ", out.ndim, "-D output");
   int kk = int(k);
   switch (fn) {
     case VNN_REDUCE_SUM: return reduce_fn<Exec, VNN_REDUCE_SUM>(exec, out, in, kk);

@@ -48,7 +48,7 @@ void softmax_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tenso
 // float64).
 template <class Exec>
 bool softmax(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& in, int64_t log_out) {
-  if (in.dtype != out.dtype || in.ndim != out.ndim) return false;
+  if (in.dtype != out.dtype || in.ndim != out.ndim) return refuse("takes in and out of one dtype and rank");
   dispatch_types<FloatingAndHalfTypes>("softmax", out.dtype,
                                        [&](auto t) { softmax_typed<Exec, decltype(t)>(exec, out, in, log_out != 0); });
   return true;

@@ -25,7 +25,8 @@ void where_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_
 template <class Exec>
 bool where(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& cond, const vnn_tensor_desc& a,
            const vnn_tensor_desc& b) {
-  if (cond.dtype != VNN_BOOL || a.dtype != out.dtype || b.dtype != out.dtype) return false;
+  if (cond.dtype != VNN_BOOL || a.dtype != out.dtype || b.dtype != out.dtype)
+    return refuse("takes a bool condition and a, b, out of one dtype");
   return dispatch_dtype(out.dtype, [&](auto t) { where_typed<Exec, decltype(t)>(exec, out, cond, a, b); });
 }
 
