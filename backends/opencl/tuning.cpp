@@ -24,6 +24,10 @@ namespace {
 // simply not found (the version is part of the file name).
 const std::string kTuneVersion = "vnn-opencl-tuning 3";
 
+// Tuned 1-D work-group sizes by device index (0: none yet), for launch().
+constexpr int kMaxLaunchDevices = 64;
+std::atomic<size_t> g_launch_local[kMaxLaunchDevices];
+
 struct State {
   std::mutex mutex;  // held over a whole tuning run: concurrent first uses wait for it
   std::unordered_map<const Device*, Tuning> done;
@@ -57,7 +61,7 @@ std::string body_text(const Device& d, const Tuning& t, const std::string& notes
     std::snprintf(buf, sizeof buf, "%s%.4g", v ? " " : "", t.gflops[v]);
     s += buf;
   }
-  s += "\nnotes=" + notes + "\n";
+  s += "\nlaunch_local=" + std::to_string(t.launch_local) + "\nnotes=" + notes + "\n";
   for (const auto& [key, path] : t.shapes) s += "shape=" + key + " " + std::to_string(path) + "\n";
   return s;
 }
@@ -93,6 +97,13 @@ bool parse(const Device& d, const std::string& text, Tuning* t, std::string* why
   while (std::getline(in, line)) {
     if (line.rfind("device=", 0) == 0 && line.substr(7) != d.name) return *why = "made for another device", false;
     if (line.rfind("notes=", 0) == 0) t->notes = line.substr(6);
+    if (line.rfind("launch_local=", 0) == 0) {
+      unsigned long long v = 0;
+      char extra = 0;
+      if (std::sscanf(line.c_str() + 13, "%llu%c", &v, &extra) != 1 || v > d.max_work_group_size)
+        return *why = "bad launch_local line", false;
+      t->launch_local = size_t(v);
+    }
     if (line.rfind("gemm_variant=", 0) == 0) {
       int v = -2;
       char name[64] = {0};
@@ -255,6 +266,42 @@ int fastest_path(Bench& bench, const double* gflops, int64_t m, int64_t n, int64
   return best;
 }
 
+// Best-of-3 seconds of a 1M-element float32 add through run() with the
+// 1-D work-group size forced to `local`; negative when it failed.
+double time_add(Device& d, Bench& bench, size_t local) {
+  const int64_t n = int64_t(1) << 20;
+  vnn_tensor_desc in[2] = {matrix(bench.a, 1, n), matrix(bench.b, 1, n)};
+  vnn_tensor_desc out = matrix(bench.c, 1, n);
+  const int64_t fn = VNN_BINARY_ADD;
+  double alpha = 1.0;
+  vnn_op op{};
+  op.struct_size = sizeof op;
+  op.kind = VNN_OP_BINARY;
+  op.num_inputs = 2;
+  op.num_outputs = 1;
+  op.num_ints = 1;
+  op.num_scalars = 1;
+  op.inputs = in;
+  op.outputs = &out;
+  op.ints = &fn;
+  op.scalars = &alpha;
+  op.queue = bench.q;
+  const size_t saved = launch_local_force();
+  launch_local_force() = local;
+  double best = -1;
+  for (int rep = 0; rep <= 3; ++rep) {  // rep 0 warms up
+    auto t0 = std::chrono::steady_clock::now();
+    if (run(d.index, &op) != VNN_STATUS_OK || clFinish(bench.q) != CL_SUCCESS) {
+      best = -1;
+      break;
+    }
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (rep > 0 && (best < 0 || s < best)) best = s;
+  }
+  launch_local_force() = saved;
+  return best;
+}
+
 Tuning measure(Device& d, std::string* notes) {
   Tuning t;
   t.source = "tuned";
@@ -265,6 +312,17 @@ Tuning measure(Device& d, std::string* notes) {
     return t;
   }
   const int64_t sq = (d.cl_type & CL_DEVICE_TYPE_GPU) ? 512 : 256;
+  // The 1-D kernels' work-group size: powers of two from 32 to 512 that
+  // the device allows, on one elementwise add.
+  double best_add = -1;
+  for (size_t local = 32; local <= 512 && local <= d.max_work_group_size && local <= d.max_item_sizes[0];
+       local *= 2) {
+    const double s = time_add(d, bench, local);
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%sadd/%zu %.3gs", notes->empty() ? "" : ", ", local, s);
+    *notes += buf;
+    if (s > 0 && (best_add < 0 || s < best_add)) best_add = s, t.launch_local = local;
+  }
   double best = -1;
   for (int v = 0; v < kNumGemmVariants; ++v) {
     double s = gemm_variant_fits(d, v, VNN_FLOAT32) ? bench.time(3, v, sq, sq, sq) : -1;
@@ -330,6 +388,16 @@ Tuning load_or_tune(Device& d) {
 
 }  // namespace
 
+size_t& launch_local_force() {
+  thread_local size_t local = 0;
+  return local;
+}
+
+size_t launch_local_for(int32_t index) {
+  if (size_t f = launch_local_force()) return f;
+  return index >= 0 && index < kMaxLaunchDevices ? g_launch_local[index].load(std::memory_order_relaxed) : 0;
+}
+
 GemmForce& gemm_force() {
   thread_local GemmForce f;
   return f;
@@ -345,6 +413,8 @@ Tuning& ensure_locked(Device& d) {
   if (it != s.done.end()) return it->second;
   const char* env = std::getenv("VNN_OPENCL_TUNE");
   Tuning t = env && std::strcmp(env, "1") == 0 ? tune_and_store(d) : load_or_tune(d);
+  if (d.index >= 0 && d.index < kMaxLaunchDevices)
+    g_launch_local[d.index].store(t.launch_local, std::memory_order_relaxed);
   return s.done[&d] = t;
 }
 
@@ -402,6 +472,7 @@ std::string tuning_report(const Device& d) {
                   (t.gemm_variant >= 0 ? gemm_variant_name(t.gemm_variant) : std::string("simple")) + "\n";
   r += std::string("gemm_class_path=square:") + path_name(t.class_path[0]) + ",long_k:" +
        path_name(t.class_path[1]) + ",short_k:" + path_name(t.class_path[2]) + "\n";
+  r += "launch_local=" + std::to_string(t.launch_local) + "\n";
   if (!t.path.empty()) r += "tuning_cache=" + t.path + "\n";
   return r;
 }

@@ -24,6 +24,10 @@ struct Tuning {
   // Per float32 problem shape "m n k ta tb" met so far: its fastest
   // GemmPath (measured at its first use, then kept in the cache file).
   std::map<std::string, int> shapes;
+  // Work-group size of the 1-D grid-stride kernels (launch.hpp: elementwise,
+  // copy, fill, im2col / col2im, pooling, ...): the fastest on a 1M-element
+  // add; 0 where it was not measured (launch()'s default then).
+  size_t launch_local = 0;
   std::string source;  // "cache" or "tuned"
   std::string path;    // the cache file ("" without a cache directory)
   std::string notes;   // the class timings, kept in the file for people
@@ -61,6 +65,12 @@ struct GemmForce {
   int variant = -1;
 };
 GemmForce& gemm_force();
+
+// The work-group size launch() uses on device `index`: forced on this
+// thread (the tuner's timing), else the device's tuned one once its tuning
+// ran, else 0 (launch()'s default). Lock-free: read on every launch.
+size_t launch_local_for(int32_t index);
+size_t& launch_local_force();
 
 }  // namespace vnn_opencl
 
