@@ -3,7 +3,7 @@
 //   opencl_tuning <path/to/libvnn-backend-opencl.so>
 // 1. a fresh cache directory: the first MATMUL tunes and writes the file;
 // 2. a second process with the same cache reads it and makes the same
-//    choices (variant, path per shape);
+//    choices (variant, path per shape, 1-D work-group size);
 // 3. a corrupt file (garbage, truncated, an edited line that fails its
 //    checksum) is ignored with a warning, tuned again and rewritten, and the
 //    next process reads the rewritten file.
@@ -163,7 +163,8 @@ void expect_rebuilt(const std::string& self, const char* plugin, const std::stri
         next.out.c_str());
   CHECK(next.out.find("warning") == std::string::npos, "warning on the rewritten file (%s):%s", how,
         next.out.c_str());
-  CHECK(next.line("gemm_variant") == r.line("gemm_variant") && next.paths() == r.paths(),
+  CHECK(next.line("gemm_variant") == r.line("gemm_variant") && next.paths() == r.paths() &&
+            next.line("launch_local") == r.line("launch_local"),
         "the rewritten cache gives other choices (%s)", how);
   std::printf("  %s: warned, tuned again, rewritten (%zu bytes)\n", how, slurp(file).size());
 }
@@ -196,6 +197,13 @@ int main(int argc, char** argv) {
   const std::string file = first.line("tuning_cache");
   CHECK(!file.empty() && std::filesystem::exists(file), "no tuning cache file:%s", first.out.c_str());
   std::printf("  tuned: variant %s, %s\n", first.line("gemm_variant").c_str(), first.paths().c_str());
+  // The 1-D kernels' work-group size was measured too (a power of two the
+  // device allows).
+  const std::string local = first.line("launch_local");
+  const long lv = std::atol(local.c_str());
+  CHECK(lv >= 32 && (lv & (lv - 1)) == 0 && lv <= std::atol(first.line("max_work_group_size").c_str()),
+        "launch_local '%s':%s", local.c_str(), first.out.c_str());
+  std::printf("  tuned: 1-D work-group size %s\n", local.c_str());
 
   for (int i = 0; i < 2; ++i) {  // the same cache, the same choice, every time
     Run again = spawn(self, argv[1]);
@@ -203,8 +211,10 @@ int main(int argc, char** argv) {
     CHECK(again.line("gemm_variant") == first.line("gemm_variant"), "variant %s then %s",
           first.line("gemm_variant").c_str(), again.line("gemm_variant").c_str());
     CHECK(again.paths() == first.paths(), "paths %s then %s", first.paths().c_str(), again.paths().c_str());
+    CHECK(again.line("launch_local") == local, "launch_local %s then %s", local.c_str(),
+          again.line("launch_local").c_str());
   }
-  std::printf("  cached: same variant and paths in two more processes\n");
+  std::printf("  cached: same variant, paths and work-group size in two more processes\n");
 
   const std::string good = slurp(file);
   spit(file, "not a tuning file\n\x01\x02");

@@ -317,7 +317,7 @@ vnn_status device_info(int32_t device, vnn_device_info* info) {
   // The MATMUL path: CLBlast (float32/float64, unit-stride operands) when
   // the plugin was built with it, else the tiled kernel; gemm_last says
   // which one the latest MATMUL on this device used.
-  static const char* const kGemmLast[] = {"none", "clblast", "tiled", "simple"};
+  static const char* const kGemmLast[] = {"none", "clblast", "tiled", "simple", "longk", "widen"};
   size_t used = std::strlen(info->properties);
   std::snprintf(info->properties + used, sizeof info->properties - used, "gemm=%s\ngemm_last=%s\n",
 #ifdef VNN_OPENCL_HAVE_CLBLAST
@@ -325,7 +325,7 @@ vnn_status device_info(int32_t device, vnn_device_info* info) {
 #else
                 "tiled",
 #endif
-                kGemmLast[d->last_gemm.load(std::memory_order_relaxed) % 4]);
+                kGemmLast[d->last_gemm.load(std::memory_order_relaxed) % 6]);
   // VNN_OPENCL_TUNE=1 (vnn-devices --tune) tunes here and rewrites the
   // cache; otherwise the tuning runs at the first MATMUL.
   if (const char* tune = std::getenv("VNN_OPENCL_TUNE"); tune && std::strcmp(tune, "1") == 0) {

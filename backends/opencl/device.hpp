@@ -44,7 +44,7 @@ struct Device {
   cl_command_queue host_queue = nullptr;
 
   // The path the latest MATMUL took: 0 none yet, 1 CLBlast, 2 vnn's tiled
-  // GEMM (gemm.cl), 3 the simple kernel (matmul.cl).
+  // GEMM (gemm.cl), 3 the simple kernel (matmul.cl), 4 vnn's long-k GEMM, 5 its wide-n GEMM.
   std::atomic<int> last_gemm{0};
 
   bool has_extension(const char* ext) const;

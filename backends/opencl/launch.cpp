@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "errors.hpp"
+#include "tuning.hpp"
 
 namespace vnn_opencl {
 namespace {
@@ -37,7 +38,9 @@ vnn_status set_args(Kernel& k, const Arg* args, size_t count, const std::string&
 vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, const std::string& what,
                   const Arg* args, size_t count) {
   if (n <= 0) return VNN_STATUS_OK;
-  size_t local = std::min<size_t>({k.work_group_size, d.max_work_group_size, 256});
+  // The device's tuned work-group size (tuning.cpp), 256 before it is known.
+  const size_t tuned = launch_local_for(d.index);
+  size_t local = std::min<size_t>({k.work_group_size, d.max_work_group_size, tuned ? tuned : 256});
   size_t groups = static_cast<size_t>((n + static_cast<int64_t>(local) - 1) / static_cast<int64_t>(local));
   size_t global = std::min<size_t>(groups, 4096) * local;
   // A cl_kernel's arguments are shared state: set and enqueue under its lock.

@@ -23,7 +23,7 @@ vnn_status run_and_note_path(int32_t device, const vnn_op* op) {
   vnn_opencl::Device* d = nullptr;
   if (s == VNN_STATUS_OK && op->kind == VNN_OP_MATMUL && vnn_opencl::ready_device(device, &d) == VNN_STATUS_OK) {
     int g = d->last_gemm.load(std::memory_order_relaxed);
-    t_last_path = g == 1 ? "clblast" : g == 2 ? "tiled" : g == 3 ? "simple" : nullptr;
+    t_last_path = g == 1 ? "clblast" : g == 2 ? "tiled" : g == 3 ? "simple" : g == 4 ? "longk" : g == 5 ? "widen" : nullptr;
   }
   return s;
 }

@@ -343,10 +343,11 @@ bool try_clblast(cl_command_queue q, const vnn_op& op, double alpha, double beta
 }
 #endif
 
-// The MATMUL path (1 CLBlast, 2 the simple kernel of matmul.cl, 3 vnn_gemm
-// `variant`): forced by the tuner's run, else VNN_OPENCL_GEMM
-// (clblast | tiled | simple) and VNN_OPENCL_GEMM_VARIANT, else the
-// device's tuning for this shape class.
+// The MATMUL path (a GemmPath: CLBlast, the simple kernel of matmul.cl,
+// vnn_gemm `variant`, vnn_gemm_longk, vnn_gemm_widen): forced by the
+// tuner's run, else VNN_OPENCL_GEMM (clblast | tiled | simple | longk |
+// widen) and
+// VNN_OPENCL_GEMM_VARIANT, else the device's tuning for this shape.
 void choose_gemm_path(Device& d, const MatmulShape& s, int32_t dtype, int* path, int* variant) {
   const GemmForce& force = gemm_force();
   if (force.path) {
@@ -358,22 +359,20 @@ void choose_gemm_path(Device& d, const MatmulShape& s, int32_t dtype, int* path,
   *variant = pick_gemm_variant(t.gflops, s.m, s.n, s.k);
   if (const char* v = std::getenv("VNN_OPENCL_GEMM_VARIANT"); v && *v) *variant = std::atoi(v);
   const char* env = std::getenv("VNN_OPENCL_GEMM");
-  if (env && std::strcmp(env, "simple") == 0) *path = 2;
-  else if (env && std::strcmp(env, "tiled") == 0) *path = 3;
-  else if (env && std::strcmp(env, "clblast") == 0) *path = 1;
+  if (env && std::strcmp(env, "simple") == 0) *path = kGemmSimple;
+  else if (env && std::strcmp(env, "tiled") == 0) *path = kGemmTiled;
+  else if (env && std::strcmp(env, "clblast") == 0) *path = kGemmClblast;
+  else if (env && std::strcmp(env, "longk") == 0) *path = kGemmLongk;
+  else if (env && std::strcmp(env, "widen") == 0) *path = kGemmWiden;
   else {
-    bool vnn = t.vnn_for[static_cast<int>(classify_gemm(s.m, s.n, s.k))];
-#ifdef VNN_OPENCL_HAVE_CLBLAST
-    // Float32 shapes CLBlast can take get their own measured answer.
+    *path = t.class_path[static_cast<int>(classify_gemm(s.m, s.n, s.k))];
+    // Float32 shapes laid out as the tuner times them (unit-stride
+    // operands, one batch) get their own measured answer.
     const bool a_unit = s.a_cs == 1 || s.a_rs == 1, b_unit = s.b_cs == 1 || s.b_rs == 1;
     if (dtype == VNN_FLOAT32 && s.batch.n == 1 && a_unit && b_unit && s.o_cs == 1)
-      vnn = vnn_gemm_faster(d, s.m, s.n, s.k, s.a_cs != 1, s.b_cs != 1);
-#else
-    (void)dtype;
-#endif
-    *path = vnn ? 3 : 1;
+      *path = shape_gemm_path(d, s.m, s.n, s.k, s.a_cs != 1, s.b_cs != 1);
   }
-  if (*path == 3 && *variant < 0) *path = 2;
+  if (*path == kGemmTiled && *variant < 0) *path = kGemmSimple;
 }
 
 // float32, float64, int32, int64. a is [B..., M, K], b [B..., K, N], out
@@ -404,7 +403,7 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
   int path = 0, variant = -1;
   choose_gemm_path(d, s, out.dtype, &path, &variant);
 #ifdef VNN_OPENCL_HAVE_CLBLAST
-  if (path == 1 && (out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64)) {
+  if (path == kGemmClblast && (out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64)) {
     std::string why;
     bool done = false;
     try {
@@ -419,8 +418,8 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
     }
   }
 #endif
-  if (path == 1) path = variant >= 0 ? 3 : 2;  // CLBlast absent or not applicable
-  if (path == 3) {
+  if (path == kGemmClblast) path = variant >= 0 ? kGemmTiled : kGemmSimple;  // CLBlast absent or not applicable
+  if (path == kGemmTiled || path == kGemmLongk || path == kGemmWiden) {
     GemmProblem p;
     p.out = mem(out), p.a = mem(a), p.b = mem(b);
     p.out_off = out.offset, p.a_off = a.offset, p.b_off = b.offset;
@@ -429,9 +428,18 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
     p.a_rs = s.a_rs, p.a_cs = s.a_cs, p.b_rs = s.b_rs, p.b_cs = s.b_cs, p.o_rs = s.o_rs, p.o_cs = s.o_cs;
     p.batch = s.batch.n, p.batch_ndim = s.batch.ndim, p.batch_sizes = s.batch.sizes;
     p.o_bs = s.batch.strides[0], p.a_bs = s.batch.strides[1], p.b_bs = s.batch.strides[2];
-    vnn_status st = run_gemm_variant(d, q, p, variant, what);
-    if (st == VNN_STATUS_OK) d.last_gemm.store(2, std::memory_order_relaxed);
-    return st;
+    if (path == kGemmLongk || path == kGemmWiden) {
+      vnn_status st = path == kGemmLongk ? run_gemm_longk(d, q, p, what) : run_gemm_widen(d, q, p, what);
+      if (st == VNN_STATUS_OK) d.last_gemm.store(path == kGemmLongk ? 4 : 5, std::memory_order_relaxed);
+      // A device too small for it (VNN_STATUS_UNSUPPORTED) takes vnn_gemm,
+      // else the simple kernel.
+      if (st != VNN_STATUS_UNSUPPORTED) return st;
+    }
+    if (variant >= 0) {
+      vnn_status st = run_gemm_variant(d, q, p, variant, what);
+      if (st == VNN_STATUS_OK) d.last_gemm.store(2, std::memory_order_relaxed);
+      return st;
+    }
   }
 
   size_t ts = d.max_work_group_size >= 256 ? 16 : 8;

@@ -40,14 +40,88 @@ struct TypedScalar {
 };
 
 // Splits of k that give the device about four work-groups per compute
-// unit, each chunk at least 8 TSK steps deep; 1 for batched problems.
-int64_t choose_splits(const Device& d, const GemmProblem& p, const GemmConfig& c) {
-  if (p.batch != 1 || p.k < int64_t(c.tsk) * 16) return 1;
-  const int64_t tiles = ((p.m + c.tsm - 1) / c.tsm) * ((p.n + c.tsn - 1) / c.tsn);
+// unit over `groups` output blocks, each split at least `depth` deep (in
+// elements of k); 1 for batched problems.
+int64_t choose_splits(const Device& d, const GemmProblem& p, int64_t groups, int64_t depth) {
+  if (p.batch != 1 || p.k < 2 * depth) return 1;
   const int64_t target = 4 * int64_t(std::max<cl_uint>(d.compute_units, 1));
-  if (tiles >= target) return 1;
-  const int64_t by_fill = (target + tiles - 1) / tiles, by_depth = p.k / (int64_t(c.tsk) * 8);
+  if (groups >= target) return 1;
+  const int64_t by_fill = (target + groups - 1) / groups, by_depth = p.k / depth;
   return std::max<int64_t>(1, std::min<int64_t>({by_fill, by_depth, 256}));
+}
+
+// Enqueues kern (vnn_gemm or vnn_gemm_longk: one argument list) on a
+// global[0] x global[1] grid of `local` groups, z = batch x splits, k cut
+// into k ranges of `quantum`-multiple length; with more than one range the
+// partial products go to a scratch buffer summed by vnn_gemm_splitk_sum.
+vnn_status enqueue_gemm(Device& d, cl_command_queue q, const GemmProblem& p, Kernel& kern, const std::string& defs,
+                        const size_t* global_xy, const size_t* local, int64_t splits, int64_t quantum,
+                        const std::string& what) {
+  const DtypeInfo* info = dtype_info(p.dtype);
+  const int64_t steps = (p.k + quantum - 1) / quantum;
+  const cl_long k_chunk = splits > 1 ? ((steps + splits - 1) / splits) * quantum : std::max<cl_long>(p.k, 1);
+  const cl_long used_splits = splits > 1 ? (p.k + k_chunk - 1) / k_chunk : 1;
+  const size_t global[3] = {global_xy[0], global_xy[1], size_t(p.batch * used_splits)};
+  // Partial products of split-K: a buffer per call, released right after
+  // the enqueues (OpenCL keeps it until the kernels that use it are done).
+  cl_mem part = nullptr;
+  if (used_splits > 1) {
+    const int64_t dims[3] = {used_splits, p.m, p.n};
+    int64_t count = 0, bytes = 0;
+    if (!vnn::checked::numel(dims, 3, &count) || !vnn::checked::bytes(count, int64_t(info->size), &bytes))
+      return fail(VNN_STATUS_OUT_OF_MEMORY, what, ": split-K scratch of ", used_splits, " x ", p.m, " x ", p.n,
+                  " overflows");
+    cl_int err = CL_SUCCESS;
+    part = clCreateBuffer(d.context, CL_MEM_READ_WRITE, size_t(bytes), nullptr, &err);
+    if (err != CL_SUCCESS)
+      return fail_cl(err, what, ": split-K scratch of ", bytes, " bytes: clCreateBuffer failed");
+  }
+  cl_mem scratch = part ? part : p.out;  // unused by the kernel when splits == 1
+  TypedScalar alpha(p.alpha), beta(p.beta);
+  cl_int use_beta = p.beta != 0.0;
+  vnn_status st = enqueue_nd(kern, q, 3, global, local, what,
+                             {arg(p.out), arg(p.out_off), arg(p.a), arg(p.a_off), arg(p.b), arg(p.b_off),
+                              alpha.as(p.dtype), beta.as(p.dtype), arg(use_beta), arg(p.m), arg(p.n), arg(p.k),
+                              arg(p.a_rs), arg(p.a_cs), arg(p.b_rs), arg(p.b_cs), arg(p.o_rs), arg(p.o_cs),
+                              arg(p.batch_ndim), arg(p.batch_sizes), arg(p.a_bs), arg(p.b_bs), arg(p.o_bs),
+                              arg(used_splits), arg(k_chunk), arg(scratch)});
+  if (st == VNN_STATUS_OK && part) {
+    Kernel* sum = nullptr;
+    st = get_kernel(d, "gemm", "vnn_gemm_splitk_sum", defs, &sum);
+    if (st == VNN_STATUS_OK)
+      st = launch(d, *sum, q, p.m * p.n, what,
+                  {arg(p.out), arg(p.out_off), arg(p.o_rs), arg(p.o_cs), arg(part), arg(used_splits), arg(p.m),
+                   arg(p.n), alpha.as(p.dtype), beta.as(p.dtype), arg(use_beta)});
+  }
+  if (part) clReleaseMemObject(part);
+  return st;
+}
+
+// vnn_gemm_longk's block: RM x RN outputs per work-group of `items`
+// (64 on GPUs; 16 elsewhere, where a group's items run one after another
+// on one thread) capped by what the device allows, 0 where 8 do not fit.
+constexpr int kLongkRM = 4, kLongkRN = 4;
+size_t longk_items(const Device& d, int32_t dtype) {
+  const DtypeInfo* info = dtype_info(dtype);
+  const size_t esize = info ? info->size : 8;
+  for (size_t lk = (d.cl_type & CL_DEVICE_TYPE_GPU) ? 64 : 16; lk >= 8; lk /= 2)
+    if (lk <= d.max_work_group_size && lk <= d.max_item_sizes[0] &&
+        size_t(kLongkRM * kLongkRN) * lk * esize + 1024 <= d.local_mem)
+      return lk;
+  return 0;
+}
+
+// The vector width of vnn_gemm_longk / _widen: the device's preferred
+// float width (halved for 64-bit types), a power of two up to 16, where the
+// operands they load as vectors are unit-stride; else 1 (strided scalars).
+int vector_width(const Device& d, const GemmProblem& p, bool unit) {
+  if (!unit) return 1;
+  const DtypeInfo* info = dtype_info(p.dtype);
+  unsigned w = d.vector_width_float;
+  if (info && info->size == 8) w /= 2;
+  int vw = 1;
+  while (vw < 16 && unsigned(vw * 2) <= w) vw *= 2;
+  return vw;
 }
 
 }  // namespace
@@ -108,45 +182,59 @@ vnn_status run_gemm_variant(Device& d, cl_command_queue q, const GemmProblem& p,
   if (kern->work_group_size < items(c))
     return fail(VNN_STATUS_UNSUPPORTED, what, ": GEMM variant ", gemm_variant_name(v), " needs ", items(c),
                 " work items, the compiled kernel allows ", kern->work_group_size, " on ", d.label);
-  const int64_t splits = choose_splits(d, p, c);
-  const int64_t steps = (p.k + c.tsk - 1) / c.tsk;
-  const cl_long k_chunk = splits > 1 ? ((steps + splits - 1) / splits) * c.tsk : std::max<cl_long>(p.k, 1);
-  const cl_long used_splits = splits > 1 ? (p.k + k_chunk - 1) / k_chunk : 1;
   const size_t local[3] = {size_t(c.tsn / c.wptn), size_t(c.tsm / c.wptm), 1};
-  const size_t global[3] = {size_t((p.n + c.tsn - 1) / c.tsn) * local[0], size_t((p.m + c.tsm - 1) / c.tsm) * local[1],
-                            size_t(p.batch * used_splits)};
-  // Partial products of split-K: a buffer per call, released right after
-  // the enqueues (OpenCL keeps it until the kernels that use it are done).
-  cl_mem part = nullptr;
-  if (used_splits > 1) {
-    const int64_t dims[3] = {used_splits, p.m, p.n};
-    int64_t count = 0, bytes = 0;
-    if (!vnn::checked::numel(dims, 3, &count) || !vnn::checked::bytes(count, int64_t(info->size), &bytes))
-      return fail(VNN_STATUS_OUT_OF_MEMORY, what, ": split-K scratch of ", used_splits, " x ", p.m, " x ", p.n,
-                  " overflows");
-    cl_int err = CL_SUCCESS;
-    part = clCreateBuffer(d.context, CL_MEM_READ_WRITE, size_t(bytes), nullptr, &err);
-    if (err != CL_SUCCESS) return fail_cl(err, what, ": split-K scratch of ", bytes, " bytes: clCreateBuffer failed");
-  }
-  cl_mem scratch = part ? part : p.out;  // unused by the kernel when splits == 1
-  TypedScalar alpha(p.alpha), beta(p.beta);
-  cl_int use_beta = p.beta != 0.0;
-  vnn_status st = enqueue_nd(*kern, q, 3, global, local, what,
-                             {arg(p.out), arg(p.out_off), arg(p.a), arg(p.a_off), arg(p.b), arg(p.b_off),
-                              alpha.as(p.dtype), beta.as(p.dtype), arg(use_beta), arg(p.m), arg(p.n), arg(p.k),
-                              arg(p.a_rs), arg(p.a_cs), arg(p.b_rs), arg(p.b_cs), arg(p.o_rs), arg(p.o_cs),
-                              arg(p.batch_ndim), arg(p.batch_sizes), arg(p.a_bs), arg(p.b_bs), arg(p.o_bs),
-                              arg(used_splits), arg(k_chunk), arg(scratch)});
-  if (st == VNN_STATUS_OK && part) {
-    Kernel* sum = nullptr;
-    st = get_kernel(d, "gemm", "vnn_gemm_splitk_sum", defs, &sum);
-    if (st == VNN_STATUS_OK)
-      st = launch(d, *sum, q, p.m * p.n, what,
-                  {arg(p.out), arg(p.out_off), arg(p.o_rs), arg(p.o_cs), arg(part), arg(used_splits), arg(p.m),
-                   arg(p.n), alpha.as(p.dtype), beta.as(p.dtype), arg(use_beta)});
-  }
-  if (part) clReleaseMemObject(part);
-  return st;
+  const size_t global[2] = {size_t((p.n + c.tsn - 1) / c.tsn) * local[0], size_t((p.m + c.tsm - 1) / c.tsm) * local[1]};
+  const int64_t tiles = ((p.m + c.tsm - 1) / c.tsm) * ((p.n + c.tsn - 1) / c.tsn);
+  const int64_t splits = choose_splits(d, p, tiles, int64_t(c.tsk) * 8);
+  return enqueue_gemm(d, q, p, *kern, defs, global, local, splits, c.tsk, what);
+}
+
+vnn_status run_gemm_longk(Device& d, cl_command_queue q, const GemmProblem& p, const std::string& what) {
+  const size_t lk = longk_items(d, p.dtype);
+  if (lk == 0)
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": the long-k GEMM needs a work-group of 8 items and ", kLongkRM, " x ",
+                kLongkRN, " x 8 elements of local memory; ", d.label, " (", d.name, ") allows ", d.max_work_group_size,
+                " items and ", d.local_mem, " bytes");
+  const int vw = vector_width(d, p, p.a_cs == 1 && p.b_rs == 1);
+  const bool blocked = !(d.cl_type & CL_DEVICE_TYPE_GPU);
+  const std::string defs = std::string("-DT=") + dtype_info(p.dtype)->storage + " -DLK=" + std::to_string(lk) +
+                           " -DRM=" + std::to_string(kLongkRM) + " -DRN=" + std::to_string(kLongkRN) +
+                           " -DVW=" + std::to_string(vw) + " -DBLOCKED=" + (blocked ? "1" : "0");
+  Kernel* kern = nullptr;
+  if (vnn_status st = get_kernel(d, "gemm", "vnn_gemm_longk", defs, &kern)) return st;
+  if (kern->work_group_size < lk)
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": the long-k GEMM needs ", lk,
+                " work items, the compiled kernel allows ", kern->work_group_size, " on ", d.label);
+  const size_t bm = size_t((p.m + kLongkRM - 1) / kLongkRM), bn = size_t((p.n + kLongkRN - 1) / kLongkRN);
+  const size_t local[3] = {lk, 1, 1};
+  const size_t global[2] = {bn * lk, bm};
+  // Each split gives every item at least 16 vector steps; split ranges are
+  // whole multiples of the group's step so that vectors stay aligned to it.
+  const int64_t quantum = int64_t(lk) * vw;
+  const int64_t splits = choose_splits(d, p, int64_t(bm * bn), quantum * 16);
+  return enqueue_gemm(d, q, p, *kern, defs, global, local, splits, quantum, what);
+}
+
+vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, const std::string& what) {
+  // Items of RM rows x RNV vectors; groups of LX x LY items (LY row blocks
+  // share each b strip) within the device's limits.
+  constexpr int RM = 8, RNV = 2;
+  const int vw = vector_width(d, p, p.b_cs == 1);
+  const size_t bm = size_t((p.m + RM - 1) / RM), bn = size_t((p.n + RNV * vw - 1) / (RNV * vw));
+  size_t ly = std::min<size_t>({bm, 8, d.max_item_sizes[1]}), lx = std::min<size_t>(8, d.max_item_sizes[0]);
+  while (lx * ly > d.max_work_group_size && lx > 1) lx /= 2;
+  while (lx * ly > d.max_work_group_size && ly > 1) ly /= 2;
+  const std::string defs = std::string("-DT=") + dtype_info(p.dtype)->storage + " -DVW=" + std::to_string(vw) +
+                           " -DRM=" + std::to_string(RM) + " -DRNV=" + std::to_string(RNV) +
+                           " -DLX=" + std::to_string(lx) + " -DLY=" + std::to_string(ly);
+  Kernel* kern = nullptr;
+  if (vnn_status st = get_kernel(d, "gemm", "vnn_gemm_widen", defs, &kern)) return st;
+  if (kern->work_group_size < lx * ly)
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": the wide-n GEMM needs ", lx * ly,
+                " work items, the compiled kernel allows ", kern->work_group_size, " on ", d.label);
+  const size_t local[3] = {lx, ly, 1};
+  const size_t global[2] = {(bn + lx - 1) / lx * lx, (bm + ly - 1) / ly * ly};
+  return enqueue_gemm(d, q, p, *kern, defs, global, local, 1, 1, what);
 }
 
 }  // namespace vnn_opencl

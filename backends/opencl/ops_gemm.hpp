@@ -46,11 +46,26 @@ bool gemm_variant_fits(const Device& d, int v, int32_t dtype);
 // tiles to fill the device.
 vnn_status run_gemm_variant(Device& d, cl_command_queue q, const GemmProblem& p, int v, const std::string& what);
 
+// Enqueues p with vnn_gemm_longk (kernels/gemm.cl): one work-group per
+// small output block summing its k range across the group, for k far above
+// m and n (conv2d weight gradients); split-K where the blocks are few.
+// VNN_STATUS_UNSUPPORTED where the device cannot run it.
+vnn_status run_gemm_longk(Device& d, cl_command_queue q, const GemmProblem& p, const std::string& what);
+
+// Enqueues p with vnn_gemm_widen (kernels/gemm.cl): register blocks of
+// 8 rows x 2 vectors per item, for n far above m with b n-contiguous
+// (conv2d forward and input gradient); VNN_STATUS_UNSUPPORTED where the
+// device cannot run it.
+vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, const std::string& what);
+
 // The variant with the least estimated time for an m x n x k problem: the
 // padded work of its tiles over its tuned rate (gflops[v] <= 0: unfit).
 int pick_gemm_variant(const double* gflops, int64_t m, int64_t n, int64_t k);
 
-// Shape classes with their own CLBlast-or-vnn decision (tuning.cpp).
+// MATMUL paths as choose_gemm_path, GemmForce and the tuning file number them.
+enum GemmPath { kGemmClblast = 1, kGemmSimple = 2, kGemmTiled = 3, kGemmLongk = 4, kGemmWiden = 5 };
+
+// Shape classes with their own measured path (tuning.cpp).
 enum class GemmShape { square = 0, long_k = 1, short_k = 2 };
 GemmShape classify_gemm(int64_t m, int64_t n, int64_t k);
 

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ops.hpp"
@@ -21,7 +22,11 @@ namespace {
 
 // Bump when the variants or the file layout change: old files are then
 // simply not found (the version is part of the file name).
-const std::string kTuneVersion = "vnn-opencl-tuning 2";
+const std::string kTuneVersion = "vnn-opencl-tuning 3";
+
+// Tuned 1-D work-group sizes by device index (0: none yet), for launch().
+constexpr int kMaxLaunchDevices = 64;
+std::atomic<size_t> g_launch_local[kMaxLaunchDevices];
 
 struct State {
   std::mutex mutex;  // held over a whole tuning run: concurrent first uses wait for it
@@ -48,22 +53,33 @@ std::string hex64(uint64_t v) {
 std::string body_text(const Device& d, const Tuning& t, const std::string& notes) {
   std::string s = kTuneVersion + "\ndevice=" + d.name + "\ndriver=" + d.driver_version + "\ngemm_variant=" +
                   std::to_string(t.gemm_variant) + " " + (t.gemm_variant >= 0 ? gemm_variant_name(t.gemm_variant) : "simple") +
-                  "\nvnn_for=";
-  for (int c = 0; c < 3; ++c) s += std::string(c ? " " : "") + (t.vnn_for[c] ? "1" : "0");
+                  "\nclass_path=";
+  for (int c = 0; c < 3; ++c) s += std::string(c ? " " : "") + std::to_string(t.class_path[c]);
   s += "\ngflops=";
   char buf[32];
   for (int v = 0; v < kNumGemmVariants; ++v) {
     std::snprintf(buf, sizeof buf, "%s%.4g", v ? " " : "", t.gflops[v]);
     s += buf;
   }
-  s += "\nnotes=" + notes + "\n";
-  for (const auto& [key, vnn] : t.shapes) s += "shape=" + key + " " + (vnn ? "1" : "0") + "\n";
+  s += "\nlaunch_local=" + std::to_string(t.launch_local) + "\nnotes=" + notes + "\n";
+  for (const auto& [key, path] : t.shapes) s += "shape=" + key + " " + std::to_string(path) + "\n";
   return s;
 }
 
 std::string shape_key(int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
   return std::to_string(m) + " " + std::to_string(n) + " " + std::to_string(k) + " " + (ta ? "1" : "0") + " " +
          (tb ? "1" : "0");
+}
+
+// A path the tuning may store: CLBlast, vnn's tiled GEMM, the long-k kernel.
+bool stored_path(int p) { return p == kGemmClblast || p == kGemmTiled || p == kGemmLongk || p == kGemmWiden; }
+
+const char* path_name(int p) {
+  return p == kGemmClblast  ? "clblast"
+         : p == kGemmTiled  ? "tiled"
+         : p == kGemmLongk  ? "longk"
+         : p == kGemmWiden  ? "widen"
+                            : "simple";
 }
 
 // Parses a tuning file; false with *why set when it is unusable.
@@ -76,11 +92,18 @@ bool parse(const Device& d, const std::string& text, Tuning* t, std::string* why
   if (check != hex64(fnv64(body.data(), body.size()))) return *why = "checksum mismatch", false;
   std::istringstream in(body);
   std::string line;
-  bool have_variant = false, have_for = false, have_gflops = false;
+  bool have_variant = false, have_class = false, have_gflops = false;
   if (!std::getline(in, line) || line != kTuneVersion) return *why = "bad header", false;
   while (std::getline(in, line)) {
     if (line.rfind("device=", 0) == 0 && line.substr(7) != d.name) return *why = "made for another device", false;
     if (line.rfind("notes=", 0) == 0) t->notes = line.substr(6);
+    if (line.rfind("launch_local=", 0) == 0) {
+      unsigned long long v = 0;
+      char extra = 0;
+      if (std::sscanf(line.c_str() + 13, "%llu%c", &v, &extra) != 1 || v > d.max_work_group_size)
+        return *why = "bad launch_local line", false;
+      t->launch_local = size_t(v);
+    }
     if (line.rfind("gemm_variant=", 0) == 0) {
       int v = -2;
       char name[64] = {0};
@@ -90,22 +113,23 @@ bool parse(const Device& d, const std::string& text, Tuning* t, std::string* why
       t->gemm_variant = v;
       have_variant = true;
     }
-    if (line.rfind("vnn_for=", 0) == 0) {
+    if (line.rfind("class_path=", 0) == 0) {
       int f[3] = {-1, -1, -1};
-      if (std::sscanf(line.c_str() + 8, "%d %d %d", &f[0], &f[1], &f[2]) != 3) return *why = "bad vnn_for line", false;
+      if (std::sscanf(line.c_str() + 11, "%d %d %d", &f[0], &f[1], &f[2]) != 3)
+        return *why = "bad class_path line", false;
       for (int c = 0; c < 3; ++c) {
-        if (f[c] != 0 && f[c] != 1) return *why = "bad vnn_for line", false;
-        t->vnn_for[c] = f[c] == 1;
+        if (!stored_path(f[c])) return *why = "bad class_path line", false;
+        t->class_path[c] = f[c];
       }
-      have_for = true;
+      have_class = true;
     }
     if (line.rfind("shape=", 0) == 0) {
       long long m = -1, n = -1, k = -1;
-      int ta = -1, tb = -1, vnn = -1;
-      if (std::sscanf(line.c_str() + 6, "%lld %lld %lld %d %d %d", &m, &n, &k, &ta, &tb, &vnn) != 6 || m < 0 ||
-          n < 0 || k < 0 || (ta | tb | vnn) & ~1)
+      int ta = -1, tb = -1, path = -1;
+      if (std::sscanf(line.c_str() + 6, "%lld %lld %lld %d %d %d", &m, &n, &k, &ta, &tb, &path) != 6 || m < 0 ||
+          n < 0 || k < 0 || (ta | tb) & ~1 || !stored_path(path))
         return *why = "bad shape line", false;
-      t->shapes[shape_key(m, n, k, ta, tb)] = vnn == 1;
+      t->shapes[shape_key(m, n, k, ta, tb)] = path;
     }
     if (line.rfind("gflops=", 0) == 0) {
       std::istringstream nums(line.substr(7));
@@ -116,7 +140,7 @@ bool parse(const Device& d, const std::string& text, Tuning* t, std::string* why
       have_gflops = true;
     }
   }
-  if (!have_variant || !have_for || !have_gflops) return *why = "missing lines", false;
+  if (!have_variant || !have_class || !have_gflops) return *why = "missing lines", false;
   if (t->gemm_variant >= 0 && !(t->gflops[t->gemm_variant] > 0)) return *why = "gemm_variant without a rate", false;
   return true;
 }
@@ -214,6 +238,70 @@ struct Bench {
   }
 };
 
+// The fastest of the paths that can take an m x n x k float32 problem of
+// class `shape`: vnn's tiled GEMM (its tuned variant), the long-k kernel
+// for long_k, the wide-n kernel where b is n-contiguous (!tb), CLBlast when
+// built with it; the timings into note (empty when there was nothing to
+// choose: the tiled GEMM then, untimed).
+int fastest_path(Bench& bench, const double* gflops, int64_t m, int64_t n, int64_t k, bool ta, bool tb,
+                 GemmShape shape, int timed, char* note, size_t note_size) {
+  *note = 0;
+  bool clblast = false;
+#ifdef VNN_OPENCL_HAVE_CLBLAST
+  clblast = true;
+#endif
+  const bool longk = shape == GemmShape::long_k, widen = !tb;
+  if (!clblast && !longk && !widen) return kGemmTiled;
+  const int v = pick_gemm_variant(gflops, m, n, k);
+  const double tv = bench.time(v >= 0 ? kGemmTiled : kGemmSimple, v, m, n, k, ta, tb, timed);
+  const double tl = longk ? bench.time(kGemmLongk, -1, m, n, k, ta, tb, timed) : -1;
+  const double tw = widen ? bench.time(kGemmWiden, -1, m, n, k, ta, tb, timed) : -1;
+  const double tc = clblast ? bench.time(kGemmClblast, -1, m, n, k, ta, tb, timed) : -1;
+  int best = kGemmTiled;
+  double best_t = tv;
+  for (auto [path, t] : {std::pair<int, double>{kGemmLongk, tl}, {kGemmWiden, tw}, {kGemmClblast, tc}})
+    if (t > 0 && (best_t <= 0 || t < best_t)) best = path, best_t = t;
+  std::snprintf(note, note_size, " tiled %.3gs longk %.3gs widen %.3gs clblast %.3gs: %s", tv, tl, tw, tc,
+                path_name(best));
+  return best;
+}
+
+// Best-of-3 seconds of a 1M-element float32 add through run() with the
+// 1-D work-group size forced to `local`; negative when it failed.
+double time_add(Device& d, Bench& bench, size_t local) {
+  const int64_t n = int64_t(1) << 20;
+  vnn_tensor_desc in[2] = {matrix(bench.a, 1, n), matrix(bench.b, 1, n)};
+  vnn_tensor_desc out = matrix(bench.c, 1, n);
+  const int64_t fn = VNN_BINARY_ADD;
+  double alpha = 1.0;
+  vnn_op op{};
+  op.struct_size = sizeof op;
+  op.kind = VNN_OP_BINARY;
+  op.num_inputs = 2;
+  op.num_outputs = 1;
+  op.num_ints = 1;
+  op.num_scalars = 1;
+  op.inputs = in;
+  op.outputs = &out;
+  op.ints = &fn;
+  op.scalars = &alpha;
+  op.queue = bench.q;
+  const size_t saved = launch_local_force();
+  launch_local_force() = local;
+  double best = -1;
+  for (int rep = 0; rep <= 3; ++rep) {  // rep 0 warms up
+    auto t0 = std::chrono::steady_clock::now();
+    if (run(d.index, &op) != VNN_STATUS_OK || clFinish(bench.q) != CL_SUCCESS) {
+      best = -1;
+      break;
+    }
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (rep > 0 && (best < 0 || s < best)) best = s;
+  }
+  launch_local_force() = saved;
+  return best;
+}
+
 Tuning measure(Device& d, std::string* notes) {
   Tuning t;
   t.source = "tuned";
@@ -224,6 +312,17 @@ Tuning measure(Device& d, std::string* notes) {
     return t;
   }
   const int64_t sq = (d.cl_type & CL_DEVICE_TYPE_GPU) ? 512 : 256;
+  // The 1-D kernels' work-group size: powers of two from 32 to 512 that
+  // the device allows, on one elementwise add.
+  double best_add = -1;
+  for (size_t local = 32; local <= 512 && local <= d.max_work_group_size && local <= d.max_item_sizes[0];
+       local *= 2) {
+    const double s = time_add(d, bench, local);
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%sadd/%zu %.3gs", notes->empty() ? "" : ", ", local, s);
+    *notes += buf;
+    if (s > 0 && (best_add < 0 || s < best_add)) best_add = s, t.launch_local = local;
+  }
   double best = -1;
   for (int v = 0; v < kNumGemmVariants; ++v) {
     double s = gemm_variant_fits(d, v, VNN_FLOAT32) ? bench.time(3, v, sq, sq, sq) : -1;
@@ -233,25 +332,20 @@ Tuning measure(Device& d, std::string* notes) {
       t.gemm_variant = v;
     }
   }
-#ifdef VNN_OPENCL_HAVE_CLBLAST
   // One shape per class, laid out as conv2d's GEMMs are: vnn's pick for it
-  // against CLBlast.
+  // against CLBlast and (long_k) the long-k kernel.
   struct Rep {
     int64_t m, n, k;
     bool ta, tb;
   };
   const Rep reps[3] = {{sq, sq, sq, false, false}, {64, 288, 4096, false, true}, {288, 4096, 64, true, false}};
-  char buf[64];
+  char buf[128];
   for (int c = 0; c < 3; ++c) {
     const Rep& r = reps[c];
-    const int v = pick_gemm_variant(t.gflops, r.m, r.n, r.k);
-    double tv = bench.time(v >= 0 ? 3 : 2, v, r.m, r.n, r.k, r.ta, r.tb);
-    double tb = bench.time(1, -1, r.m, r.n, r.k, r.ta, r.tb);
-    t.vnn_for[c] = tv > 0 && (tb < 0 || tv <= tb);
-    std::snprintf(buf, sizeof buf, "%sclass%d vnn %.3gs clblast %.3gs", c ? ", " : "", c, tv, tb);
-    *notes += buf;
+    t.class_path[c] = fastest_path(bench, t.gflops, r.m, r.n, r.k, r.ta, r.tb, static_cast<GemmShape>(c), 3, buf,
+                                   sizeof buf);
+    if (*buf) *notes += std::string(notes->empty() ? "" : ", ") + "class" + std::to_string(c) + buf;
   }
-#endif
   return t;
 }
 
@@ -294,6 +388,16 @@ Tuning load_or_tune(Device& d) {
 
 }  // namespace
 
+size_t& launch_local_force() {
+  thread_local size_t local = 0;
+  return local;
+}
+
+size_t launch_local_for(int32_t index) {
+  if (size_t f = launch_local_force()) return f;
+  return index >= 0 && index < kMaxLaunchDevices ? g_launch_local[index].load(std::memory_order_relaxed) : 0;
+}
+
 GemmForce& gemm_force() {
   thread_local GemmForce f;
   return f;
@@ -309,6 +413,8 @@ Tuning& ensure_locked(Device& d) {
   if (it != s.done.end()) return it->second;
   const char* env = std::getenv("VNN_OPENCL_TUNE");
   Tuning t = env && std::strcmp(env, "1") == 0 ? tune_and_store(d) : load_or_tune(d);
+  if (d.index >= 0 && d.index < kMaxLaunchDevices)
+    g_launch_local[d.index].store(t.launch_local, std::memory_order_relaxed);
   return s.done[&d] = t;
 }
 
@@ -325,18 +431,22 @@ TunedRates tuned_rates(Device& d) {
   TunedRates r;
   r.gemm_variant = t.gemm_variant;
   for (int v = 0; v < kNumGemmVariants; ++v) r.gflops[v] = t.gflops[v];
-  for (int c = 0; c < 3; ++c) r.vnn_for[c] = t.vnn_for[c];
+  for (int c = 0; c < 3; ++c) r.class_path[c] = t.class_path[c];
   return r;
 }
 
-bool vnn_gemm_faster(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+int shape_gemm_path(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
   const std::string key = shape_key(m, n, k, ta, tb);
   std::lock_guard<std::mutex> lock(state().mutex);
   Tuning& held = ensure_locked(d);
-  const bool by_class = held.vnn_for[static_cast<int>(classify_gemm(m, n, k))];
+  const GemmShape shape = classify_gemm(m, n, k);
+  const int by_class = held.class_path[static_cast<int>(shape)];
   auto it = held.shapes.find(key);
   if (it != held.shapes.end()) return it->second;
-  // Timing costs two warm-up and two timed runs per path: only for shapes
+#ifndef VNN_OPENCL_HAVE_CLBLAST
+  if (shape != GemmShape::long_k && tb) return by_class;  // the tiled GEMM is the only candidate
+#endif
+  // Timing costs a warm-up and two timed runs per path: only for shapes
   // that fit the scratch buffers and take under ~4 GFLOP, at most 256 kept.
   const int64_t cap = int64_t(Bench::kFloats);
   if (m * k > cap || k * n > cap || m * n > cap || 2.0 * double(m) * double(n) * double(k) > 4e9 ||
@@ -344,16 +454,12 @@ bool vnn_gemm_faster(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool t
     return by_class;
   clFinish(d.queue);  // queued work would run inside the measurement
   Bench bench(d);
-  bool vnn = by_class;
-  if (bench.ok()) {
-    const int v = pick_gemm_variant(held.gflops, m, n, k);
-    double tv = bench.time(v >= 0 ? 3 : 2, v, m, n, k, ta, tb, 2);
-    double tc = bench.time(1, -1, m, n, k, ta, tb, 2);
-    vnn = tv > 0 && (tc < 0 || tv <= tc);
-  }
-  held.shapes[key] = vnn;
+  int path = by_class;
+  char note[128];
+  if (bench.ok()) path = fastest_path(bench, held.gflops, m, n, k, ta, tb, shape, 2, note, sizeof note);
+  held.shapes[key] = path;
   store(d, held);
-  return vnn;
+  return path;
 }
 
 std::string tuning_report(const Device& d) {
@@ -364,10 +470,9 @@ std::string tuning_report(const Device& d) {
   const Tuning& t = it->second;
   std::string r = "gemm_tuning=" + t.source + "\ngemm_variant=" +
                   (t.gemm_variant >= 0 ? gemm_variant_name(t.gemm_variant) : std::string("simple")) + "\n";
-#ifdef VNN_OPENCL_HAVE_CLBLAST
-  r += std::string("gemm_vnn_for=square:") + (t.vnn_for[0] ? "yes" : "no") + ",long_k:" + (t.vnn_for[1] ? "yes" : "no") +
-       ",short_k:" + (t.vnn_for[2] ? "yes" : "no") + "\n";
-#endif
+  r += std::string("gemm_class_path=square:") + path_name(t.class_path[0]) + ",long_k:" +
+       path_name(t.class_path[1]) + ",short_k:" + path_name(t.class_path[2]) + "\n";
+  r += "launch_local=" + std::to_string(t.launch_local) + "\n";
   if (!t.path.empty()) r += "tuning_cache=" + t.path + "\n";
   return r;
 }

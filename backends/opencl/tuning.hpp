@@ -18,11 +18,16 @@ namespace vnn_opencl {
 struct Tuning {
   int gemm_variant = -1;  // best vnn_gemm variant at the square size; -1: none fits (simple kernel)
   double gflops[kNumGemmVariants] = {};  // each variant's rate there (0: does not fit)
-  // Per GemmShape: vnn's GEMM beat CLBlast there (always true without CLBlast).
-  bool vnn_for[3] = {true, true, true};
-  // Per float32 problem shape "m n k ta tb" met so far: vnn's GEMM beat
-  // CLBlast on it (measured at its first use, then kept in the cache file).
-  std::map<std::string, bool> shapes;
+  // Per GemmShape: the fastest GemmPath on its representative shape
+  // (CLBlast, vnn's tiled GEMM, or for long_k vnn's long-k kernel).
+  int class_path[3] = {kGemmTiled, kGemmTiled, kGemmTiled};
+  // Per float32 problem shape "m n k ta tb" met so far: its fastest
+  // GemmPath (measured at its first use, then kept in the cache file).
+  std::map<std::string, int> shapes;
+  // Work-group size of the 1-D grid-stride kernels (launch.hpp: elementwise,
+  // copy, fill, im2col / col2im, pooling, ...): the fastest on a 1M-element
+  // add; 0 where it was not measured (launch()'s default then).
+  size_t launch_local = 0;
   std::string source;  // "cache" or "tuned"
   std::string path;    // the cache file ("" without a cache directory)
   std::string notes;   // the class timings, kept in the file for people
@@ -33,17 +38,19 @@ struct Tuning {
 // failures fall back to defaults (variant 0 if it fits), said in source.
 Tuning device_tuning(Device& d);
 
-// Whether vnn's GEMM beats CLBlast on this float32 single-batch shape (ta,
-// tb: transposed operand views): from the cache, else timed once on scratch
-// buffers (after draining the device queue) and stored; shapes too large to
-// time cheaply get their class's answer.
-bool vnn_gemm_faster(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb);
+// The fastest GemmPath for this float32 single-batch shape (ta, tb:
+// transposed operand views) among CLBlast (when built with it), vnn's tiled
+// GEMM and, for long_k shapes, the long-k kernel: from the cache, else
+// timed once on scratch buffers (after draining the device queue) and
+// stored; shapes too large to time cheaply, or with one candidate only, get
+// their class's answer.
+int shape_gemm_path(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb);
 
 // What MATMUL reads on every call, without copying the shape table.
 struct TunedRates {
   int gemm_variant = -1;
   double gflops[kNumGemmVariants] = {};
-  bool vnn_for[3] = {true, true, true};
+  int class_path[3] = {kGemmTiled, kGemmTiled, kGemmTiled};
 };
 TunedRates tuned_rates(Device& d);
 
@@ -52,12 +59,18 @@ TunedRates tuned_rates(Device& d);
 std::string tuning_report(const Device& d);
 
 // The MATMUL path forced on this thread (the tuner times each path through
-// run()): 0 none, 1 CLBlast, 2 the simple kernel, 3 vnn_gemm `variant`.
+// run()): 0 none, else a GemmPath (kGemmTiled with vnn_gemm `variant`).
 struct GemmForce {
   int path = 0;
   int variant = -1;
 };
 GemmForce& gemm_force();
+
+// The work-group size launch() uses on device `index`: forced on this
+// thread (the tuner's timing), else the device's tuned one once its tuning
+// ran, else 0 (launch()'s default). Lock-free: read on every launch.
+size_t launch_local_for(int32_t index);
+size_t& launch_local_force();
 
 }  // namespace vnn_opencl
 

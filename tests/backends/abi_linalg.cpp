@@ -80,12 +80,16 @@ void check_matmul(vnn_dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k, 
       }
   CHECK(wrong == 0);
   std::string want_path = expect_path ? expect_path : "";
+  // "vnn": one of vnn's own kernels (tiled, long-k, wide-n), as the
+  // device's tuning picked for the shape class.
+  const bool vnn_kernel = path == "tiled" || path == "longk" || path == "widen";
   if (want_path == "auto") {
     // Unit-stride float: CLBlast or vnn's GEMM, whichever the device's
     // tuning measured faster for the shape; vnn's alone without CLBlast.
     const bool clblast = std::strstr(device_info().properties, "gemm=clblast") != nullptr;
-    want_path = clblast && path == "clblast" ? "clblast" : "tiled";
+    want_path = clblast && path == "clblast" ? "clblast" : "vnn";
   }
+  if (want_path == "vnn" && vnn_kernel) want_path = path;
   if (is_opencl() && !want_path.empty()) CHECK(path == want_path);
   release({da, db, dout});
 }
@@ -198,19 +202,19 @@ TEST_CASE("REDUCE: every function over permuted views, arg ties, integers", "[ab
 }
 
 TEST_CASE("MATMUL: batched, transposed, broadcast, strided, integer", "[abi]") {
-  // OpenCL: vendor BLAS (CLBlast) or vnn's tiled GEMM by the device's
-  // tuning where BLAS can take the operands, else the tiled kernel; the other
-  // plugins choose for themselves.
+  // OpenCL: vendor BLAS (CLBlast) or one of vnn's kernels by the device's
+  // tuning where BLAS can take the operands, else vnn's kernel for the shape
+  // class ("vnn"); the other plugins choose for themselves.
   const char* fast = "auto";
   check_matmul<float>(VNN_FLOAT32, 1, 37, 29, 41, false, false, false, 1, 1.0, 0.0, 1e-5, fast);
   check_matmul<float>(VNN_FLOAT32, 3, 20, 33, 18, true, false, false, 1, 0.5, 2.0, 1e-5, fast);
   check_matmul<float>(VNN_FLOAT32, 4, 17, 16, 35, false, true, true, 1, 1.5, -1.0, 1e-5, fast);
-  check_matmul<float>(VNN_FLOAT32, 2, 19, 23, 21, true, true, true, 3, 1.0, 1.0, 1e-5, "tiled");
-  check_matmul<int32_t>(VNN_INT32, 3, 18, 17, 33, true, false, true, 1, 2.0, 3.0, 0, "tiled");
-  check_matmul<int64_t>(VNN_INT64, 2, 5, 40, 7, false, true, false, 2, 1.0, 0.0, 0, "tiled");
+  check_matmul<float>(VNN_FLOAT32, 2, 19, 23, 21, true, true, true, 3, 1.0, 1.0, 1e-5, "vnn");
+  check_matmul<int32_t>(VNN_INT32, 3, 18, 17, 33, true, false, true, 1, 2.0, 3.0, 0, "vnn");
+  check_matmul<int64_t>(VNN_INT64, 2, 5, 40, 7, false, true, false, 2, 1.0, 0.0, 0, "vnn");
   if (fp64_supported()) {
     check_matmul<double>(VNN_FLOAT64, 2, 33, 31, 45, true, true, false, 1, 1.0, 0.5, 1e-12, fast);
-    check_matmul<double>(VNN_FLOAT64, 2, 9, 8, 7, false, false, true, 2, 1.0, 0.0, 1e-12, "tiled");
+    check_matmul<double>(VNN_FLOAT64, 2, 9, 8, 7, false, false, true, 2, 1.0, 0.0, 1e-12, "vnn");
   }
   if (is_opencl()) {
     // Every vnn GEMM variant the device fits (VNN_OPENCL_GEMM_VARIANT; an
@@ -243,6 +247,28 @@ TEST_CASE("MATMUL: batched, transposed, broadcast, strided, integer", "[abi]") {
     setenv("VNN_OPENCL_GEMM", "simple", 1);
     check_matmul<float>(VNN_FLOAT32, 2, 19, 23, 21, true, true, true, 3, 1.0, 1.0, 1e-5, "simple");
     check_matmul<int64_t>(VNN_INT64, 2, 5, 40, 7, false, true, false, 2, 1.0, 0.0, 0, "simple");
+    // The long-k kernel (conv2d weight gradients): split-K over few blocks,
+    // edge blocks (m, n not multiples of 4), one k range over many blocks,
+    // batched with a broadcast b, strided a, integers, float64.
+    setenv("VNN_OPENCL_GEMM", "longk", 1);
+    check_matmul<float>(VNN_FLOAT32, 1, 9, 7, 3000, false, true, false, 1, 0.5, 1.0, 1e-4, "longk");
+    check_matmul<float>(VNN_FLOAT32, 1, 70, 130, 33, true, false, false, 1, 1.0, 0.0, 1e-5, "longk");
+    check_matmul<float>(VNN_FLOAT32, 3, 20, 33, 18, true, false, true, 2, 0.5, 2.0, 1e-5, "longk");
+    check_matmul<int32_t>(VNN_INT32, 3, 18, 17, 33, true, false, true, 1, 2.0, 3.0, 0, "longk");
+    check_matmul<int64_t>(VNN_INT64, 1, 5, 40, 2000, false, true, false, 2, 1.0, 0.0, 0, "longk");
+    if (fp64_supported())
+      check_matmul<double>(VNN_FLOAT64, 1, 6, 5, 5000, false, true, false, 1, 1.0, 0.5, 1e-12, "longk");
+    // The wide-n kernel (conv2d forward / input gradient): whole and partial
+    // column blocks, rows not a multiple of its 8, transposed / strided a,
+    // b transposed (scalar loads), batched, integers, float64.
+    setenv("VNN_OPENCL_GEMM", "widen", 1);
+    check_matmul<float>(VNN_FLOAT32, 1, 29, 3000, 9, false, false, false, 1, 1.0, 0.0, 1e-5, "widen");
+    check_matmul<float>(VNN_FLOAT32, 1, 70, 130, 33, true, false, false, 3, 0.5, 1.0, 1e-5, "widen");
+    check_matmul<float>(VNN_FLOAT32, 4, 17, 16, 35, false, true, true, 1, 1.5, -1.0, 1e-5, "widen");
+    check_matmul<int32_t>(VNN_INT32, 3, 18, 17, 33, true, false, true, 1, 2.0, 3.0, 0, "widen");
+    check_matmul<int64_t>(VNN_INT64, 2, 5, 40, 7, false, true, false, 2, 1.0, 0.0, 0, "widen");
+    if (fp64_supported())
+      check_matmul<double>(VNN_FLOAT64, 2, 33, 310, 45, true, false, false, 1, 1.0, 0.5, 1e-12, "widen");
     unsetenv("VNN_OPENCL_GEMM");
   }
   // beta = 0 never reads out: NaN there must not leak.

@@ -13,8 +13,10 @@
 // Accumulates in T (float32 in float32, like BLAS); with beta == 0 out is
 // not read (NaN there does not leak).
 //
-// Defines: T storage type (float, double, int, long), TSM TSN TSK WPTM WPTN.
+// Defines: T storage type (float, double, int, long), TSM TSN TSK WPTM WPTN
+// for vnn_gemm, LK RM RN for vnn_gemm_longk (below); each program has one.
 
+#ifdef TSM
 #define RTSM (TSM / WPTM)
 #define RTSN (TSN / WPTN)
 #define NITEMS (RTSM * RTSN)
@@ -79,6 +81,8 @@ void vnn_gemm(__global T* out, long out_off, __global const T* a, long a_off, __
   }
 }
 
+#endif  // TSM
+
 // out = alpha * sum over the splits of part + beta * out (one batch).
 __kernel void vnn_gemm_splitk_sum(__global T* out, long out_off, long o_rs, long o_cs, __global const T* part,
                                   long splits, long m, long n, T alpha, T beta, int use_beta) {
@@ -93,3 +97,176 @@ __kernel void vnn_gemm_splitk_sum(__global T* out, long out_off, long o_rs, long
     out[o] = v;
   }
 }
+
+// Long-k GEMM (conv2d weight gradients: gy [O, N*L] @ col^T, k = N*L far
+// above m and n): a work-group of LK items computes an RM x RN block of
+// out; each item sums its share of the k range for all RM x RN outputs
+// (every load feeds RM or RN products), and one local-memory pass adds the
+// LK partial sums. With VW > 1 (both operands k-contiguous: a_cs == b_rs
+// == 1, the host checks) the loads are VW-wide vloads, the device's
+// preferred float vector width. BLOCKED (CPUs) gives each item one
+// contiguous run of k (it walks its own cache lines); otherwise (GPUs)
+// VW-wide steps interleave across the group (neighbouring items touch
+// neighbouring memory: coalesced). Rows / columns past the edge are clamped
+// to the last one (loaded, never stored) so the inner loop has no branch.
+// Split-K and batches as vnn_gemm (group z = batch * splits + split).
+//
+// Defines: T, LK (work-group size), RM, RN, VW (1, 2, 4, 8, 16), BLOCKED.
+#ifdef LK
+#if VW == 1
+typedef T TV;
+#define LOAD_A(i, p) a[ar[i] + (p) * a_cs]
+#define LOAD_B(j, p) b[bc[j] + (p) * b_rs]
+#else
+#define VCAT2(x, y) x##y
+#define VCAT(x, y) VCAT2(x, y)
+typedef VCAT(T, VW) TV;
+#define LOAD_A(i, p) VCAT(vload, VW)(0, a + ar[i] + (p))
+#define LOAD_B(j, p) VCAT(vload, VW)(0, b + bc[j] + (p))
+#endif
+
+__kernel __attribute__((reqd_work_group_size(LK, 1, 1)))
+void vnn_gemm_longk(__global T* out, long out_off, __global const T* a, long a_off, __global const T* b, long b_off,
+                    T alpha, T beta, int use_beta, long m, long n, long k, long a_rs, long a_cs, long b_rs,
+                    long b_cs, long o_rs, long o_cs, int batch_ndim, long8 batch_sizes, long8 a_bs, long8 b_bs,
+                    long8 o_bs, long splits, long k_chunk, __global T* part) {
+  __local T red[RM * RN][LK];
+  const int lid = get_local_id(0);
+  const long c0 = get_group_id(0) * RN, r0 = get_group_id(1) * RM;
+  const long z = get_group_id(2), bi = z / splits, sp = z - bi * splits;
+  const long ab = a_off + vnn_strided_offset(bi, batch_ndim, batch_sizes, a_bs);
+  const long bb = b_off + vnn_strided_offset(bi, batch_ndim, batch_sizes, b_bs);
+  const long ob = out_off + vnn_strided_offset(bi, batch_ndim, batch_sizes, o_bs);
+  const long kb = sp * k_chunk, ke = min(k, kb + k_chunk);
+  long ar[RM], bc[RN];
+  for (int i = 0; i < RM; ++i) ar[i] = ab + min(r0 + i, m - 1) * a_rs;
+  for (int j = 0; j < RN; ++j) bc[j] = bb + min(c0 + j, n - 1) * b_cs;
+  // Whole VW-wide steps of [kb, ke): this item's v0, v0 + vstep, ... < v1.
+  const long nvec = max(ke - kb, 0L) / VW;
+#if BLOCKED
+  const long per = (nvec + LK - 1) / LK, v0 = lid * per, v1 = min(nvec, v0 + per), vstep = 1;
+#else
+  const long v0 = lid, v1 = nvec, vstep = LK;
+#endif
+  TV acc[RM][RN];
+  for (int i = 0; i < RM; ++i)
+    for (int j = 0; j < RN; ++j) acc[i][j] = (TV)0;
+  for (long v = v0; v < v1; v += vstep) {
+    const long p = kb + v * VW;
+    TV av[RM], bv[RN];
+    for (int i = 0; i < RM; ++i) av[i] = LOAD_A(i, p);
+    for (int j = 0; j < RN; ++j) bv[j] = LOAD_B(j, p);
+    for (int i = 0; i < RM; ++i)
+      for (int j = 0; j < RN; ++j) acc[i][j] += av[i] * bv[j];
+  }
+  // Fold the lanes, then the scalar tail of k past the whole steps.
+  T s[RM][RN];
+  for (int i = 0; i < RM; ++i)
+    for (int j = 0; j < RN; ++j) {
+#if VW == 1
+      s[i][j] = acc[i][j];
+#else
+      T lanes[VW];
+      VCAT(vstore, VW)(acc[i][j], 0, lanes);
+      T t = (T)0;
+      for (int l = 0; l < VW; ++l) t += lanes[l];
+      s[i][j] = t;
+#endif
+    }
+  for (long p = kb + nvec * VW + lid; p < ke; p += LK)
+    for (int i = 0; i < RM; ++i)
+      for (int j = 0; j < RN; ++j) s[i][j] += a[ar[i] + p * a_cs] * b[bc[j] + p * b_rs];
+  for (int i = 0; i < RM; ++i)
+    for (int j = 0; j < RN; ++j) red[i * RN + j][lid] = s[i][j];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int o = lid; o < RM * RN; o += LK) {
+    T t = (T)0;
+    for (int l = 0; l < LK; ++l) t += red[o][l];
+    const long r = r0 + o / RN, c = c0 + o % RN;
+    if (r >= m || c >= n) continue;
+    if (splits > 1) {
+      part[(sp * m + r) * n + c] = t;
+    } else {
+      const long oi = ob + r * o_rs + c * o_cs;
+      T v = alpha * t;
+      if (use_beta) v += beta * out[oi];
+      out[oi] = v;
+    }
+  }
+}
+#endif  // LK
+
+// Wide-n GEMM (conv2d forward W @ col and input gradient W^T @ gy: n =
+// N*OH*OW far above m, b n-contiguous): each item computes RM rows x RNV
+// VW-wide vectors of columns, a register block as BLAS micro-kernels use:
+// per step of k, RNV vector loads of b and RM scalars of a broadcast into
+// RM * RNV vector multiply-adds. A work-group of LX x LY items covers LY *
+// RM rows, so one b strip serves them from cache. The last, partial
+// column block of a row goes element by element. No split-K (group z is
+// the batch).
+//
+// Defines: T, VW (1, 2, 4, 8, 16; VW > 1 needs b_cs == 1, the host
+// checks), RM, RNV, LX, LY.
+#ifdef RNV
+#if VW == 1
+typedef T TW;
+#define LOAD_BW(p, c) b[bb + (p) * b_rs + (c) * b_cs]
+#else
+#define WCAT2(x, y) x##y
+#define WCAT(x, y) WCAT2(x, y)
+typedef WCAT(T, VW) TW;
+#define LOAD_BW(p, c) WCAT(vload, VW)(0, b + bb + (p) * b_rs + (c))
+#endif
+
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1)))
+void vnn_gemm_widen(__global T* out, long out_off, __global const T* a, long a_off, __global const T* b, long b_off,
+                    T alpha, T beta, int use_beta, long m, long n, long k, long a_rs, long a_cs, long b_rs,
+                    long b_cs, long o_rs, long o_cs, int batch_ndim, long8 batch_sizes, long8 a_bs, long8 b_bs,
+                    long8 o_bs, long splits, long k_chunk, __global T* part) {
+  const long c0 = get_global_id(0) * (RNV * VW), r0 = get_global_id(1) * RM, bi = get_group_id(2);
+  if (c0 >= n || r0 >= m) return;  // the grid is rounded up to whole groups
+  const long ab = a_off + vnn_strided_offset(bi, batch_ndim, batch_sizes, a_bs);
+  const long bb = b_off + vnn_strided_offset(bi, batch_ndim, batch_sizes, b_bs);
+  const long ob = out_off + vnn_strided_offset(bi, batch_ndim, batch_sizes, o_bs);
+  long ar[RM];
+  for (int i = 0; i < RM; ++i) ar[i] = ab + min(r0 + i, m - 1) * a_rs;
+  if (c0 + RNV * VW > n) {  // the partial block at the right edge
+    for (int i = 0; i < RM && r0 + i < m; ++i)
+      for (long c = c0; c < n; ++c) {
+        T t = (T)0;
+        for (long p = 0; p < k; ++p) t += a[ar[i] + p * a_cs] * b[bb + p * b_rs + c * b_cs];
+        const long oi = ob + (r0 + i) * o_rs + c * o_cs;
+        T v = alpha * t;
+        if (use_beta) v += beta * out[oi];
+        out[oi] = v;
+      }
+    return;
+  }
+  TW acc[RM][RNV];
+  for (int i = 0; i < RM; ++i)
+    for (int j = 0; j < RNV; ++j) acc[i][j] = (TW)0;
+  for (long p = 0; p < k; ++p) {
+    TW bv[RNV];
+    for (int j = 0; j < RNV; ++j) bv[j] = LOAD_BW(p, c0 + j * VW);
+    for (int i = 0; i < RM; ++i) {
+      const T av = a[ar[i] + p * a_cs];
+      for (int j = 0; j < RNV; ++j) acc[i][j] += av * bv[j];
+    }
+  }
+  for (int i = 0; i < RM && r0 + i < m; ++i)
+    for (int j = 0; j < RNV; ++j) {
+      T lanes[VW];
+#if VW == 1
+      lanes[0] = acc[i][j];
+#else
+      WCAT(vstore, VW)(acc[i][j], 0, lanes);
+#endif
+      for (int l = 0; l < VW; ++l) {
+        const long oi = ob + (r0 + i) * o_rs + (c0 + j * VW + l) * o_cs;
+        T v = alpha * lanes[l];
+        if (use_beta) v += beta * out[oi];
+        out[oi] = v;
+      }
+    }
+}
+#endif  // RNV
