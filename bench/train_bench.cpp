@@ -7,8 +7,12 @@
 //      number of batches each: samples/s, test accuracy, peak memory.
 // Both sides see the same normalised data and the same batch order; each
 // gathers its own batches with its own index_select, as a loader would.
-//   train_bench [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops|none]
-//               [--breakdown] [--device DEV]
+//   train_bench [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops|optim|example|none]
+//               [--epochs N] [--breakdown] [--device DEV]
+// --only example (g): the quick start's CNN for --epochs (5) epochs on both
+// sides, test accuracy per epoch.
+// (f) (also --only optim) times one optimizer step (Adam, AdamW, SGD with
+// momentum) over the MLP's parameter set on both sides.
 // --breakdown adds (d) the MLP step timed by phase on both sides and (e)
 // vnn's profiler table of it (--only none: only these).
 // --device trains vnn on another device (e.g. cuda:0; the data set sits on
@@ -44,6 +48,8 @@ struct Torch {
   vnn_tb_torch_op_fn op = nullptr;
   vnn_tb_torch_tiny_step_fn tiny_step = nullptr;
   vnn_tb_torch_train_fn train = nullptr;
+  vnn_tb_torch_optim_fn optim = nullptr;
+  vnn_tb_torch_example_fn example = nullptr;
   bool on() const { return train != nullptr; }
 };
 Torch g_torch;
@@ -59,7 +65,10 @@ void load_torch() {
   g_torch.op = reinterpret_cast<vnn_tb_torch_op_fn>(dlsym(h, "vnn_tb_torch_op"));
   g_torch.tiny_step = reinterpret_cast<vnn_tb_torch_tiny_step_fn>(dlsym(h, "vnn_tb_torch_tiny_step"));
   g_torch.train = reinterpret_cast<vnn_tb_torch_train_fn>(dlsym(h, "vnn_tb_torch_train"));
-  if (!g_torch.version || !g_torch.op || !g_torch.tiny_step) g_torch.train = nullptr;
+  g_torch.optim = reinterpret_cast<vnn_tb_torch_optim_fn>(dlsym(h, "vnn_tb_torch_optim"));
+  g_torch.example = reinterpret_cast<vnn_tb_torch_example_fn>(dlsym(h, "vnn_tb_torch_example"));
+  if (!g_torch.version || !g_torch.op || !g_torch.tiny_step || !g_torch.optim || !g_torch.example)
+    g_torch.train = nullptr;
 #endif
 }
 
@@ -142,6 +151,43 @@ void tiny_step(bool torch_on) {
   std::printf("\n## (b) tiny step (1x64 @ 64x64, relu, sum, backward), us per step\n\n");
   std::printf("| vnn | LibTorch | vnn / LibTorch |\n|---|---|---|\n| %.1f | %.1f | %s |\n", tv * 1e6, tt * 1e6,
               ratio(tv, tt).c_str());
+}
+
+// ------------------------------------------------ (f) optimizer step
+// One step over the MLP's parameter set (784x256, 256x128, 128x10 and the
+// biases), flat float32 tensors with fixed random gradients, as
+// vnn_tb_torch_optim builds them.
+void optim_table(bool torch_on) {
+  const std::vector<int64_t> numels = {784 * 256, 256, 256 * 128, 128, 128 * 10, 10};
+  int64_t total = 0;
+  for (int64_t n : numels) total += n;
+  std::printf("\n## (f) optimizer step over the MLP's %lld parameters (6 tensors), float32, us per step "
+              "(wall: median of 5; CPU: process CPU time, all threads)\n\n",
+              (long long)total);
+  std::printf("| optimizer | vnn wall | LibTorch wall | vnn / LibTorch | vnn CPU | LibTorch CPU | vnn / LibTorch (CPU) "
+              "| vnn CPU ns per parameter |\n|---|---|---|---|---|---|---|---|\n");
+  const char* names[3] = {"Adam lr 1e-3", "AdamW lr 1e-3 wd 1e-2", "SGD lr 1e-2 momentum 0.9"};
+  for (int kind = 0; kind < 3; ++kind) {
+    vnn::manual_seed(0);
+    std::vector<vnn::Tensor> ps;
+    for (int64_t n : numels) {
+      vnn::Tensor p = vnn::randn({n}).requires_grad_();
+      p.set_grad(vnn::randn({n}));
+      ps.push_back(p);
+    }
+    std::unique_ptr<vnn::optim::Optimizer> opt;
+    if (kind == 0) opt = std::make_unique<vnn::optim::Adam>(ps, vnn::optim::AdamOptions(1e-3));
+    else if (kind == 1) opt = std::make_unique<vnn::optim::AdamW>(ps, vnn::optim::AdamWOptions(1e-3));
+    else opt = std::make_unique<vnn::optim::SGD>(ps, vnn::optim::SGDOptions(1e-2).momentum(0.9));
+    const int inner = 100;
+    const double c0 = vnn_tb_cpu_now();
+    double tv = per_call(inner, [&] { opt->step(); }, sync_cpu), tt = 0, ct = 0;
+    const double cv = (vnn_tb_cpu_now() - c0) / (5 * inner + 1);  // per_call's calls
+    if (torch_on) tt = g_torch.optim(kind, numels.data(), int(numels.size()), inner, &ct);
+    std::printf("| %s | %.1f | %.1f | %s | %.1f | %.1f | %s | %.2f |\n", names[kind], tv * 1e6, tt * 1e6,
+                ratio(tv, tt).c_str(), cv * 1e6, ct * 1e6, ratio(cv, ct).c_str(), cv * 1e9 / double(total));
+    std::fflush(stdout);
+  }
 }
 
 // ---------------------------------------------------------- (c) models
@@ -291,6 +337,119 @@ void print_model(const char* name, int64_t batches, const Result& v, const Resul
   std::fflush(stdout);
 }
 
+// ------------------------------------------- (g) the quick start's CNN
+// examples/train_fashion_mnist.cpp's model and recipe (images in [0, 1],
+// batch 64, a new shuffle each epoch, random horizontal flips, Adam under
+// OneCycleLR peaking at 3e-3) trained by both sides for `epochs` epochs on
+// the same batches: the same samples, the same flips, and LibTorch (which
+// has no OneCycleLR in C++) gets the lr and beta1 that vnn's scheduler set
+// at each step.
+struct ExampleData {
+  std::vector<float> train_x, test_x;  // [n, 784] in [0, 1]
+  std::vector<int64_t> train_y, test_y;
+  std::vector<int64_t> order;  // epochs * n_train sample indices
+  std::vector<uint8_t> flip;   // epochs * n_train: flip sample k of the epoch's order
+  int64_t n_train = 0, batch = 64, steps_per_epoch = 0;
+};
+
+void example_batch(void* ctx, int64_t step, float* x, int64_t* y, int64_t* n) {
+  const ExampleData& d = *static_cast<const ExampleData*>(ctx);
+  const int64_t epoch = step / d.steps_per_epoch, b = step % d.steps_per_epoch;
+  const int64_t first = b * d.batch, count = std::min(d.batch, d.n_train - first);
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t slot = epoch * d.n_train + first + k, i = d.order[size_t(slot)];
+    const float* src = d.train_x.data() + i * 784;
+    float* dst = x + k * 784;
+    if (d.flip[size_t(slot)])
+      for (int r = 0; r < 28; ++r)
+        for (int c = 0; c < 28; ++c) dst[r * 28 + c] = src[r * 28 + 27 - c];
+    else
+      std::copy(src, src + 784, dst);
+    y[k] = d.train_y[size_t(i)];
+  }
+  *n = count;
+}
+
+void example_table(const std::string& root, int epochs, bool torch_on) {
+  ExampleData d;
+  {
+    vnn::data::FashionMNIST train(root, true), test(root, false);
+    vnn::Tensor a = train.images().contiguous(), b = test.images().contiguous();
+    d.train_x.assign(a.data<float>(), a.data<float>() + a.numel());
+    d.test_x.assign(b.data<float>(), b.data<float>() + b.numel());
+    d.train_y = train.labels().contiguous().to_vector<int64_t>();
+    d.test_y = test.labels().contiguous().to_vector<int64_t>();
+  }
+  d.n_train = int64_t(d.train_y.size());
+  d.steps_per_epoch = (d.n_train + d.batch - 1) / d.batch;  // the last batch is partial, as the loader's
+  std::mt19937_64 rng(11);
+  for (int e = 0; e < epochs; ++e) {
+    std::vector<int64_t> o(size_t(d.n_train));
+    std::iota(o.begin(), o.end(), 0);
+    std::shuffle(o.begin(), o.end(), rng);
+    d.order.insert(d.order.end(), o.begin(), o.end());
+    for (int64_t k = 0; k < d.n_train; ++k) d.flip.push_back(uint8_t(rng() & 1));
+  }
+  const int64_t n_test = int64_t(d.test_y.size()), steps = epochs * d.steps_per_epoch;
+  const size_t ne = static_cast<size_t>(epochs);
+  std::vector<double> lr, beta1, va(ne), vs(ne), ta(ne), ts(ne);
+  {
+    using namespace vnn::nn;
+    vnn::manual_seed(0);
+    Sequential net{Conv2d(Conv2dOptions(1, 32, 3).padding(1)), ReLU(), MaxPool2d(2), BatchNorm2d(32),
+                   Conv2d(Conv2dOptions(32, 64, 3).padding(1)), ReLU(), MaxPool2d(2), BatchNorm2d(64), Flatten(),
+                   Linear(64 * 7 * 7, 128), ReLU(), Linear(128, 10)};
+    vnn::optim::Adam opt(net->parameters(), vnn::optim::AdamOptions(3e-3));
+    vnn::optim::OneCycleOptions oc;
+    oc.epochs = epochs;
+    oc.steps_per_epoch = d.steps_per_epoch;
+    vnn::optim::OneCycleLR sched(opt, 3e-3, oc);
+    std::vector<float> x(size_t(d.batch) * 784);
+    std::vector<int64_t> y(size_t(d.batch));
+    for (int64_t step = 0; step < steps;) {
+      net->train();
+      auto t0 = clk::now();
+      for (int64_t b = 0; b < d.steps_per_epoch; ++b, ++step) {
+        int64_t n = 0;
+        example_batch(&d, step, x.data(), y.data(), &n);
+        vnn::Tensor xb = vnn::from_vector(std::vector<float>(x.begin(), x.begin() + n * 784), {n, 1, 28, 28});
+        vnn::Tensor yb = vnn::from_vector(std::vector<int64_t>(y.begin(), y.begin() + n), {n});
+        lr.push_back(opt.param_groups()[0].options.at("lr"));
+        beta1.push_back(opt.param_groups()[0].options.at("beta1"));
+        opt.zero_grad();
+        vnn::nn::cross_entropy(net->forward(xb), yb).backward();
+        opt.step();
+        sched.step();
+      }
+      const size_t ep = size_t(step / d.steps_per_epoch - 1);
+      vs[ep] = secs(t0, clk::now());
+      vnn::autograd::NoGradGuard ng;
+      net->eval();
+      vnn::Tensor TX = vnn::from_vector(d.test_x, {n_test, 1, 28, 28}), TY = vnn::from_vector(d.test_y, {n_test});
+      int64_t correct = 0;
+      for (int64_t s0 = 0; s0 < n_test; s0 += 1000) {
+        const int64_t len = std::min<int64_t>(1000, n_test - s0);
+        vnn::Tensor pred = vnn::argmax(net->forward(TX.narrow(0, s0, len)), 1);
+        correct += int64_t(vnn::sum(vnn::eq(pred, TY.narrow(0, s0, len))).item());
+      }
+      va[ep] = double(correct) / double(n_test);
+      std::printf("vnn epoch %zu: test accuracy %.4f, %.1f s\n", ep + 1, va[ep], vs[ep]);
+      std::fflush(stdout);
+    }
+  }
+  if (torch_on) {
+    TorchExample te{epochs, d.steps_per_epoch, d.batch, example_batch, &d, lr.data(), beta1.data(),
+                    d.test_x.data(), d.test_y.data(), n_test};
+    g_torch.example(&te, ta.data(), ts.data());
+  }
+  std::printf("\n## (g) the quick start's CNN (BatchNorm, 1cycle 3e-3, flips), %d epochs, same batches on both sides\n\n",
+              epochs);
+  std::printf("| epoch | vnn test acc | LibTorch test acc | vnn s | LibTorch s |\n|---|---|---|---|---|\n");
+  for (int e = 0; e < epochs; ++e)
+    std::printf("| %d | %.4f | %.4f | %.1f | %.1f |\n", e + 1, va[size_t(e)], ta[size_t(e)], vs[size_t(e)],
+                ts[size_t(e)]);
+}
+
 // --breakdown: the MLP step split into its phases on both sides (host
 // timers, separate runs from the throughput rows above), then vnn's own
 // profiler table of one more run, by self host time.
@@ -325,15 +484,17 @@ int run(int argc, char** argv) {
   int64_t batches = 300;
   std::string root, only;
   bool torch_on = true, breakdown = false;
+  int epochs = 5;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--batches") && i + 1 < argc) batches = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--data") && i + 1 < argc) root = argv[++i];
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--skip-torch")) torch_on = false;
+    else if (!std::strcmp(argv[i], "--epochs") && i + 1 < argc) epochs = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--breakdown")) breakdown = true;
     else if (!std::strcmp(argv[i], "--device") && i + 1 < argc) g_dev = vnn::Device(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: %s [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops|none] [--breakdown] [--device DEV]\n",
+      std::fprintf(stderr, "usage: %s [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops|optim|example|none] [--epochs N] [--breakdown] [--device DEV]\n",
                    argv[0]);
       return 2;
     }
@@ -351,6 +512,12 @@ int run(int argc, char** argv) {
     tiny_step(torch_on);
   }
   if (only == "ops") return 0;
+  if (only.empty() || only == "optim") optim_table(torch_on);
+  if (only == "optim") return 0;
+  if (only == "example") {
+    example_table(root, epochs, torch_on);
+    return 0;
+  }
   Data d;
   {
     vnn::data::FashionMNIST train(root, true), test(root, false);

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ namespace {
 
 using clk = std::chrono::steady_clock;
 double secs(clk::time_point a, clk::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+double secs_since(clk::time_point a) { return secs(a, clk::now()); }
 
 double rss_hwm_mib() {
   std::ifstream f("/proc/self/status");
@@ -112,6 +114,15 @@ void train_torch(const TorchData& d, int64_t batches, bool breakdown, TorchResul
   r->accuracy = net->forward(TX).argmax(1).eq(TY).to(torch::kFloat).mean().template item<double>();
 }
 
+// The quick start's CNN, as examples/train_fashion_mnist.cpp builds it.
+torch::nn::Sequential example_cnn() {
+  namespace tn = torch::nn;
+  return tn::Sequential(tn::Conv2d(tn::Conv2dOptions(1, 32, 3).padding(1)), tn::ReLU(), tn::MaxPool2d(2),
+                        tn::BatchNorm2d(32), tn::Conv2d(tn::Conv2dOptions(32, 64, 3).padding(1)), tn::ReLU(),
+                        tn::MaxPool2d(2), tn::BatchNorm2d(64), tn::Flatten(), tn::Linear(64 * 7 * 7, 128), tn::ReLU(),
+                        tn::Linear(128, 10));
+}
+
 }  // namespace
 
 extern "C" {
@@ -138,6 +149,60 @@ double vnn_tb_torch_tiny_step(int inner) {
     auto l = torch::relu(torch::mm(tin, tw)).sum();
     l.backward();
   });
+}
+
+double vnn_tb_torch_optim(int kind, const int64_t* numels, int n, int inner, double* cpu_s) {
+  std::vector<torch::Tensor> ps;
+  for (int i = 0; i < n; ++i) {
+    auto p = torch::randn({numels[i]}, torch::requires_grad());
+    p.mutable_grad() = torch::randn({numels[i]});
+    ps.push_back(p);
+  }
+  std::unique_ptr<torch::optim::Optimizer> opt;
+  if (kind == 0) opt = std::make_unique<torch::optim::Adam>(ps, torch::optim::AdamOptions(1e-3));
+  else if (kind == 1) opt = std::make_unique<torch::optim::AdamW>(ps, torch::optim::AdamWOptions(1e-3).weight_decay(1e-2));
+  else opt = std::make_unique<torch::optim::SGD>(ps, torch::optim::SGDOptions(1e-2).momentum(0.9));
+  const double c0 = vnn_tb_cpu_now();
+  const double wall = per_call(inner, [&] { opt->step(); });
+  *cpu_s = (vnn_tb_cpu_now() - c0) / (5 * inner + 1);  // per_call's calls
+  return wall;
+}
+
+void vnn_tb_torch_example(const TorchExample* e, double* acc, double* secs) {
+  torch::manual_seed(0);
+  auto net = example_cnn();
+  torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(e->lr[0]));
+  std::vector<float> x(size_t(e->batch) * 784);
+  std::vector<int64_t> y(size_t(e->batch));
+  int64_t step = 0;
+  for (int ep = 0; ep < e->epochs; ++ep) {
+    net->train();
+    auto t0 = clk::now();
+    for (int64_t b = 0; b < e->steps_per_epoch; ++b, ++step) {
+      int64_t n = 0;
+      e->next_batch(e->ctx, step, x.data(), y.data(), &n);
+      auto xb = torch::from_blob(x.data(), {n, 1, 28, 28}), yb = torch::from_blob(y.data(), {n}, torch::kInt64);
+      for (auto& g : opt.param_groups()) {
+        auto& o = static_cast<torch::optim::AdamOptions&>(g.options());
+        o.lr(e->lr[step]);
+        o.betas({e->beta1[step], std::get<1>(o.betas())});
+      }
+      opt.zero_grad();
+      torch::nn::functional::cross_entropy(net->forward(xb), yb).backward();
+      opt.step();
+    }
+    secs[ep] = secs_since(t0);
+    torch::NoGradGuard ng;
+    net->eval();
+    int64_t correct = 0;
+    for (int64_t s0 = 0; s0 < e->n_test; s0 += 1000) {
+      const int64_t len = std::min<int64_t>(1000, e->n_test - s0);
+      auto tx = torch::from_blob(const_cast<float*>(e->test_x) + s0 * 784, {len, 1, 28, 28});
+      auto ty = torch::from_blob(const_cast<int64_t*>(e->test_y) + s0, {len}, torch::kInt64);
+      correct += net->forward(tx).argmax(1).eq(ty).sum().template item<int64_t>();
+    }
+    acc[ep] = double(correct) / double(e->n_test);
+  }
 }
 
 void vnn_tb_torch_train(int cnn, const TorchData* d, int64_t batches, int breakdown, TorchResult* r) {

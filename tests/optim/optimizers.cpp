@@ -210,7 +210,7 @@ TEST_CASE("every optimizer matches PyTorch's update rules in float64 and the CPU
   Device dev = device_under_test();
   for (const Case& c : cases())
     for (DType dt : {kFloat32, kFloat64})
-      for (int n : {6, 40000}) {  // below and above the inline grain
+      for (int n : {6, 40000, 40960}) {  // below and above the inline grain; 40960: whole host blocks
         INFO(c.name << " " << name(dt) << " n=" << n << " on " << dev);
         auto p0 = initial_param(n);
         auto got = run_device(c, p0, dev, dt);

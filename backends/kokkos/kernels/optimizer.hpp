@@ -25,45 +25,81 @@ struct OptimPtrs {
   C* s1 = nullptr;
   C* s2 = nullptr;
   KOKKOS_INLINE_FUNCTION C param(int64_t i) const { return load(p[i]); }
-  KOKKOS_INLINE_FUNCTION C grad(int64_t i, int maximize) const {
-    C g0 = C(load(g[i]));
-    return maximize ? -g0 : g0;
-  }
+  KOKKOS_INLINE_FUNCTION C grad(int64_t i) const { return C(load(g[i])); }
   KOKKOS_INLINE_FUNCTION void set_param(int64_t i, C v) const { p[i] = store<P>(v); }
+};
+
+// Work items of an optimizer kernel. On the host one item is a block of
+// elements run by the plain loops of the *_block functions below: the
+// compiler vectorises them (the per-element divisions and square roots
+// dominate, and a loop over the element lambda was scalar: the lambda's
+// float captures may alias the float stores, so each element reloaded them
+// and nothing vectorised). On a GPU one item is one element.
+template <class Exec>
+struct OptimBlocks {
+  static constexpr int64_t size = Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible ? 2048 : 1;
+  int64_t n = 0;
+  int64_t count() const { return (n + size - 1) / size; }
+  KOKKOS_INLINE_FUNCTION int64_t lo(int64_t b) const { return b * size; }
+  KOKKOS_INLINE_FUNCTION int64_t hi(int64_t b) const { return n - b * size < size ? n : b * size + size; }
 };
 
 // SGD, PyTorch's rule: d = g (+ wd p); buf = first ? d : m buf + (1 - damp) d;
 // d = nesterov ? d + m buf : buf; p -= lr d.
+template <class C>
+struct SgdArgs {
+  C lr, momentum, dampening, wd, sign;  // sign: -1 to maximize, else 1
+};
 template <class A, class C = typename A::C>
-KOKKOS_INLINE_FUNCTION void sgd_elem(const A& a, int64_t i, C lr, C momentum, C dampening, C wd, int nesterov,
-                                     int maximize, int has_buf, int first) {
-  C g = a.grad(i, maximize);
+KOKKOS_INLINE_FUNCTION void sgd_elem(const A& a, int64_t i, const SgdArgs<C>& s, int l2, int has_buf, int first,
+                                     int nesterov) {
+  C g = a.grad(i) * s.sign;
   C p = a.param(i);
-  if (wd != C(0)) g = g + wd * p;
+  if (l2) g = g + s.wd * p;
   if (has_buf) {
-    C buf = first ? g : momentum * a.s0[i] + (C(1) - dampening) * g;
+    C buf = first ? g : s.momentum * a.s0[i] + (C(1) - s.dampening) * g;
     a.s0[i] = buf;
-    g = nesterov ? g + momentum * buf : buf;
+    g = nesterov ? g + s.momentum * buf : buf;
   }
-  a.set_param(i, p - lr * g);
+  a.set_param(i, p - s.lr * g);
+}
+// The flags are template arguments here so that each loop is branch-free
+// (FP selects are not if-converted under the default -ftrapping-math).
+template <int L2, int HasBuf, int First, int Nesterov, class A, class C = typename A::C>
+KOKKOS_INLINE_FUNCTION void sgd_block(const A& a0, int64_t lo, int64_t hi, SgdArgs<C> s) {
+  const A a = a0;  // a local copy, held in registers across the loop
+  for (int64_t i = lo; i < hi; ++i) sgd_elem(a, i, s, L2, HasBuf, First, Nesterov);
+}
+template <class A, class C = typename A::C>
+KOKKOS_INLINE_FUNCTION void sgd_block(const A& a, int64_t lo, int64_t hi, const SgdArgs<C>& s, int l2,
+                                      int has_buf, int first, int nesterov) {
+  if (!has_buf) {
+    if (l2) sgd_block<1, 0, 0, 0>(a, lo, hi, s);
+    else sgd_block<0, 0, 0, 0>(a, lo, hi, s);
+  } else if (first) {  // buf = d, so nesterov's d + m buf needs no load either
+    if (l2) nesterov ? sgd_block<1, 1, 1, 1>(a, lo, hi, s) : sgd_block<1, 1, 1, 0>(a, lo, hi, s);
+    else nesterov ? sgd_block<0, 1, 1, 1>(a, lo, hi, s) : sgd_block<0, 1, 1, 0>(a, lo, hi, s);
+  } else {
+    if (l2) nesterov ? sgd_block<1, 1, 0, 1>(a, lo, hi, s) : sgd_block<1, 1, 0, 0>(a, lo, hi, s);
+    else nesterov ? sgd_block<0, 1, 0, 1>(a, lo, hi, s) : sgd_block<0, 1, 0, 0>(a, lo, hi, s);
+  }
 }
 
 // Adam / AdamW. step_size = lr / (1 - beta1^t) and bc2_sqrt =
-// sqrt(1 - beta2^t) come from the host.
+// sqrt(1 - beta2^t) come from the host; so does decay, AdamW's 1 - lr wd
+// (1 for Adam or wd 0: p * 1 is p exactly).
+template <class C>
+struct AdamArgs {
+  C beta1, beta2, eps, wd, step_size, bc2_sqrt, decay, sign;
+};
 template <class A, class C = typename A::C>
-KOKKOS_INLINE_FUNCTION void adam_elem(const A& a, int64_t i, C lr, C beta1, C beta2, C eps, C wd, C step_size,
-                                      C bc2_sqrt, int decoupled, int amsgrad, int maximize) {
-  C g = a.grad(i, maximize);
-  C p = a.param(i);
-  if (wd != C(0)) {
-    if (decoupled)
-      p = p * (C(1) - lr * wd);
-    else
-      g = g + wd * p;
-  }
+KOKKOS_INLINE_FUNCTION void adam_elem(const A& a, int64_t i, const AdamArgs<C>& s, int l2, int amsgrad) {
+  C g = a.grad(i) * s.sign;
+  C p = a.param(i) * s.decay;
+  if (l2) g = g + s.wd * p;
   C m = a.s0[i];
-  m = m + (C(1) - beta1) * (g - m);  // lerp, as torch's exp_avg.lerp_
-  C v = beta2 * a.s1[i] + (C(1) - beta2) * g * g;
+  m = m + (C(1) - s.beta1) * (g - m);  // lerp, as torch's exp_avg.lerp_
+  C v = s.beta2 * a.s1[i] + (C(1) - s.beta2) * g * g;
   a.s0[i] = m;
   a.s1[i] = v;
   if (amsgrad) {
@@ -72,47 +108,87 @@ KOKKOS_INLINE_FUNCTION void adam_elem(const A& a, int64_t i, C lr, C beta1, C be
     a.s2[i] = vm;
     v = vm;
   }
-  C denom = kmath::sqrt(v) / bc2_sqrt + eps;
-  a.set_param(i, p - step_size * (m / denom));
+  C denom = kmath::sqrt(v) / s.bc2_sqrt + s.eps;
+  a.set_param(i, p - s.step_size * (m / denom));
+}
+template <int L2, int Amsgrad, class A, class C = typename A::C>
+KOKKOS_INLINE_FUNCTION void adam_block(const A& a0, int64_t lo, int64_t hi, AdamArgs<C> s) {
+  const A a = a0;
+  for (int64_t i = lo; i < hi; ++i) adam_elem(a, i, s, L2, Amsgrad);
+}
+template <class A, class C = typename A::C>
+KOKKOS_INLINE_FUNCTION void adam_block(const A& a, int64_t lo, int64_t hi, const AdamArgs<C>& s, int l2,
+                                       int amsgrad) {
+  if (amsgrad) l2 ? adam_block<1, 1>(a, lo, hi, s) : adam_block<0, 1>(a, lo, hi, s);
+  else l2 ? adam_block<1, 0>(a, lo, hi, s) : adam_block<0, 0>(a, lo, hi, s);
 }
 
 // RMSprop: s0 = square_avg, s1 = momentum buffer, s2 = grad_avg (centered).
+template <class C>
+struct RmspropArgs {
+  C lr, alpha, eps, wd, momentum, sign;
+};
 template <class A, class C = typename A::C>
-KOKKOS_INLINE_FUNCTION void rmsprop_elem(const A& a, int64_t i, C lr, C alpha, C eps, C wd, C momentum,
-                                         int centered, int maximize, int has_buf) {
-  C g = a.grad(i, maximize);
+KOKKOS_INLINE_FUNCTION void rmsprop_elem(const A& a, int64_t i, const RmspropArgs<C>& s, int l2, int centered,
+                                         int has_buf) {
+  C g = a.grad(i) * s.sign;
   C p = a.param(i);
-  if (wd != C(0)) g = g + wd * p;
-  C sq = alpha * a.s0[i] + (C(1) - alpha) * g * g;
+  if (l2) g = g + s.wd * p;
+  C sq = s.alpha * a.s0[i] + (C(1) - s.alpha) * g * g;
   a.s0[i] = sq;
   C avg;
   if (centered) {
     C ga = a.s2[i];
-    ga = ga + (C(1) - alpha) * (g - ga);
+    ga = ga + (C(1) - s.alpha) * (g - ga);
     a.s2[i] = ga;
     avg = kmath::sqrt(sq - ga * ga);
   } else {
     avg = kmath::sqrt(sq);
   }
-  avg = avg + eps;
+  avg = avg + s.eps;
   if (has_buf) {
-    C buf = momentum * a.s1[i] + g / avg;
+    C buf = s.momentum * a.s1[i] + g / avg;
     a.s1[i] = buf;
-    a.set_param(i, p - lr * buf);
+    a.set_param(i, p - s.lr * buf);
   } else {
-    a.set_param(i, p - lr * (g / avg));
+    a.set_param(i, p - s.lr * (g / avg));
+  }
+}
+template <int L2, int Centered, int HasBuf, class A, class C = typename A::C>
+KOKKOS_INLINE_FUNCTION void rmsprop_block(const A& a0, int64_t lo, int64_t hi, RmspropArgs<C> s) {
+  const A a = a0;
+  for (int64_t i = lo; i < hi; ++i) rmsprop_elem(a, i, s, L2, Centered, HasBuf);
+}
+template <class A, class C = typename A::C>
+KOKKOS_INLINE_FUNCTION void rmsprop_block(const A& a, int64_t lo, int64_t hi, const RmspropArgs<C>& s, int l2,
+                                          int centered, int has_buf) {
+  if (l2) {
+    if (centered) has_buf ? rmsprop_block<1, 1, 1>(a, lo, hi, s) : rmsprop_block<1, 1, 0>(a, lo, hi, s);
+    else has_buf ? rmsprop_block<1, 0, 1>(a, lo, hi, s) : rmsprop_block<1, 0, 0>(a, lo, hi, s);
+  } else {
+    if (centered) has_buf ? rmsprop_block<0, 1, 1>(a, lo, hi, s) : rmsprop_block<0, 1, 0>(a, lo, hi, s);
+    else has_buf ? rmsprop_block<0, 0, 1>(a, lo, hi, s) : rmsprop_block<0, 0, 0>(a, lo, hi, s);
   }
 }
 
 // Adagrad: clr = lr / (1 + (t - 1) lr_decay) from the host; s0 = sum.
+template <class C>
+struct AdagradArgs {
+  C clr, eps, wd, sign;
+};
 template <class A, class C = typename A::C>
-KOKKOS_INLINE_FUNCTION void adagrad_elem(const A& a, int64_t i, C clr, C eps, C wd, int maximize) {
-  C g = a.grad(i, maximize);
+KOKKOS_INLINE_FUNCTION void adagrad_elem(const A& a, int64_t i, const AdagradArgs<C>& s, int l2) {
+  C g = a.grad(i) * s.sign;
   C p = a.param(i);
-  if (wd != C(0)) g = g + wd * p;
-  C s = a.s0[i] + g * g;
-  a.s0[i] = s;
-  a.set_param(i, p - clr * (g / (kmath::sqrt(s) + eps)));
+  if (l2) g = g + s.wd * p;
+  C sum = a.s0[i] + g * g;
+  a.s0[i] = sum;
+  a.set_param(i, p - s.clr * (g / (kmath::sqrt(sum) + s.eps)));
+}
+template <int L2, class A, class C = typename A::C>
+KOKKOS_INLINE_FUNCTION void adagrad_block(const A& a0, int64_t lo, int64_t hi, AdagradArgs<C> s) {
+  const A a = a0;
+  for (int64_t i = lo; i < hi; ++i) adagrad_elem(a, i, s, L2);
 }
 
 template <class Exec, class P, class G>
@@ -130,13 +206,16 @@ bool optimizer_typed(const Exec& exec, const vnn_op& op) {
   a.s2 = s[2];
   auto I = [&](int k) { return k < op.num_ints ? int(op.ints[k]) : 0; };
   auto S = [&](int k) { return C(op.scalars[k]); };
-  Range<Exec> range(exec, 0, n);
+  const OptimBlocks<Exec> blk{n};
+  Range<Exec> range(exec, 0, blk.count());
   if (fn == VNN_OPTIM_SGD) {
     if (op.num_scalars < 4 || op.num_ints < 5 || (op.ints[3] && op.num_outputs < 2)) return false;
     const C lr = S(0), mom = S(1), damp = S(2), wd = S(3);
     const int nesterov = I(1), maximize = I(2), has_buf = I(3), first = I(4);
-    Kokkos::parallel_for("vnn::optim_sgd", range, KOKKOS_LAMBDA(int64_t i) {
-      sgd_elem(a, i, lr, mom, damp, wd, nesterov, maximize, has_buf, first);
+    const SgdArgs<C> sa{lr, mom, damp, wd, maximize ? C(-1) : C(1)};
+    const int l2 = wd != C(0);
+    Kokkos::parallel_for("vnn::optim_sgd", range, KOKKOS_LAMBDA(int64_t b) {
+      sgd_block(a, blk.lo(b), blk.hi(b), sa, l2, has_buf, first, nesterov);
     });
     return true;
   }
@@ -144,8 +223,11 @@ bool optimizer_typed(const Exec& exec, const vnn_op& op) {
     if (op.num_scalars < 7 || op.num_ints < 4 || op.num_outputs < (op.ints[2] ? 4 : 3)) return false;
     const C lr = S(0), b1 = S(1), b2 = S(2), eps = S(3), wd = S(4), step_size = S(5), bc2 = S(6);
     const int decoupled = I(1), amsgrad = I(2), maximize = I(3);
-    Kokkos::parallel_for("vnn::optim_adam", range, KOKKOS_LAMBDA(int64_t i) {
-      adam_elem(a, i, lr, b1, b2, eps, wd, step_size, bc2, decoupled, amsgrad, maximize);
+    const int l2 = wd != C(0) && !decoupled;
+    const C decay = wd != C(0) && decoupled ? C(1) - lr * wd : C(1);
+    const AdamArgs<C> sa{b1, b2, eps, wd, step_size, bc2, decay, maximize ? C(-1) : C(1)};
+    Kokkos::parallel_for("vnn::optim_adam", range, KOKKOS_LAMBDA(int64_t b) {
+      adam_block(a, blk.lo(b), blk.hi(b), sa, l2, amsgrad);
     });
     return true;
   }
@@ -153,8 +235,10 @@ bool optimizer_typed(const Exec& exec, const vnn_op& op) {
     if (op.num_scalars < 5 || op.num_ints < 4 || op.num_outputs < 4) return false;
     const C lr = S(0), alpha = S(1), eps = S(2), wd = S(3), mom = S(4);
     const int centered = I(1), maximize = I(2), has_buf = I(3);
-    Kokkos::parallel_for("vnn::optim_rmsprop", range, KOKKOS_LAMBDA(int64_t i) {
-      rmsprop_elem(a, i, lr, alpha, eps, wd, mom, centered, maximize, has_buf);
+    const RmspropArgs<C> sa{lr, alpha, eps, wd, mom, maximize ? C(-1) : C(1)};
+    const int l2 = wd != C(0);
+    Kokkos::parallel_for("vnn::optim_rmsprop", range, KOKKOS_LAMBDA(int64_t b) {
+      rmsprop_block(a, blk.lo(b), blk.hi(b), sa, l2, centered, has_buf);
     });
     return true;
   }
@@ -162,8 +246,11 @@ bool optimizer_typed(const Exec& exec, const vnn_op& op) {
     if (op.num_scalars < 3 || op.num_ints < 2 || op.num_outputs < 2) return false;
     const C clr = S(0), eps = S(1), wd = S(2);
     const int maximize = I(1);
-    Kokkos::parallel_for("vnn::optim_adagrad", range, KOKKOS_LAMBDA(int64_t i) {
-      adagrad_elem(a, i, clr, eps, wd, maximize);
+    const AdagradArgs<C> sa{clr, eps, wd, maximize ? C(-1) : C(1)};
+    const int l2 = wd != C(0);
+    Kokkos::parallel_for("vnn::optim_adagrad", range, KOKKOS_LAMBDA(int64_t b) {
+      if (l2) adagrad_block<1>(a, blk.lo(b), blk.hi(b), sa);
+      else adagrad_block<0>(a, blk.lo(b), blk.hi(b), sa);
     });
     return true;
   }
