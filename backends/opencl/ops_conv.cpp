@@ -12,29 +12,12 @@
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "launch.hpp"
+#include "op_common.hpp"
 #include "program_cache.hpp"
 
 namespace vnn_opencl {
 namespace {
 
-
-bool desc_ok(const vnn_tensor_desc& t, int ndim, int32_t dtype) {
-  return t.data && t.ndim == ndim && t.dtype == dtype && t.offset >= 0;
-}
-
-cl_long4 strides4(const vnn_tensor_desc& t) {
-  cl_long4 s{};
-  for (int i = 0; i < t.ndim && i < 4; ++i) s.s[i] = t.strides[i];
-  return s;
-}
-
-cl_long4 sizes4(const vnn_tensor_desc& t) {
-  cl_long4 s{};
-  for (int i = 0; i < 4; ++i) s.s[i] = t.sizes[i];
-  return s;
-}
-
-cl_mem mem(const vnn_tensor_desc& t) { return static_cast<cl_mem>(t.data); }
 
 int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
   int64_t span = in + 2 * p - d * (k - 1) - 1;

@@ -12,6 +12,7 @@
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "launch.hpp"
+#include "op_common.hpp"
 #include "program_cache.hpp"
 #include "vnn/op_names.h"
 
@@ -20,21 +21,6 @@ namespace {
 
 // The ABI's name table (vnn/op_names.h); nullptr for an unknown rule.
 const char* fn_name(int64_t fn) { return VNN_NAME(vnn_optimizer_names, fn); }
-
-int64_t numel(const vnn_tensor_desc& t) {
-  int64_t n = 1;
-  for (int k = 0; k < t.ndim; ++k) n *= t.sizes[k];
-  return n;
-}
-
-bool contiguous(const vnn_tensor_desc& t) {
-  int64_t expected = 1;
-  for (int k = t.ndim - 1; k >= 0; --k) {
-    if (t.sizes[k] != 1 && t.strides[k] != expected) return false;
-    expected *= t.sizes[k];
-  }
-  return true;
-}
 
 // -D defines of kernels/optimizer.cl for a parameter and gradient dtype.
 std::string defines(int32_t pt, int32_t gt) {
@@ -60,10 +46,10 @@ vnn_status run_unscale(Device& d, cl_command_queue q, const vnn_op& op) {
     if (dt == VNN_FLOAT64 && !d.fp64)
       return fail(VNN_STATUS_UNSUPPORTED, "%s: float64 is not supported on %s (device lacks cl_khr_fp64)",
                   what.c_str(), d.label.c_str());
-    if (t.ndim < 0 || t.ndim > VNN_MAX_DIMS || t.offset < 0 || !contiguous(t) || (numel(t) > 0 && !t.data))
+    if (t.ndim < 0 || t.ndim > VNN_MAX_DIMS || t.offset < 0 || !dense(t) || (numel(t) > 0 && !t.data))
       return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: gradient %d must be contiguous", what.c_str(), k - 1);
   }
-  cl_mem flag = static_cast<cl_mem>(f.data);
+  cl_mem flag = mem(f);
   cl_long flag_off = f.offset;
   for (int k = 1; k < op.num_outputs; ++k) {
     const vnn_tensor_desc& t = op.outputs[k];
@@ -71,13 +57,13 @@ vnn_status run_unscale(Device& d, cl_command_queue q, const vnn_op& op) {
     if (count == 0) continue;
     Kernel* kern = nullptr;
     if (vnn_status err = get_kernel(d, "optimizer", "vnn_amp_unscale", defines(t.dtype, t.dtype), &kern)) return err;
-    cl_mem mem = static_cast<cl_mem>(t.data);
+    cl_mem buf = mem(t);
     cl_long off = t.offset;
     cl_float inv_f = cl_float(op.scalars[0]);
     cl_double inv_d = op.scalars[0];
     Arg inv = t.dtype == VNN_FLOAT64 ? Arg{sizeof inv_d, &inv_d} : Arg{sizeof inv_f, &inv_f};
     if (vnn_status err =
-            launch(d, *kern, q, count, what, {arg(mem), arg(off), arg(count), inv, arg(flag), arg(flag_off)}))
+            launch(d, *kern, q, count, what, {arg(buf), arg(off), arg(count), inv, arg(flag), arg(flag_off)}))
       return err;
   }
   return VNN_STATUS_OK;
@@ -130,7 +116,7 @@ vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
     const vnn_tensor_desc* t = all[k];
     const int32_t want = k == 0 ? gt : k == 1 ? pt : st;
     if (t->ndim < 0 || t->ndim > VNN_MAX_DIMS || !t->data || t->offset < 0 || t->dtype != want || numel(*t) != n ||
-        !contiguous(*t))
+        !dense(*t))
       return fail(VNN_STATUS_INVALID_ARGUMENT,
                   "%s: operands must be contiguous with the parameter's element count; state in %s",
                   what.c_str(), f64 ? "float64" : "float32");
@@ -153,7 +139,7 @@ vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
   std::vector<cl_mem> mems;
   std::vector<cl_long> offs;
   for (const vnn_tensor_desc* t : all) {
-    mems.push_back(static_cast<cl_mem>(t->data));
+    mems.push_back(mem(*t));
     offs.push_back(t->offset);
   }
   // Buffers in kernel order: p, g, then the state slots the kernel declares.
