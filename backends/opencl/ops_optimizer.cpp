@@ -11,6 +11,7 @@
 
 #include "dtype.hpp"
 #include "errors.hpp"
+#include "common/op_params.hpp"
 #include "launch.hpp"
 #include "op_common.hpp"
 #include "program_cache.hpp"
@@ -81,17 +82,16 @@ vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
   const char* name = fn_name(fn);
   if (!name) return fail(VNN_STATUS_UNSUPPORTED, "%s: optimizer fn %lld is unknown", what.c_str(), (long long)fn);
   what += std::string(" ") + name;
-  // Counts each fn needs: scalars, ints, outputs (param + state slots).
-  int need_s = 0, need_i = 0, need_o = 0;
-  switch (fn) {
-    case VNN_OPTIM_SGD: need_s = 4; need_i = 5; need_o = op.num_ints > 3 && op.ints[3] ? 2 : 1; break;
-    case VNN_OPTIM_ADAM: need_s = 7; need_i = 4; need_o = op.num_ints > 2 && op.ints[2] ? 4 : 3; break;
-    case VNN_OPTIM_RMSPROP: need_s = 5; need_i = 4; need_o = 4; break;
-    default: need_s = 3; need_i = 2; need_o = 2; break;
-  }
-  if (op.num_scalars < need_s || op.num_ints < need_i || op.num_outputs < need_o)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: needs %d scalars, %d ints and %d outputs", what.c_str(), need_s,
-                need_i, need_o);
+  vnn_optimizer_params prm;
+  if (!vnn::kernels::decode_optimizer(op, &prm))
+    return fail(VNN_STATUS_INVALID_ARGUMENT, "%s: too few scalars, ints or state outputs for the rule", what.c_str());
+  // The kernel takes the rule's scalars and flags in the ABI's field order:
+  // packed again from the decoded values, not copied from the request.
+  double sv[VNN_OPTIM_MAX_SCALARS];
+  int64_t iv[VNN_OPTIM_MAX_INTS];
+  int32_t need_s = 0, need_i = 0;
+  vnn_optimizer_pack(&prm, sv, &need_s, iv, &need_i);
+  const int need_o = 1 + vnn_optimizer_num_state(&prm);
   const vnn_tensor_desc& p = op.outputs[0];
   const vnn_tensor_desc& g = op.inputs[0];
   const int32_t pt = p.dtype, gt = g.dtype;
@@ -131,11 +131,11 @@ vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
   std::vector<cl_float> sf(static_cast<size_t>(need_s));
   std::vector<cl_double> sd(static_cast<size_t>(need_s));
   for (int i = 0; i < need_s; ++i) {
-    sf[size_t(i)] = cl_float(op.scalars[i]);
-    sd[size_t(i)] = op.scalars[i];
+    sf[size_t(i)] = cl_float(sv[i]);
+    sd[size_t(i)] = sv[i];
   }
   std::vector<cl_int> ints(static_cast<size_t>(need_i));
-  for (int i = 0; i < need_i; ++i) ints[size_t(i)] = cl_int(op.ints[i]);
+  for (int i = 0; i < need_i; ++i) ints[size_t(i)] = cl_int(iv[i]);
   std::vector<cl_mem> mems;
   std::vector<cl_long> offs;
   for (const vnn_tensor_desc* t : all) {
