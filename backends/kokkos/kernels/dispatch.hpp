@@ -5,10 +5,13 @@
 // into VNN_STATUS_UNSUPPORTED (the core's vnn::Unsupported) with that text.
 // try_dispatch_types<Set>(dtype, f) returns false instead, for paths that
 // fall back to another kernel (vendor BLAS before the portable GEMM).
+// dispatch_fn<Count>(fn, f) does the same for an op's function code.
 #pragma once
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "kokkos/kernels/types.hpp"
 
@@ -81,6 +84,23 @@ void dispatch_types(const char* op, int32_t dtype, F&& f) {
   if (!try_dispatch_types(Set{}, dtype, f))
     throw UnsupportedDtype(std::string(op) + ": dtype " + dtype_name(dtype) + " (code " + std::to_string(dtype) +
                            ") is not supported by this kernel; it takes " + type_set_names(Set{}));
+}
+
+// dispatch_fn<Count>(fn, f): f(std::integral_constant<int, Fn>{}) for the
+// run-time function code fn in [0, Count), Count an ABI count such as
+// VNN_UNARY_COUNT_; false (f not called) outside it. The cases are made
+// from the count, not listed, so an enumerator added to the ABI is
+// dispatched (and needs its functor to compile) with no list to update.
+template <class F, int... Fns>
+bool dispatch_fn(int64_t fn, F&& f, std::integer_sequence<int, Fns...>) {
+  bool ok = false;
+  (void)((fn == Fns ? (ok = f(std::integral_constant<int, Fns>{}), true) : false) || ...);
+  return ok;
+}
+
+template <int Count, class F>
+bool dispatch_fn(int64_t fn, F&& f) {
+  return fn >= 0 && fn < Count && dispatch_fn(fn, f, std::make_integer_sequence<int, Count>{});
 }
 
 }  // namespace vnn::kernels
