@@ -281,14 +281,22 @@ static inline int vnn_pool_is_adaptive(int64_t mode) {
 typedef struct vnn_pool2d_params {
   /** A vnn_pool_mode. */
   int64_t mode;
-  /** Window height and width (fixed modes). */
-  int64_t kernel_h, kernel_w;
-  /** Window step (fixed modes). */
-  int64_t stride_h, stride_w;
-  /** Implicit padding on each side (fixed modes). */
-  int64_t pad_h, pad_w;
-  /** Spacing of window taps (fixed modes). */
-  int64_t dilation_h, dilation_w;
+  /** kernel_h: window height and width (fixed modes). */
+  int64_t kernel_h;
+  /** kernel_w: window height and width (fixed modes). */
+  int64_t kernel_w;
+  /** stride_h: window step (fixed modes). */
+  int64_t stride_h;
+  /** stride_w: window step (fixed modes). */
+  int64_t stride_w;
+  /** pad_h: implicit padding on each side (fixed modes). */
+  int64_t pad_h;
+  /** pad_w: implicit padding on each side (fixed modes). */
+  int64_t pad_w;
+  /** dilation_h: spacing of window taps (fixed modes). */
+  int64_t dilation_h;
+  /** dilation_w: spacing of window taps (fixed modes). */
+  int64_t dilation_w;
   /** avg: 1 when padded positions count in the divisor. */
   int64_t count_include_pad;
   /** avg: the divisor of every window when > 0; 0: none. */
@@ -299,14 +307,22 @@ typedef struct vnn_pool2d_params {
 
 /** The geometry of VNN_OP_IM2COL / VNN_OP_COL2IM (ints[0..7]) and the CONV2D kinds (ints[0..8], with groups). */
 typedef struct vnn_conv2d_params {
-  /** Kernel height and width. */
-  int64_t kernel_h, kernel_w;
-  /** Stride. */
-  int64_t stride_h, stride_w;
-  /** Zero padding on each side. */
-  int64_t pad_h, pad_w;
-  /** Dilation. */
-  int64_t dilation_h, dilation_w;
+  /** kernel_h: kernel height and width. */
+  int64_t kernel_h;
+  /** kernel_w: kernel height and width. */
+  int64_t kernel_w;
+  /** stride_h: stride. */
+  int64_t stride_h;
+  /** stride_w: stride. */
+  int64_t stride_w;
+  /** pad_h: zero padding on each side. */
+  int64_t pad_h;
+  /** pad_w: zero padding on each side. */
+  int64_t pad_w;
+  /** dilation_h: dilation. */
+  int64_t dilation_h;
+  /** dilation_w: dilation. */
+  int64_t dilation_w;
   /** Channel groups (CONV2D kinds only; 1 for IM2COL / COL2IM). */
   int64_t groups;
 } vnn_conv2d_params;
@@ -317,36 +333,76 @@ typedef struct vnn_conv2d_params {
 
 /** VNN_OPTIM_SGD: scalars {lr, momentum, dampening, weight_decay}, ints[1..4] {nesterov, maximize, has_buffer, first}. */
 typedef struct vnn_sgd_params {
-  /** Learning rate, momentum, dampening and L2 weight decay. */
-  double lr, momentum, dampening, weight_decay;
-  /** 1: Nesterov momentum; 1: maximise the objective. */
-  int64_t nesterov, maximize;
-  /** 1: out1 is the momentum buffer; 1: its first step (buffer := d). */
-  int64_t has_buffer, first;
+  /** lr: learning rate, momentum, dampening and L2 weight decay. */
+  double lr;
+  /** momentum: learning rate, momentum, dampening and L2 weight decay. */
+  double momentum;
+  /** dampening: learning rate, momentum, dampening and L2 weight decay. */
+  double dampening;
+  /** weight_decay: learning rate, momentum, dampening and L2 weight decay. */
+  double weight_decay;
+  /** nesterov: 1: Nesterov momentum; 1: maximise the objective. */
+  int64_t nesterov;
+  /** maximize: 1: Nesterov momentum; 1: maximise the objective. */
+  int64_t maximize;
+  /** has_buffer: 1: out1 is the momentum buffer; 1: its first step (buffer := d). */
+  int64_t has_buffer;
+  /** first: 1: out1 is the momentum buffer; 1: its first step (buffer := d). */
+  int64_t first;
 } vnn_sgd_params;
 
 /** VNN_OPTIM_ADAM: scalars {lr, beta1, beta2, eps, weight_decay, step_size, bias_correction2_sqrt}, ints[1..3] {decoupled, amsgrad, maximize}. */
 typedef struct vnn_adam_params {
-  /** Learning rate, moment decays, epsilon and weight decay. */
-  double lr, beta1, beta2, eps, weight_decay;
-  /** lr / (1 - beta1^t) and sqrt(1 - beta2^t), computed by the host for step t. */
-  double step_size, bias_correction2_sqrt;
-  /** 1: AdamW's decoupled weight decay; 1: out3 is max_exp_avg_sq; 1: maximise. */
-  int64_t decoupled, amsgrad, maximize;
+  /** lr: learning rate, moment decays, epsilon and weight decay. */
+  double lr;
+  /** beta1: learning rate, moment decays, epsilon and weight decay. */
+  double beta1;
+  /** beta2: learning rate, moment decays, epsilon and weight decay. */
+  double beta2;
+  /** eps: learning rate, moment decays, epsilon and weight decay. */
+  double eps;
+  /** weight_decay: learning rate, moment decays, epsilon and weight decay. */
+  double weight_decay;
+  /** step_size: lr / (1 - beta1^t) and sqrt(1 - beta2^t), computed by the host for step t. */
+  double step_size;
+  /** bias_correction2_sqrt: lr / (1 - beta1^t) and sqrt(1 - beta2^t), computed by the host for step t. */
+  double bias_correction2_sqrt;
+  /** decoupled: 1: AdamW's decoupled weight decay; 1: out3 is max_exp_avg_sq; 1: maximise. */
+  int64_t decoupled;
+  /** amsgrad: 1: AdamW's decoupled weight decay; 1: out3 is max_exp_avg_sq; 1: maximise. */
+  int64_t amsgrad;
+  /** maximize: 1: AdamW's decoupled weight decay; 1: out3 is max_exp_avg_sq; 1: maximise. */
+  int64_t maximize;
 } vnn_adam_params;
 
 /** VNN_OPTIM_RMSPROP: scalars {lr, alpha, eps, weight_decay, momentum}, ints[1..3] {centered, maximize, has_buffer}. */
 typedef struct vnn_rmsprop_params {
-  /** Learning rate, smoothing constant, epsilon, weight decay and momentum. */
-  double lr, alpha, eps, weight_decay, momentum;
-  /** 1: centred (out3 = grad_avg); 1: maximise; 1: out2 is the momentum buffer. */
-  int64_t centered, maximize, has_buffer;
+  /** lr: learning rate, smoothing constant, epsilon, weight decay and momentum. */
+  double lr;
+  /** alpha: learning rate, smoothing constant, epsilon, weight decay and momentum. */
+  double alpha;
+  /** eps: learning rate, smoothing constant, epsilon, weight decay and momentum. */
+  double eps;
+  /** weight_decay: learning rate, smoothing constant, epsilon, weight decay and momentum. */
+  double weight_decay;
+  /** momentum: learning rate, smoothing constant, epsilon, weight decay and momentum. */
+  double momentum;
+  /** centered: 1: centred (out3 = grad_avg); 1: maximise; 1: out2 is the momentum buffer. */
+  int64_t centered;
+  /** maximize: 1: centred (out3 = grad_avg); 1: maximise; 1: out2 is the momentum buffer. */
+  int64_t maximize;
+  /** has_buffer: 1: centred (out3 = grad_avg); 1: maximise; 1: out2 is the momentum buffer. */
+  int64_t has_buffer;
 } vnn_rmsprop_params;
 
 /** VNN_OPTIM_ADAGRAD: scalars {clr, eps, weight_decay}, ints[1] {maximize}. */
 typedef struct vnn_adagrad_params {
-  /** lr / (1 + (t - 1) lr_decay) from the host, epsilon and weight decay. */
-  double clr, eps, weight_decay;
+  /** clr: lr / (1 + (t - 1) lr_decay) from the host, epsilon and weight decay. */
+  double clr;
+  /** eps: lr / (1 + (t - 1) lr_decay) from the host, epsilon and weight decay. */
+  double eps;
+  /** weight_decay: lr / (1 + (t - 1) lr_decay) from the host, epsilon and weight decay. */
+  double weight_decay;
   /** 1: maximise. */
   int64_t maximize;
 } vnn_adagrad_params;
