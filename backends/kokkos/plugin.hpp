@@ -659,8 +659,7 @@ class Backend {
       case VNN_OP_INDEX_ADD: ok = kernels::indexing(exec, op); break;
       case VNN_OP_IM2COL:
       case VNN_OP_COL2IM:
-        ok = op->num_inputs >= 1 &&
-             kernels::im2col(exec, op->outputs[0], op->inputs[0], op->ints, op->num_ints, op->kind == VNN_OP_COL2IM);
+        ok = kernels::im2col(exec, *op, op->kind == VNN_OP_COL2IM);
         break;
       case VNN_OP_POOL2D:
       case VNN_OP_POOL2D_BACKWARD: ok = kernels::pool2d(exec, *op, op->kind == VNN_OP_POOL2D_BACKWARD); break;

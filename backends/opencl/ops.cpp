@@ -21,6 +21,7 @@
 #include "ops_elementwise.hpp"
 #include "ops_indexing.hpp"
 #include "ops_optimizer.hpp"
+#include "op_common.hpp"
 #include "common/desc_check.hpp"
 #include "common/gemm_plan.hpp"
 #include "ops_gemm.hpp"
@@ -41,62 +42,6 @@ std::string fn_name(const char* const (&table)[N], int64_t fn) {
   const char* n = VNN_NAME(table, fn);
   return n ? n : "fn=" + std::to_string(fn);
 }
-
-// The shape of an op after merging dimensions that every tensor walks
-// contiguously, innermost first, as the kernels expect (see common.cl).
-// Merging turns each contiguous tensor into one dimension so kernels take
-// their division-free path.
-struct Layout {
-  int64_t n = 1;  // element count
-  cl_int ndim = 0;
-  cl_long8 sizes{};
-  cl_long8 strides[3]{};  // per tensor, in the order given to make_layout
-};
-
-// The products below cannot overflow: run() rejected any descriptor whose
-// element count or extent does not fit int64 (common/desc_check.hpp), and
-// l.n and every merged size are products of shape's sizes.
-Layout make_layout(const vnn_tensor_desc& shape, std::initializer_list<const vnn_tensor_desc*> ts) {
-  Layout l;
-  for (int k = shape.ndim - 1; k >= 0; --k) {
-    int64_t size = shape.sizes[k];
-    l.n *= size;
-    if (size == 1) continue;  // size-1 dims move no tensor
-    if (l.ndim > 0) {
-      bool merge = true;
-      size_t t = 0;
-      int prev = l.ndim - 1;
-      for (const vnn_tensor_desc* d : ts) {
-        int64_t step;
-        merge = merge && vnn::checked::mul(l.strides[t].s[prev], l.sizes.s[prev], &step) && d->strides[k] == step;
-        ++t;
-      }
-      if (merge) {
-        l.sizes.s[prev] *= size;
-        continue;
-      }
-    }
-    size_t t = 0;
-    for (const vnn_tensor_desc* d : ts) l.strides[t++].s[l.ndim] = d->strides[k];
-    l.sizes.s[l.ndim++] = size;
-  }
-  if (l.ndim == 0) {  // a scalar, or all sizes 1: one element at the offsets
-    l.ndim = 1;
-    l.sizes.s[0] = 1;
-  }
-  return l;
-}
-
-bool contiguous(const Layout& l, int t) { return l.ndim == 1 && (l.strides[t].s[0] == 1 || l.n == 1); }
-
-
-std::string storage_defines(const char* prefix, int32_t dtype) {
-  const DtypeInfo* info = dtype_info(dtype);
-  return std::string("-D") + prefix + "_T=" + info->storage + " -D" + prefix + "_DT=" +
-         std::to_string(dtype);
-}
-
-cl_mem mem(const vnn_tensor_desc& t) { return static_cast<cl_mem>(t.data); }
 
 vnn_status run_fill(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what) {
   const vnn_tensor_desc& out = op.outputs[0];
@@ -458,12 +403,8 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
   cl_long oo = out.offset, ao = a.offset, bo = b.offset, m = s.m, n = s.n, k = s.k;
   cl_long ars = s.a_rs, acs = s.a_cs, brs = s.b_rs, bcs = s.b_cs, ors = s.o_rs, ocs = s.o_cs;
   cl_int use_beta = beta != 0.0;
-  cl_float af = cl_float(alpha), bf = cl_float(beta);
-  cl_double ad = alpha, bd = beta;
-  cl_int ai = saturating<cl_int>(alpha), bi = saturating<cl_int>(beta);
-  cl_long al = saturating<cl_long>(alpha), bl = saturating<cl_long>(beta);
-  Arg aa = out.dtype == VNN_FLOAT32 ? arg(af) : out.dtype == VNN_FLOAT64 ? arg(ad) : out.dtype == VNN_INT32 ? arg(ai) : arg(al);
-  Arg ba = out.dtype == VNN_FLOAT32 ? arg(bf) : out.dtype == VNN_FLOAT64 ? arg(bd) : out.dtype == VNN_INT32 ? arg(bi) : arg(bl);
+  const Scalar as(alpha), bs(beta);
+  Arg aa = as.as(out.dtype), ba = bs.as(out.dtype);
   vnn_status st = enqueue(*kern, q, 3, global, local, what,
                           {arg(mo), arg(oo), arg(ma), arg(ao), arg(mb), arg(bo), aa, ba, arg(use_beta), arg(m),
                            arg(n), arg(k), arg(ars), arg(acs), arg(brs), arg(bcs), arg(ors), arg(ocs),
@@ -473,7 +414,7 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
   return st;
 }
 
-// Text naming the op for error messages: "opencl:0: BINARY add on float32".
+// Text naming the op for error messages: "opencl:0: REDUCE sum on float32".
 std::string describe(const Device& d, const vnn_op& op) {
   // The ABI's names (vnn/op_names.h), as the Kokkos plugins spell them.
   std::string s = vnn::detail::str_cat(d.label, ": ", vnn::detail::abi_op_kind(op.kind));
@@ -508,29 +449,15 @@ std::string describe(const Device& d, const vnn_op& op) {
 // Structural checks only (the core validated shapes and dtypes); they keep
 // a malformed request from reading out of bounds.
 vnn_status check(const Device& d, const vnn_op& op, const std::string& what) {
-  int need_in = (op.kind == VNN_OP_FILL || op.kind == VNN_OP_RANDOM) ? 0 : (op.kind == VNN_OP_BINARY || op.kind == VNN_OP_MATMUL) ? 2 : 1;
+  int need_in = (op.kind == VNN_OP_FILL || op.kind == VNN_OP_RANDOM) ? 0 : op.kind == VNN_OP_MATMUL ? 2 : 1;
   if (op.num_outputs < 1 || !op.outputs || op.num_inputs < need_in || (need_in && !op.inputs))
     return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ", need_in, " input(s) and 1 output");
-  if ((op.kind == VNN_OP_BINARY || op.kind == VNN_OP_UNARY) && (op.num_ints < 1 || !op.ints))
-    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ints[0] (the function)");
   if (op.kind == VNN_OP_REDUCE && (op.num_ints < 2 || !op.ints))
     return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ints[0] (the function) and ints[1] (k)");
   if (op.kind == VNN_OP_REDUCE && (op.ints[0] < 0 || op.ints[0] > VNN_REDUCE_ARGMIN))
     return fail(VNN_STATUS_UNSUPPORTED, what, " is not supported by the opencl backend");
-  if (op.kind == VNN_OP_BINARY && (op.ints[0] < 0 || op.ints[0] > VNN_BINARY_MINIMUM))
-    return fail(VNN_STATUS_UNSUPPORTED, what, " is not supported by the opencl backend");
-  if (op.kind == VNN_OP_UNARY && (op.ints[0] < 0 || op.ints[0] > VNN_UNARY_TANH))
-    return fail(VNN_STATUS_UNSUPPORTED, what, " is not supported by the opencl backend");
-  for (int i = 0; i < need_in + 1; ++i) {
-    const vnn_tensor_desc& t = i < need_in ? op.inputs[i] : op.outputs[0];
-    if (t.ndim < 0 || t.ndim > VNN_MAX_DIMS || !t.data || t.offset < 0)
-      return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": malformed tensor descriptor (ndim ", t.ndim, ")");
-    const DtypeInfo* info = dtype_info(t.dtype);
-    if (!info) return fail(VNN_STATUS_UNSUPPORTED, what, ": ", vnn::detail::abi_dtype(t.dtype), " is not supported");
-    if (t.dtype == VNN_FLOAT64 && !d.fp64)
-      return fail(VNN_STATUS_UNSUPPORTED, what, ": float64 is not supported on ", d.label,
-                  " (device lacks cl_khr_fp64)");
-  }
+  for (int i = 0; i < need_in + 1; ++i)
+    if (vnn_status st = check_operand(d, i < need_in ? op.inputs[i] : op.outputs[0], what)) return st;
   return VNN_STATUS_OK;
 }
 

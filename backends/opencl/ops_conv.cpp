@@ -11,34 +11,25 @@
 
 #include "dtype.hpp"
 #include "errors.hpp"
+#include "common/op_params.hpp"
 #include "launch.hpp"
+#include "op_common.hpp"
 #include "program_cache.hpp"
 
 namespace vnn_opencl {
 namespace {
 
 
-bool desc_ok(const vnn_tensor_desc& t, int ndim, int32_t dtype) {
-  return t.data && t.ndim == ndim && t.dtype == dtype && t.offset >= 0;
-}
-
-cl_long4 strides4(const vnn_tensor_desc& t) {
-  cl_long4 s{};
-  for (int i = 0; i < t.ndim && i < 4; ++i) s.s[i] = t.strides[i];
-  return s;
-}
-
-cl_long4 sizes4(const vnn_tensor_desc& t) {
-  cl_long4 s{};
-  for (int i = 0; i < 4; ++i) s.s[i] = t.sizes[i];
-  return s;
-}
-
-cl_mem mem(const vnn_tensor_desc& t) { return static_cast<cl_mem>(t.data); }
-
 int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
   int64_t span = in + 2 * p - d * (k - 1) - 1;
   return span < 0 ? 0 : span / s + 1;
+}
+
+// pooling.cl's geometry vectors: geom = (mode, kh, kw, sh, sw, ph, pw, dh),
+// g2 = (dw, count_include_pad, divisor_override, 0).
+void pool_geometry(const vnn_pool2d_params& g, cl_long8* geom, cl_long4* g2) {
+  *geom = {{g.mode, g.kernel_h, g.kernel_w, g.stride_h, g.stride_w, g.pad_h, g.pad_w, g.dilation_h}};
+  *g2 = {{g.dilation_w, g.count_include_pad, g.divisor_override, 0}};
 }
 
 std::string type_define(int32_t dtype) { return dtype == VNN_FLOAT64 ? "-DT=double" : "-DT=float"; }
@@ -46,16 +37,17 @@ std::string type_define(int32_t dtype) { return dtype == VNN_FLOAT64 ? "-DT=doub
 vnn_status run_im2col(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what, bool col2im) {
   const vnn_tensor_desc& out = op.outputs[0];
   const vnn_tensor_desc& in = op.inputs[0];
-  const int64_t* g = op.ints;
-  if (op.num_ints < 8 || !g || g[0] <= 0 || g[1] <= 0 || g[2] <= 0 || g[3] <= 0 || g[4] < 0 || g[5] < 0 ||
-      g[6] <= 0 || g[7] <= 0)
+  vnn_conv2d_params g;
+  if (!vnn::kernels::decode_conv2d(op, &g))
     return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ints {kh, kw, sh, sw, ph, pw, dh, dw} in range");
   const vnn_tensor_desc& img = col2im ? out : in;
   const vnn_tensor_desc& col = col2im ? in : out;
   if (!desc_ok(img, 4, out.dtype) || !desc_ok(col, 3, out.dtype))
     return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": expects a 4-D image and a 3-D column tensor of one dtype");
-  const int64_t oh = out_size(img.sizes[2], g[0], g[2], g[4], g[6]), ow = out_size(img.sizes[3], g[1], g[3], g[5], g[7]);
-  if (col.sizes[0] != img.sizes[0] || col.sizes[1] != img.sizes[1] * g[0] * g[1] || col.sizes[2] != oh * ow)
+  const int64_t oh = out_size(img.sizes[2], g.kernel_h, g.stride_h, g.pad_h, g.dilation_h);
+  const int64_t ow = out_size(img.sizes[3], g.kernel_w, g.stride_w, g.pad_w, g.dilation_w);
+  if (col.sizes[0] != img.sizes[0] || col.sizes[1] != img.sizes[1] * g.kernel_h * g.kernel_w ||
+      col.sizes[2] != oh * ow)
     return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": column tensor sizes do not match the image and geometry");
   Kernel* k = nullptr;
   if (vnn_status st = get_kernel(d, "conv", col2im ? "vnn_col2im" : "vnn_im2col", type_define(out.dtype), &k))
@@ -63,26 +55,25 @@ vnn_status run_im2col(Device& d, cl_command_queue q, const vnn_op& op, const std
   cl_mem mo = mem(out), mi = mem(in);
   cl_long oo = out.offset, io = in.offset, OH = oh, OW = ow;
   cl_long4 os = strides4(out), is = strides4(in), dims = sizes4(img);
-  cl_long8 geom{};
-  for (int i = 0; i < 8; ++i) geom.s[i] = g[i];
-  int64_t n = 1;
-  for (int i = 0; i < out.ndim; ++i) n *= out.sizes[i];
-  return launch(d, *k, q, n, what,
+  // conv.cl's geometry vector: (kh, kw, sh, sw, ph, pw, dh, dw).
+  const cl_long8 geom = {{g.kernel_h, g.kernel_w, g.stride_h, g.stride_w, g.pad_h, g.pad_w, g.dilation_h,
+                          g.dilation_w}};
+  return launch(d, *k, q, numel(out), what,
                 {arg(mo), arg(oo), arg(os), arg(mi), arg(io), arg(is), arg(dims), arg(geom), arg(OH), arg(OW)});
 }
 
 // Max pooling backward as zero-fill + scatter (kernels/pooling.cl) where
 // the windows cannot overlap and grad_in is dense; false (nothing done)
 // where the gather kernel has to run instead.
-bool run_maxpool_backward_scatter(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what,
-                                  const vnn_tensor_desc& idx, vnn_status* st) {
-  const int64_t* g = op.ints;
+bool run_maxpool_backward_scatter(Device& d, cl_command_queue q, const vnn_op& op, const vnn_pool2d_params& g,
+                                  const std::string& what, const vnn_tensor_desc& idx, vnn_status* st) {
   const vnn_tensor_desc& out = op.outputs[0];  // grad_in [N, C, H, W]
   const vnn_tensor_desc& gy = op.inputs[0];    // [N, C, OH, OW]
   // float32/float64 only: 16-bit storage takes the gather kernel (its
   // results are checked against float32 in tests/ops/low_precision.cpp).
   if (out.dtype != VNN_FLOAT32 && out.dtype != VNN_FLOAT64) return false;
-  if (g[3] < g[7] * (g[1] - 1) + 1 || g[4] < g[8] * (g[2] - 1) + 1) return false;
+  if (g.stride_h < g.dilation_h * (g.kernel_h - 1) + 1 || g.stride_w < g.dilation_w * (g.kernel_w - 1) + 1)
+    return false;
   int64_t expect = 1;
   for (int i = 3; i >= 0; --i) {
     if (out.sizes[i] != 1 && out.strides[i] != expect) return false;
@@ -103,10 +94,9 @@ bool run_maxpool_backward_scatter(Device& d, cl_command_queue q, const vnn_op& o
   cl_mem mo = mem(out), mi = mem(gy), mx = mem(idx);
   cl_long oo = out.offset, io = gy.offset, xo = idx.offset, OH = gy.sizes[2], OW = gy.sizes[3];
   cl_long4 os = strides4(out), is = strides4(gy), xs = strides4(idx), dims = sizes4(out);
-  cl_long8 geom{};
-  for (int i = 0; i < 8; ++i) geom.s[i] = g[i];
-  cl_long4 g2{};
-  g2.s[0] = g[8];
+  cl_long8 geom;
+  cl_long4 g2;
+  pool_geometry(g, &geom, &g2);
   *st = launch(d, *k, q, gy.sizes[0] * gy.sizes[1] * OH * OW, what,
                {arg(mo), arg(oo), arg(os), arg(mx), arg(xo), arg(xs), arg(mi), arg(io), arg(is), arg(dims), arg(OH),
                 arg(OW), arg(geom), arg(g2)});
@@ -114,12 +104,11 @@ bool run_maxpool_backward_scatter(Device& d, cl_command_queue q, const vnn_op& o
 }
 
 vnn_status run_pool(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what, bool backward) {
-  const int64_t* g = op.ints;
-  if (op.num_ints < 11 || !g || g[0] < 0 || g[0] > 3 || g[1] <= 0 || g[2] <= 0 || g[3] <= 0 || g[4] <= 0 ||
-      g[5] < 0 || g[6] < 0 || g[7] <= 0 || g[8] <= 0)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, what,
-                ": needs ints {mode, kh, kw, sh, sw, ph, pw, dh, dw, count_include_pad, divisor} in range");
-  const bool is_max = g[0] == 0 || g[0] == 3;
+  vnn_pool2d_params g;
+  if (!vnn::kernels::decode_pool2d(op, &g))
+    return fail(VNN_STATUS_INVALID_ARGUMENT,
+                what, ": needs ints {mode, kh, kw, sh, sw, ph, pw, dh, dw, count_include_pad, divisor} in range");
+  const bool is_max = vnn_pool_is_max(g.mode);
   const vnn_tensor_desc& out = op.outputs[0];
   const vnn_tensor_desc& in = op.inputs[0];
   const vnn_tensor_desc* idx = nullptr;
@@ -140,9 +129,9 @@ vnn_status run_pool(Device& d, cl_command_queue q, const vnn_op& op, const std::
     for (int i = 0; i < 4; ++i)
       if (idx->sizes[i] != small.sizes[i])
         return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": indices sizes differ from the pooled output");
-  if (backward && g[0] == 0) {
+  if (backward && g.mode == VNN_POOL_MAX) {
     vnn_status st = VNN_STATUS_OK;
-    if (run_maxpool_backward_scatter(d, q, op, what, *idx, &st)) return st;
+    if (run_maxpool_backward_scatter(d, q, op, g, what, *idx, &st)) return st;
   }
   Kernel* k = nullptr;
   // 16-bit storage computes in float32 (pooling.cl, common.cl's VNN_LD / VNN_ST).
@@ -152,15 +141,10 @@ vnn_status run_pool(Device& d, cl_command_queue q, const vnn_op& op, const std::
   cl_mem mo = mem(out), mi = mem(in), mx = idx ? mem(*idx) : nullptr;
   cl_long oo = out.offset, io = in.offset, xo = idx ? idx->offset : 0, OH = small.sizes[2], OW = small.sizes[3];
   cl_long4 os = strides4(out), is = strides4(in), xs = idx ? strides4(*idx) : cl_long4{}, dims = sizes4(big);
-  cl_long8 geom{};
-  for (int i = 0; i < 8; ++i) geom.s[i] = g[i];
-  cl_long4 g2{};
-  g2.s[0] = g[8];
-  g2.s[1] = g[9];
-  g2.s[2] = g[10];
-  int64_t n = 1;
-  for (int i = 0; i < 4; ++i) n *= out.sizes[i];
-  return launch(d, *k, q, n, what,
+  cl_long8 geom;
+  cl_long4 g2;
+  pool_geometry(g, &geom, &g2);
+  return launch(d, *k, q, numel(out), what,
                 {arg(mo), arg(oo), arg(os), arg(mx), arg(xo), arg(xs), arg(mi), arg(io), arg(is), arg(dims), arg(OH),
                  arg(OW), arg(geom), arg(g2)});
 }

@@ -8,86 +8,14 @@
 #include <string>
 
 #include "dtype.hpp"
-#include "vnn/checked_size.h"
 #include "errors.hpp"
 #include "launch.hpp"
+#include "op_common.hpp"
 #include "program_cache.hpp"
 #include "vnn/op_names.h"
 
 namespace vnn_opencl {
 namespace {
-
-// Names and counts come from the ABI (vnn/op_names.h): a function added
-// there is known here without another list to update.
-const char* const* const kBinaryNames = vnn_binary_names;
-const char* const* const kUnaryNames = vnn_unary_names;
-constexpr int kNumBinary = VNN_BINARY_COUNT_;
-constexpr int kNumUnary = VNN_UNARY_COUNT_;
-
-// The op's shape with dimensions merged where every tensor walks them
-// contiguously, innermost first (see common.cl): contiguous operands become
-// one dimension and take the kernels' division-free path.
-struct Layout {
-  int64_t n = 1;
-  cl_int ndim = 0;
-  cl_long8 sizes{};
-  cl_long8 strides[4]{};  // per tensor, in the order given
-};
-
-Layout make_layout(const vnn_tensor_desc& shape, std::initializer_list<const vnn_tensor_desc*> ts) {
-  Layout l;
-  for (int k = shape.ndim - 1; k >= 0; --k) {
-    int64_t size = shape.sizes[k];
-    l.n *= size;
-    if (size == 1) continue;
-    if (l.ndim > 0) {
-      bool merge = true;
-      size_t t = 0;
-      int prev = l.ndim - 1;
-      // Sizes multiply within int64 (run() checked every descriptor); the
-      // stride product may not, for a broadcast or as_strided operand.
-      for (const vnn_tensor_desc* d : ts) {
-        int64_t step;
-        merge = merge && vnn::checked::mul(l.strides[t].s[prev], l.sizes.s[prev], &step) && d->strides[k] == step;
-        ++t;
-      }
-      if (merge) {
-        l.sizes.s[prev] *= size;
-        continue;
-      }
-    }
-    size_t t = 0;
-    for (const vnn_tensor_desc* d : ts) l.strides[t++].s[l.ndim] = d->strides[k];
-    l.sizes.s[l.ndim++] = size;
-  }
-  if (l.ndim == 0) {
-    l.ndim = 1;
-    l.sizes.s[0] = 1;
-  }
-  return l;
-}
-
-
-cl_mem mem(const vnn_tensor_desc& t) { return static_cast<cl_mem>(t.data); }
-
-// A double scalar in the kernel's compute type CT (see elementwise.cl).
-struct Scalar {
-  cl_float f;
-  cl_double d;
-  cl_int i;
-  cl_long l;
-  explicit Scalar(double v) : f(static_cast<cl_float>(v)), d(v), i(saturating<cl_int>(v)), l(saturating<cl_long>(v)) {}
-  Arg as(int32_t dtype) const {
-    switch (dtype) {
-      case VNN_FLOAT64: return arg(d);
-      case VNN_INT64: return arg(l);
-      case VNN_FLOAT32:
-      case VNN_FLOAT16:
-      case VNN_BFLOAT16: return arg(f);
-      default: return arg(i);
-    }
-  }
-};
 
 bool bool_out(const vnn_op& op) {
   return (op.kind == VNN_OP_BINARY && op.ints[0] >= VNN_BINARY_EQ) ||
@@ -96,14 +24,13 @@ bool bool_out(const vnn_op& op) {
 
 // "opencl:0: BINARY pow on float32".
 std::string describe(const Device& d, const vnn_op& op) {
-  std::string s = d.label + ": ";
+  // Names from the ABI's table (vnn/op_names.h), as ops.cpp's describe().
+  std::string s = vnn::detail::str_cat(d.label, ": ", vnn::detail::abi_op_kind(op.kind));
   int64_t fn = op.num_ints > 0 && op.ints ? op.ints[0] : -1;
-  if (op.kind == VNN_OP_WHERE)
-    s += "where";
-  else if (op.kind == VNN_OP_BINARY)
-    s += std::string("binary ") + (fn >= 0 && fn < kNumBinary ? kBinaryNames[fn] : "fn=" + std::to_string(fn));
-  else
-    s += std::string("unary ") + (fn >= 0 && fn < kNumUnary ? kUnaryNames[fn] : "fn=" + std::to_string(fn));
+  if (op.kind != VNN_OP_WHERE) {
+    const char* name = op.kind == VNN_OP_BINARY ? VNN_NAME(vnn_binary_names, fn) : VNN_NAME(vnn_unary_names, fn);
+    s += name ? std::string(" ") + name : vnn::detail::str_cat(" fn=", fn);
+  }
   const vnn_tensor_desc* t = op.num_outputs > 0 && op.outputs ? op.outputs : nullptr;
   if (t && dtype_info(t->dtype)) s += std::string(" on ") + dtype_info(t->dtype)->name;
   return s;
@@ -116,21 +43,14 @@ vnn_status check(const Device& d, const vnn_op& op, const std::string& what) {
   if (op.num_outputs < 1 || !op.outputs || op.num_inputs < need_in || !op.inputs)
     return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ", need_in, " input(s) and 1 output");
   if (op.kind != VNN_OP_WHERE) {
-    if (op.num_ints < 1 || !op.ints) return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ints[0] (the function)");
-    int64_t limit = op.kind == VNN_OP_BINARY ? kNumBinary : kNumUnary;
+    if (op.num_ints < 1 || !op.ints)
+      return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ints[0] (the function)");
+    int64_t limit = op.kind == VNN_OP_BINARY ? int64_t(VNN_BINARY_COUNT_) : int64_t(VNN_UNARY_COUNT_);
     if (op.ints[0] < 0 || op.ints[0] >= limit)
       return fail(VNN_STATUS_UNSUPPORTED, what, " is not supported by the opencl backend");
   }
-  for (int i = 0; i <= need_in; ++i) {
-    const vnn_tensor_desc& t = i < need_in ? op.inputs[i] : op.outputs[0];
-    if (t.ndim < 0 || t.ndim > VNN_MAX_DIMS || !t.data || t.offset < 0)
-      return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": malformed tensor descriptor (ndim ", t.ndim, ")");
-    if (!dtype_info(t.dtype))
-      return fail(VNN_STATUS_UNSUPPORTED, what, ": ", vnn::detail::abi_dtype(t.dtype), " is not supported");
-    if (t.dtype == VNN_FLOAT64 && !d.fp64)
-      return fail(VNN_STATUS_UNSUPPORTED, what, ": float64 is not supported on ", d.label,
-                  " (device lacks cl_khr_fp64)");
-  }
+  for (int i = 0; i <= need_in; ++i)
+    if (vnn_status st = check_operand(d, i < need_in ? op.inputs[i] : op.outputs[0], what)) return st;
   // Operand dtypes as the kernels assume them.
   const vnn_tensor_desc& out = op.outputs[0];
   bool ok;

@@ -3,14 +3,13 @@
 #include "ops_indexing.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <initializer_list>
-#include <limits>
 #include <mutex>
 
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "launch.hpp"
+#include "op_common.hpp"
 #include "program_cache.hpp"
 
 namespace vnn_opencl {
@@ -23,16 +22,6 @@ const char* kind_name(int32_t kind) {
     case VNN_OP_SCATTER: return "SCATTER";
     default: return "INDEX_ADD";
   }
-}
-
-bool valid_desc(const vnn_tensor_desc& t) {
-  return t.ndim >= 0 && t.ndim <= VNN_MAX_DIMS && t.data && t.offset >= 0 && dtype_info(t.dtype);
-}
-
-int64_t numel(const vnn_tensor_desc& t) {
-  int64_t n = 1;
-  for (int k = 0; k < t.ndim; ++k) n *= t.sizes[k];
-  return n;
 }
 
 }  // namespace
@@ -89,25 +78,13 @@ vnn_status run_indexing(Device& d, cl_command_queue q, const vnn_op& op) {
   }
   cl_long dim_stride = indexed.strides[dim], bound = indexed.sizes[dim];
   cl_long d_off = direct.offset, x_off = indexed.offset, k_off = index.offset, count = n;
-  cl_mem dm = static_cast<cl_mem>(direct.data), xm = static_cast<cl_mem>(indexed.data);
-  cl_mem km = static_cast<cl_mem>(index.data);
+  cl_mem dm = mem(direct), xm = mem(indexed), km = mem(index);
 
-  // alpha travels in the kernel's element type (unused by MODE 0 and 1).
-  double a = kind == VNN_OP_INDEX_ADD && op.num_scalars > 0 ? op.scalars[0] : 1.0;
-  unsigned char alpha[8] = {};
-  if (add) {
-    cl_float af = cl_float(a);
-    cl_double ad = a;
-    cl_int ai = a >= 2147483647.0 ? 2147483647 : a <= -2147483648.0 ? -2147483647 - 1 : cl_int(a);
-    cl_long al = a >= 9.2e18 ? std::numeric_limits<cl_long>::max()
-                 : a <= -9.2e18 ? std::numeric_limits<cl_long>::min() : cl_long(a);
-    switch (out->dtype) {
-      case VNN_FLOAT32: std::memcpy(alpha, &af, 4); break;
-      case VNN_FLOAT64: std::memcpy(alpha, &ad, 8); break;
-      case VNN_INT32: std::memcpy(alpha, &ai, 4); break;
-      default: std::memcpy(alpha, &al, 8); break;
-    }
-  }
+  // alpha travels in the kernel's element type (unused by MODE 0 and 1,
+  // which still declare it: zero bytes of the element's size).
+  const Scalar alpha(kind == VNN_OP_INDEX_ADD && op.num_scalars > 0 ? op.scalars[0] : 1.0);
+  const unsigned char zero[8] = {};
+  const Arg alpha_arg = add ? alpha.as(out->dtype) : Arg{info->size, zero};
 
   Kernel* k = nullptr;
   if (vnn_status st = get_kernel(d, "indexing", "vnn_indexing", defs, &k)) return st;
@@ -115,7 +92,7 @@ vnn_status run_indexing(Device& d, cl_command_queue q, const vnn_op& op) {
       {sizeof dm, &dm},       {sizeof d_off, &d_off}, {sizeof xm, &xm},     {sizeof x_off, &x_off},
       {sizeof km, &km},       {sizeof k_off, &k_off}, {sizeof count, &count}, {sizeof ndim, &ndim},
       {sizeof sizes, &sizes}, {sizeof ds, &ds},       {sizeof xs, &xs},     {sizeof ks, &ks},
-      {sizeof dim_stride, &dim_stride}, {sizeof bound, &bound}, {info->size, alpha}};
+      {sizeof dim_stride, &dim_stride}, {sizeof bound, &bound}, alpha_arg};
   return launch(d, *k, q, n, what, params);
 }
 

@@ -11,7 +11,9 @@
 
 #include "dtype.hpp"
 #include "errors.hpp"
+#include "common/op_params.hpp"
 #include "launch.hpp"
+#include "op_common.hpp"
 #include "program_cache.hpp"
 #include "vnn/op_names.h"
 
@@ -20,21 +22,6 @@ namespace {
 
 // The ABI's name table (vnn/op_names.h); nullptr for an unknown rule.
 const char* fn_name(int64_t fn) { return VNN_NAME(vnn_optimizer_names, fn); }
-
-int64_t numel(const vnn_tensor_desc& t) {
-  int64_t n = 1;
-  for (int k = 0; k < t.ndim; ++k) n *= t.sizes[k];
-  return n;
-}
-
-bool contiguous(const vnn_tensor_desc& t) {
-  int64_t expected = 1;
-  for (int k = t.ndim - 1; k >= 0; --k) {
-    if (t.sizes[k] != 1 && t.strides[k] != expected) return false;
-    expected *= t.sizes[k];
-  }
-  return true;
-}
 
 // -D defines of kernels/optimizer.cl for a parameter and gradient dtype.
 std::string defines(int32_t pt, int32_t gt) {
@@ -58,12 +45,11 @@ vnn_status run_unscale(Device& d, cl_command_queue q, const vnn_op& op) {
     if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64 && dt != VNN_FLOAT16 && dt != VNN_BFLOAT16)
       return fail(VNN_STATUS_UNSUPPORTED, what, ": gradient ", k - 1, " is not a float dtype");
     if (dt == VNN_FLOAT64 && !d.fp64)
-      return fail(VNN_STATUS_UNSUPPORTED, what, ": float64 is not supported on ", d.label,
-                  " (device lacks cl_khr_fp64)");
-    if (t.ndim < 0 || t.ndim > VNN_MAX_DIMS || t.offset < 0 || !contiguous(t) || (numel(t) > 0 && !t.data))
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": float64 is not supported on ", d.label, " (device lacks cl_khr_fp64)");
+    if (t.ndim < 0 || t.ndim > VNN_MAX_DIMS || t.offset < 0 || !dense(t) || (numel(t) > 0 && !t.data))
       return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": gradient ", k - 1, " must be contiguous");
   }
-  cl_mem flag = static_cast<cl_mem>(f.data);
+  cl_mem flag = mem(f);
   cl_long flag_off = f.offset;
   for (int k = 1; k < op.num_outputs; ++k) {
     const vnn_tensor_desc& t = op.outputs[k];
@@ -71,13 +57,13 @@ vnn_status run_unscale(Device& d, cl_command_queue q, const vnn_op& op) {
     if (count == 0) continue;
     Kernel* kern = nullptr;
     if (vnn_status err = get_kernel(d, "optimizer", "vnn_amp_unscale", defines(t.dtype, t.dtype), &kern)) return err;
-    cl_mem mem = static_cast<cl_mem>(t.data);
+    cl_mem buf = mem(t);
     cl_long off = t.offset;
     cl_float inv_f = cl_float(op.scalars[0]);
     cl_double inv_d = op.scalars[0];
     Arg inv = t.dtype == VNN_FLOAT64 ? Arg{sizeof inv_d, &inv_d} : Arg{sizeof inv_f, &inv_f};
     if (vnn_status err =
-            launch(d, *kern, q, count, what, {arg(mem), arg(off), arg(count), inv, arg(flag), arg(flag_off)}))
+            launch(d, *kern, q, count, what, {arg(buf), arg(off), arg(count), inv, arg(flag), arg(flag_off)}))
       return err;
   }
   return VNN_STATUS_OK;
@@ -95,17 +81,16 @@ vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
   const char* name = fn_name(fn);
   if (!name) return fail(VNN_STATUS_UNSUPPORTED, what, ": optimizer fn ", fn, " is unknown");
   what += std::string(" ") + name;
-  // Counts each fn needs: scalars, ints, outputs (param + state slots).
-  int need_s = 0, need_i = 0, need_o = 0;
-  switch (fn) {
-    case VNN_OPTIM_SGD: need_s = 4; need_i = 5; need_o = op.num_ints > 3 && op.ints[3] ? 2 : 1; break;
-    case VNN_OPTIM_ADAM: need_s = 7; need_i = 4; need_o = op.num_ints > 2 && op.ints[2] ? 4 : 3; break;
-    case VNN_OPTIM_RMSPROP: need_s = 5; need_i = 4; need_o = 4; break;
-    default: need_s = 3; need_i = 2; need_o = 2; break;
-  }
-  if (op.num_scalars < need_s || op.num_ints < need_i || op.num_outputs < need_o)
-    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs ", need_s, " scalars, ", need_i, " ints and ", need_o,
-                " outputs");
+  vnn_optimizer_params prm;
+  if (!vnn::kernels::decode_optimizer(op, &prm))
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": too few scalars, ints or state outputs for the rule");
+  // The kernel takes the rule's scalars and flags in the ABI's field order:
+  // packed again from the decoded values, not copied from the request.
+  double sv[VNN_OPTIM_MAX_SCALARS];
+  int64_t iv[VNN_OPTIM_MAX_INTS];
+  int32_t need_s = 0, need_i = 0;
+  vnn_optimizer_pack(&prm, sv, &need_s, iv, &need_i);
+  const int need_o = 1 + vnn_optimizer_num_state(&prm);
   const vnn_tensor_desc& p = op.outputs[0];
   const vnn_tensor_desc& g = op.inputs[0];
   const int32_t pt = p.dtype, gt = g.dtype;
@@ -128,10 +113,9 @@ vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
     const vnn_tensor_desc* t = all[k];
     const int32_t want = k == 0 ? gt : k == 1 ? pt : st;
     if (t->ndim < 0 || t->ndim > VNN_MAX_DIMS || !t->data || t->offset < 0 || t->dtype != want || numel(*t) != n ||
-        !contiguous(*t))
+        !dense(*t))
       return fail(VNN_STATUS_INVALID_ARGUMENT, what,
-                  ": operands must be contiguous with the parameter's element count; state in ",
-                  f64 ? "float64" : "float32");
+                  ": operands must be contiguous with the parameter's element count; state in ", f64 ? "float64" : "float32");
   }
   if (n == 0) return VNN_STATUS_OK;
 
@@ -143,15 +127,15 @@ vnn_status run_optimizer(Device& d, cl_command_queue q, const vnn_op& op) {
   std::vector<cl_float> sf(static_cast<size_t>(need_s));
   std::vector<cl_double> sd(static_cast<size_t>(need_s));
   for (int i = 0; i < need_s; ++i) {
-    sf[size_t(i)] = cl_float(op.scalars[i]);
-    sd[size_t(i)] = op.scalars[i];
+    sf[size_t(i)] = cl_float(sv[i]);
+    sd[size_t(i)] = sv[i];
   }
   std::vector<cl_int> ints(static_cast<size_t>(need_i));
-  for (int i = 0; i < need_i; ++i) ints[size_t(i)] = cl_int(op.ints[i]);
+  for (int i = 0; i < need_i; ++i) ints[size_t(i)] = cl_int(iv[i]);
   std::vector<cl_mem> mems;
   std::vector<cl_long> offs;
   for (const vnn_tensor_desc* t : all) {
-    mems.push_back(static_cast<cl_mem>(t->data));
+    mems.push_back(mem(*t));
     offs.push_back(t->offset);
   }
   // Buffers in kernel order: p, g, then the state slots the kernel declares.

@@ -264,6 +264,298 @@ typedef enum vnn_pool_mode {
   VNN_POOL_COUNT_         /* number of modes, not a mode */
 } vnn_pool_mode;
 
+/** Whether a vnn_pool_mode takes the maximum (and so has an indices tensor). */
+static inline int vnn_pool_is_max(int64_t mode) { return mode == VNN_POOL_MAX || mode == VNN_POOL_ADAPTIVE_MAX; }
+/** Whether a vnn_pool_mode takes its windows from the output size. */
+static inline int vnn_pool_is_adaptive(int64_t mode) {
+  return mode == VNN_POOL_ADAPTIVE_AVG || mode == VNN_POOL_ADAPTIVE_MAX;
+}
+
+/* Named parameters of the ops whose ints[] / scalars[] hold several values.
+ * On the wire they are the positional arrays of ABI 1, in field order, so
+ * older plugins and cores still read them; the core fills them with
+ * vnn_*_pack and plugins read them with vnn_*_unpack (which checks the
+ * counts only; range checks live in backends/common/op_params.hpp). */
+
+/** The geometry of VNN_OP_POOL2D / VNN_OP_POOL2D_BACKWARD: ints[0..10] in field order. */
+typedef struct vnn_pool2d_params {
+  /** A vnn_pool_mode. */
+  int64_t mode;
+  /** kernel_h: window height and width (fixed modes). */
+  int64_t kernel_h;
+  /** kernel_w: window height and width (fixed modes). */
+  int64_t kernel_w;
+  /** stride_h: window step (fixed modes). */
+  int64_t stride_h;
+  /** stride_w: window step (fixed modes). */
+  int64_t stride_w;
+  /** pad_h: implicit padding on each side (fixed modes). */
+  int64_t pad_h;
+  /** pad_w: implicit padding on each side (fixed modes). */
+  int64_t pad_w;
+  /** dilation_h: spacing of window taps (fixed modes). */
+  int64_t dilation_h;
+  /** dilation_w: spacing of window taps (fixed modes). */
+  int64_t dilation_w;
+  /** avg: 1 when padded positions count in the divisor. */
+  int64_t count_include_pad;
+  /** avg: the divisor of every window when > 0; 0: none. */
+  int64_t divisor_override;
+} vnn_pool2d_params;
+/** The number of ints of VNN_OP_POOL2D / VNN_OP_POOL2D_BACKWARD. */
+#define VNN_POOL2D_NUM_INTS 11
+
+/** The geometry of VNN_OP_IM2COL / VNN_OP_COL2IM (ints[0..7]) and the CONV2D kinds (ints[0..8], with groups). */
+typedef struct vnn_conv2d_params {
+  /** kernel_h: kernel height and width. */
+  int64_t kernel_h;
+  /** kernel_w: kernel height and width. */
+  int64_t kernel_w;
+  /** stride_h: stride. */
+  int64_t stride_h;
+  /** stride_w: stride. */
+  int64_t stride_w;
+  /** pad_h: zero padding on each side. */
+  int64_t pad_h;
+  /** pad_w: zero padding on each side. */
+  int64_t pad_w;
+  /** dilation_h: dilation. */
+  int64_t dilation_h;
+  /** dilation_w: dilation. */
+  int64_t dilation_w;
+  /** Channel groups (CONV2D kinds only; 1 for IM2COL / COL2IM). */
+  int64_t groups;
+} vnn_conv2d_params;
+/** The number of ints of VNN_OP_IM2COL / VNN_OP_COL2IM (no groups). */
+#define VNN_IM2COL_NUM_INTS 8
+/** The number of ints of VNN_OP_CONV2D and its backward kinds. */
+#define VNN_CONV2D_NUM_INTS 9
+
+/** VNN_OPTIM_SGD: scalars {lr, momentum, dampening, weight_decay}, ints[1..4] {nesterov, maximize, has_buffer, first}. */
+typedef struct vnn_sgd_params {
+  /** lr: learning rate, momentum, dampening and L2 weight decay. */
+  double lr;
+  /** momentum: learning rate, momentum, dampening and L2 weight decay. */
+  double momentum;
+  /** dampening: learning rate, momentum, dampening and L2 weight decay. */
+  double dampening;
+  /** weight_decay: learning rate, momentum, dampening and L2 weight decay. */
+  double weight_decay;
+  /** nesterov: 1: Nesterov momentum; 1: maximise the objective. */
+  int64_t nesterov;
+  /** maximize: 1: Nesterov momentum; 1: maximise the objective. */
+  int64_t maximize;
+  /** has_buffer: 1: out1 is the momentum buffer; 1: its first step (buffer := d). */
+  int64_t has_buffer;
+  /** first: 1: out1 is the momentum buffer; 1: its first step (buffer := d). */
+  int64_t first;
+} vnn_sgd_params;
+
+/** VNN_OPTIM_ADAM: scalars {lr, beta1, beta2, eps, weight_decay, step_size, bias_correction2_sqrt}, ints[1..3] {decoupled, amsgrad, maximize}. */
+typedef struct vnn_adam_params {
+  /** lr: learning rate, moment decays, epsilon and weight decay. */
+  double lr;
+  /** beta1: learning rate, moment decays, epsilon and weight decay. */
+  double beta1;
+  /** beta2: learning rate, moment decays, epsilon and weight decay. */
+  double beta2;
+  /** eps: learning rate, moment decays, epsilon and weight decay. */
+  double eps;
+  /** weight_decay: learning rate, moment decays, epsilon and weight decay. */
+  double weight_decay;
+  /** step_size: lr / (1 - beta1^t) and sqrt(1 - beta2^t), computed by the host for step t. */
+  double step_size;
+  /** bias_correction2_sqrt: lr / (1 - beta1^t) and sqrt(1 - beta2^t), computed by the host for step t. */
+  double bias_correction2_sqrt;
+  /** decoupled: 1: AdamW's decoupled weight decay; 1: out3 is max_exp_avg_sq; 1: maximise. */
+  int64_t decoupled;
+  /** amsgrad: 1: AdamW's decoupled weight decay; 1: out3 is max_exp_avg_sq; 1: maximise. */
+  int64_t amsgrad;
+  /** maximize: 1: AdamW's decoupled weight decay; 1: out3 is max_exp_avg_sq; 1: maximise. */
+  int64_t maximize;
+} vnn_adam_params;
+
+/** VNN_OPTIM_RMSPROP: scalars {lr, alpha, eps, weight_decay, momentum}, ints[1..3] {centered, maximize, has_buffer}. */
+typedef struct vnn_rmsprop_params {
+  /** lr: learning rate, smoothing constant, epsilon, weight decay and momentum. */
+  double lr;
+  /** alpha: learning rate, smoothing constant, epsilon, weight decay and momentum. */
+  double alpha;
+  /** eps: learning rate, smoothing constant, epsilon, weight decay and momentum. */
+  double eps;
+  /** weight_decay: learning rate, smoothing constant, epsilon, weight decay and momentum. */
+  double weight_decay;
+  /** momentum: learning rate, smoothing constant, epsilon, weight decay and momentum. */
+  double momentum;
+  /** centered: 1: centred (out3 = grad_avg); 1: maximise; 1: out2 is the momentum buffer. */
+  int64_t centered;
+  /** maximize: 1: centred (out3 = grad_avg); 1: maximise; 1: out2 is the momentum buffer. */
+  int64_t maximize;
+  /** has_buffer: 1: centred (out3 = grad_avg); 1: maximise; 1: out2 is the momentum buffer. */
+  int64_t has_buffer;
+} vnn_rmsprop_params;
+
+/** VNN_OPTIM_ADAGRAD: scalars {clr, eps, weight_decay}, ints[1] {maximize}. */
+typedef struct vnn_adagrad_params {
+  /** clr: lr / (1 + (t - 1) lr_decay) from the host, epsilon and weight decay. */
+  double clr;
+  /** eps: lr / (1 + (t - 1) lr_decay) from the host, epsilon and weight decay. */
+  double eps;
+  /** weight_decay: lr / (1 + (t - 1) lr_decay) from the host, epsilon and weight decay. */
+  double weight_decay;
+  /** 1: maximise. */
+  int64_t maximize;
+} vnn_adagrad_params;
+
+/** The parameters of VNN_OP_OPTIMIZER_STEP: the rule (ints[0]) and that rule's values. */
+typedef struct vnn_optimizer_params {
+  /** A vnn_optimizer_fn: which member of the union holds the values. */
+  int64_t fn;
+  /** The rule's values. */
+  union {
+    /** fn == VNN_OPTIM_SGD. */
+    vnn_sgd_params sgd;
+    /** fn == VNN_OPTIM_ADAM. */
+    vnn_adam_params adam;
+    /** fn == VNN_OPTIM_RMSPROP. */
+    vnn_rmsprop_params rmsprop;
+    /** fn == VNN_OPTIM_ADAGRAD. */
+    vnn_adagrad_params adagrad;
+  } u;
+} vnn_optimizer_params;
+/** The most scalars any optimizer rule carries (Adam's 7). */
+#define VNN_OPTIM_MAX_SCALARS 7
+/** The most ints any optimizer rule carries, fn included (SGD's 5). */
+#define VNN_OPTIM_MAX_INTS 5
+
+/** Writes p into ints[0..VNN_POOL2D_NUM_INTS). */
+static inline void vnn_pool2d_pack(const vnn_pool2d_params* p, int64_t* ints) {
+  ints[0] = p->mode;
+  ints[1] = p->kernel_h, ints[2] = p->kernel_w;
+  ints[3] = p->stride_h, ints[4] = p->stride_w;
+  ints[5] = p->pad_h, ints[6] = p->pad_w;
+  ints[7] = p->dilation_h, ints[8] = p->dilation_w;
+  ints[9] = p->count_include_pad, ints[10] = p->divisor_override;
+}
+
+/** Reads p from an op's ints; 0 (p untouched) when there are too few. */
+static inline int vnn_pool2d_unpack(const int64_t* ints, int32_t num_ints, vnn_pool2d_params* p) {
+  if (!ints || num_ints < VNN_POOL2D_NUM_INTS) return 0;
+  p->mode = ints[0];
+  p->kernel_h = ints[1], p->kernel_w = ints[2];
+  p->stride_h = ints[3], p->stride_w = ints[4];
+  p->pad_h = ints[5], p->pad_w = ints[6];
+  p->dilation_h = ints[7], p->dilation_w = ints[8];
+  p->count_include_pad = ints[9], p->divisor_override = ints[10];
+  return 1;
+}
+
+/** Writes p into ints[0..VNN_CONV2D_NUM_INTS); IM2COL / COL2IM send the first VNN_IM2COL_NUM_INTS. */
+static inline void vnn_conv2d_pack(const vnn_conv2d_params* p, int64_t* ints) {
+  ints[0] = p->kernel_h, ints[1] = p->kernel_w;
+  ints[2] = p->stride_h, ints[3] = p->stride_w;
+  ints[4] = p->pad_h, ints[5] = p->pad_w;
+  ints[6] = p->dilation_h, ints[7] = p->dilation_w;
+  ints[8] = p->groups;
+}
+
+/** Reads p from an op's ints (groups 1 when absent); 0 (p untouched) when there are fewer than VNN_IM2COL_NUM_INTS. */
+static inline int vnn_conv2d_unpack(const int64_t* ints, int32_t num_ints, vnn_conv2d_params* p) {
+  if (!ints || num_ints < VNN_IM2COL_NUM_INTS) return 0;
+  p->kernel_h = ints[0], p->kernel_w = ints[1];
+  p->stride_h = ints[2], p->stride_w = ints[3];
+  p->pad_h = ints[4], p->pad_w = ints[5];
+  p->dilation_h = ints[6], p->dilation_w = ints[7];
+  p->groups = num_ints > VNN_IM2COL_NUM_INTS ? ints[8] : 1;
+  return 1;
+}
+
+/** Writes p into scalars[0..VNN_OPTIM_MAX_SCALARS) and ints[0..VNN_OPTIM_MAX_INTS), setting the counts used; 0 for an unknown fn. */
+static inline int vnn_optimizer_pack(const vnn_optimizer_params* p, double* scalars, int32_t* num_scalars,
+                                     int64_t* ints, int32_t* num_ints) {
+  ints[0] = p->fn;
+  switch (p->fn) {
+    case VNN_OPTIM_SGD: {
+      const vnn_sgd_params* q = &p->u.sgd;
+      scalars[0] = q->lr, scalars[1] = q->momentum, scalars[2] = q->dampening, scalars[3] = q->weight_decay;
+      ints[1] = q->nesterov, ints[2] = q->maximize, ints[3] = q->has_buffer, ints[4] = q->first;
+      *num_scalars = 4, *num_ints = 5;
+      return 1;
+    }
+    case VNN_OPTIM_ADAM: {
+      const vnn_adam_params* q = &p->u.adam;
+      scalars[0] = q->lr, scalars[1] = q->beta1, scalars[2] = q->beta2, scalars[3] = q->eps;
+      scalars[4] = q->weight_decay, scalars[5] = q->step_size, scalars[6] = q->bias_correction2_sqrt;
+      ints[1] = q->decoupled, ints[2] = q->amsgrad, ints[3] = q->maximize;
+      *num_scalars = 7, *num_ints = 4;
+      return 1;
+    }
+    case VNN_OPTIM_RMSPROP: {
+      const vnn_rmsprop_params* q = &p->u.rmsprop;
+      scalars[0] = q->lr, scalars[1] = q->alpha, scalars[2] = q->eps, scalars[3] = q->weight_decay;
+      scalars[4] = q->momentum;
+      ints[1] = q->centered, ints[2] = q->maximize, ints[3] = q->has_buffer;
+      *num_scalars = 5, *num_ints = 4;
+      return 1;
+    }
+    case VNN_OPTIM_ADAGRAD: {
+      const vnn_adagrad_params* q = &p->u.adagrad;
+      scalars[0] = q->clr, scalars[1] = q->eps, scalars[2] = q->weight_decay;
+      ints[1] = q->maximize;
+      *num_scalars = 3, *num_ints = 2;
+      return 1;
+    }
+    default: *num_scalars = 0, *num_ints = 1; return 0;
+  }
+}
+
+/** Reads p from an op's scalars and ints; 0 for an unknown fn or too few values. */
+static inline int vnn_optimizer_unpack(const double* scalars, int32_t num_scalars, const int64_t* ints,
+                                       int32_t num_ints, vnn_optimizer_params* p) {
+  if (!ints || num_ints < 1) return 0;
+  const double* s = scalars;
+  const int64_t* i = ints;
+  p->fn = i[0];
+  switch (p->fn) {
+    case VNN_OPTIM_SGD: {
+      if (!s || num_scalars < 4 || num_ints < 5) return 0;
+      vnn_sgd_params q = {s[0], s[1], s[2], s[3], i[1], i[2], i[3], i[4]};
+      p->u.sgd = q;
+      return 1;
+    }
+    case VNN_OPTIM_ADAM: {
+      if (!s || num_scalars < 7 || num_ints < 4) return 0;
+      vnn_adam_params q = {s[0], s[1], s[2], s[3], s[4], s[5], s[6], i[1], i[2], i[3]};
+      p->u.adam = q;
+      return 1;
+    }
+    case VNN_OPTIM_RMSPROP: {
+      if (!s || num_scalars < 5 || num_ints < 4) return 0;
+      vnn_rmsprop_params q = {s[0], s[1], s[2], s[3], s[4], i[1], i[2], i[3]};
+      p->u.rmsprop = q;
+      return 1;
+    }
+    case VNN_OPTIM_ADAGRAD: {
+      if (!s || num_scalars < 3 || num_ints < 2) return 0;
+      vnn_adagrad_params q = {s[0], s[1], s[2], i[1]};
+      p->u.adagrad = q;
+      return 1;
+    }
+    default: return 0;
+  }
+}
+
+/** The state buffers (outputs after out0 = param) the rule of p reads and writes. */
+static inline int32_t vnn_optimizer_num_state(const vnn_optimizer_params* p) {
+  switch (p->fn) {
+    case VNN_OPTIM_SGD: return p->u.sgd.has_buffer ? 1 : 0;
+    case VNN_OPTIM_ADAM: return p->u.adam.amsgrad ? 3 : 2;
+    case VNN_OPTIM_RMSPROP: return 3; /* fixed slots; an unused one repeats out1 */
+    case VNN_OPTIM_ADAGRAD: return 1;
+    default: return 0;
+  }
+}
+
 /* One op request. Inputs and outputs have already been validated by the
  * core: shapes agree (broadcast inputs carry stride 0), dtypes are those the
  * op's documentation asks for, all tensors live on this device. A plugin

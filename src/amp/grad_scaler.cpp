@@ -44,17 +44,11 @@ void check_options(const GradScalerOptions& o, const char* who) {
 void unscale_into(const std::vector<Tensor>& grads, const Tensor& flag, double inv_scale) {
   for (size_t begin = 0; begin < grads.size(); begin += kMaxGradsPerOp) {
     const size_t end = std::min(grads.size(), begin + kMaxGradsPerOp);
-    std::vector<vnn_tensor_desc> out;
+    std::vector<const Tensor*> out;
     out.reserve(end - begin + 1);
-    out.push_back(detail::describe(*flag.impl()));
-    for (size_t i = begin; i < end; ++i) out.push_back(detail::describe(*grads[i].impl()));
-    vnn_op op{};
-    op.kind = VNN_OP_UNSCALE_CHECK;
-    op.num_outputs = int32_t(out.size());
-    op.outputs = out.data();
-    op.num_scalars = 1;
-    op.scalars = &inv_scale;
-    detail::run_op(flag.impl()->ctx(), op, "GradScaler.unscale_");
+    out.push_back(&flag);
+    for (size_t i = begin; i < end; ++i) out.push_back(&grads[i]);
+    detail::enqueue(VNN_OP_UNSCALE_CHECK, "GradScaler.unscale_", {}, out, {inv_scale});
   }
   for (const Tensor& g : grads) g.impl()->storage->version.fetch_add(1);
 }

@@ -10,12 +10,12 @@
 // _BACKWARD_WEIGHT are tried first, and a backend answering
 // VNN_STATUS_UNSUPPORTED (no library, float64, its selection rule) gets the
 // IM2COL + MATMUL path above.
+#include <array>
 #include <string>
 
 #include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
 #include "ops/low_precision.hpp"
-#include "profiler/hooks.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/detail/message.h"
 #include "vnn/elementwise.h"
@@ -80,6 +80,20 @@ ConvGeom geometry(const char* op, const Shape& in, const Shape& w, Size2 stride,
   return g;
 }
 
+// The op's geometry ints (vnn_conv2d_pack: the ABI's field order); IM2COL /
+// COL2IM send the first VNN_IM2COL_NUM_INTS, the CONV2D kinds all of them.
+std::array<int64_t, VNN_CONV2D_NUM_INTS> conv_ints(const ConvGeom& g) {
+  vnn_conv2d_params p{};
+  p.kernel_h = g.kh, p.kernel_w = g.kw;
+  p.stride_h = g.stride.h, p.stride_w = g.stride.w;
+  p.pad_h = g.padding.h, p.pad_w = g.padding.w;
+  p.dilation_h = g.dilation.h, p.dilation_w = g.dilation.w;
+  p.groups = g.groups;
+  std::array<int64_t, VNN_CONV2D_NUM_INTS> ints;
+  vnn_conv2d_pack(&p, ints.data());
+  return ints;
+}
+
 // Columns of input in the [C*kh*kw, N, OH*OW] layout, so that one GEMM
 // covers the whole batch. IM2COL takes any output strides: it writes through
 // the [N, CK, L] view of this buffer.
@@ -87,8 +101,9 @@ Tensor im2col_rows(const Tensor& input, const ConvGeom& g) {
   Tensor col = detail::make_empty(input.impl()->ctx(), {g.C * g.kh * g.kw, g.N, g.OH * g.OW}, input.dtype(),
                                   "conv2d (column buffer)");
   Tensor view = col.permute({1, 0, 2});
-  detail::enqueue(VNN_OP_IM2COL, "conv2d (im2col)", {&input}, view, {},
-                  {g.kh, g.kw, g.stride.h, g.stride.w, g.padding.h, g.padding.w, g.dilation.h, g.dilation.w});
+  const auto ints = conv_ints(g);
+  detail::enqueue(VNN_OP_IM2COL, "conv2d (im2col)", {&input}, {&view}, {},
+                  detail::Span<int64_t>(ints.data(), VNN_IM2COL_NUM_INTS));
   return col;
 }
 
@@ -96,23 +111,9 @@ Tensor im2col_rows(const Tensor& input, const ConvGeom& g) {
 // (VNN_STATUS_UNSUPPORTED), and the caller computes it with IM2COL + MATMUL.
 bool run_whole(vnn_op_kind kind, const char* name, std::initializer_list<const Tensor*> inputs,
                std::initializer_list<const Tensor*> outputs, const ConvGeom& g) {
-  vnn_tensor_desc in[3], out[2];
-  size_t ni = 0, no = 0;
-  for (const Tensor* t : inputs) in[ni++] = detail::describe(*t->impl());
-  for (const Tensor* t : outputs) out[no++] = detail::describe(*t->impl());
-  const int64_t ints[9] = {g.kh, g.kw, g.stride.h, g.stride.w, g.padding.h, g.padding.w, g.dilation.h, g.dilation.w,
-                           g.groups};
-  if (profiler::detail::hooks_on()) profiler::detail::note_shapes(in, ni);
-  vnn_op op{};
-  op.kind = kind;
-  op.num_inputs = int32_t(ni);
-  op.num_outputs = int32_t(no);
-  op.num_ints = 9;
-  op.inputs = in;
-  op.outputs = out;
-  op.ints = ints;
+  const auto ints = conv_ints(g);
   try {
-    detail::run_op((*outputs.begin())->impl()->ctx(), op, name);
+    detail::enqueue(kind, name, inputs, outputs, {}, detail::Span<int64_t>(ints.data(), ints.size()));
   } catch (const Unsupported&) {
     return false;
   }
@@ -145,8 +146,9 @@ Tensor backward_input_rows(const Tensor& gy, const Tensor& weight, const ConvGeo
   }
   Tensor cols = dcol.view({g.C * g.kh * g.kw, g.N, L}).permute({1, 0, 2});  // [N, CK, L] view
   Tensor gx = detail::make_empty(gy.impl()->ctx(), input_sizes, gy.dtype());
-  detail::enqueue(VNN_OP_COL2IM, "conv2d_backward_input (col2im)", {&cols}, gx, {},
-                  {g.kh, g.kw, g.stride.h, g.stride.w, g.padding.h, g.padding.w, g.dilation.h, g.dilation.w});
+  const auto ints = conv_ints(g);
+  detail::enqueue(VNN_OP_COL2IM, "conv2d_backward_input (col2im)", {&cols}, {&gx}, {},
+                  detail::Span<int64_t>(ints.data(), VNN_IM2COL_NUM_INTS));
   return gx;
 }
 

@@ -1,7 +1,8 @@
 // 2-D pooling: every variant is one VNN_OP_POOL2D (forward) or
-// VNN_OP_POOL2D_BACKWARD (a per-input-pixel gather) with the descriptor
-// ints = {mode, kh, kw, sh, sw, ph, pw, dh, dw, count_include_pad,
-// divisor_override}; see docs/ops.md.
+// VNN_OP_POOL2D_BACKWARD (a per-input-pixel gather) whose ints are the
+// ABI's vnn_pool2d_params, packed here (pool_ints) and nowhere else in the
+// core; see docs/ops.md.
+#include <array>
 #include <string>
 #include <vector>
 
@@ -17,18 +18,33 @@ namespace vnn {
 
 namespace {
 
-// The pool modes are the ABI's (vnn_pool_mode), shared with the kernels.
-constexpr int64_t kMax = VNN_POOL_MAX, kAvg = VNN_POOL_AVG, kAdaptiveAvg = VNN_POOL_ADAPTIVE_AVG,
-                  kAdaptiveMax = VNN_POOL_ADAPTIVE_MAX;
+using detail::Span;
 
 std::string pair_str(Size2 s) { return "(" + std::to_string(s.h) + ", " + std::to_string(s.w) + ")"; }
 
 struct PoolArgs {
-  int64_t mode;
-  Size2 kernel, stride, padding, dilation;
-  int64_t count_include_pad = 1, divisor = 0;
-  Size2 out;  // OH, OW
+  vnn_pool2d_params p;  // what the backend gets
+  Size2 out;            // OH, OW
 };
+
+// The op's ints (vnn_pool2d_pack: the ABI's field order).
+std::array<int64_t, VNN_POOL2D_NUM_INTS> pool_ints(const PoolArgs& a) {
+  std::array<int64_t, VNN_POOL2D_NUM_INTS> ints;
+  vnn_pool2d_pack(&a.p, ints.data());
+  return ints;
+}
+
+vnn_pool2d_params pool_params(vnn_pool_mode mode, Size2 kernel, Size2 stride, Size2 padding, Size2 dilation) {
+  vnn_pool2d_params p{};
+  p.mode = mode;
+  p.kernel_h = kernel.h, p.kernel_w = kernel.w;
+  p.stride_h = stride.h, p.stride_w = stride.w;
+  p.pad_h = padding.h, p.pad_w = padding.w;
+  p.dilation_h = dilation.h, p.dilation_w = dilation.w;
+  p.count_include_pad = 1;
+  p.divisor_override = 0;
+  return p;
+}
 
 void check_input(const char* op, const Tensor& input) {
   VNN_CHECK(ValueError, input.defined(), op, ": argument 'input' is undefined");
@@ -40,7 +56,7 @@ void check_input(const char* op, const Tensor& input) {
 }
 
 // Validates a fixed-window pooling and derives the output size.
-PoolArgs fixed_args(const char* op, const Tensor& input, int64_t mode, Size2 kernel, Size2 stride, Size2 padding,
+PoolArgs fixed_args(const char* op, const Tensor& input, vnn_pool_mode mode, Size2 kernel, Size2 stride, Size2 padding,
                     Size2 dilation) {
   check_input(op, input);
   if (stride.h == 0 && stride.w == 0) stride = kernel;
@@ -61,39 +77,25 @@ PoolArgs fixed_args(const char* op, const Tensor& input, int64_t mode, Size2 ker
     VNN_THROW(ShapeError, op, ": kernel_size ", pair_str(kernel), " (dilation ", pair_str(dilation),
               ") is larger than the padded input ", input.sizes());
   Size2 out((ph - eh) / stride.h + 1, (pw - ew) / stride.w + 1);
-  return PoolArgs{mode, kernel, stride, padding, dilation, 1, 0, out};
+  return PoolArgs{pool_params(mode, kernel, stride, padding, dilation), out};
 }
 
-PoolArgs adaptive_args(const char* op, const Tensor& input, int64_t mode, Size2 out) {
+PoolArgs adaptive_args(const char* op, const Tensor& input, vnn_pool_mode mode, Size2 out) {
   check_input(op, input);
   if (out.h <= 0 || out.w <= 0) VNN_THROW(ValueError, op, ": output_size must be positive, got ", pair_str(out));
-  return PoolArgs{mode, 1, 1, 0, 1, 1, 0, out};
+  return PoolArgs{pool_params(mode, 1, 1, 0, 1), out};
 }
 
 Shape out_shape(const Tensor& input, const PoolArgs& a) { return {input.size(0), input.size(1), a.out.h, a.out.w}; }
 
+// Max modes also write the indices (idx), the op's second output.
 void run_forward(const char* op, const Tensor& input, const PoolArgs& a, const Tensor& out, const Tensor* idx) {
-  std::initializer_list<int64_t> ints = {a.mode,       a.kernel.h,  a.kernel.w,  a.stride.h,         a.stride.w, a.padding.h,
-                                         a.padding.w,  a.dilation.h, a.dilation.w, a.count_include_pad, a.divisor};
-  // The op has two outputs for max modes: enqueue() takes one, so build it here.
-  if (!idx) {
-    detail::enqueue(VNN_OP_POOL2D, op, {&input}, out, {}, ints);
-    return;
-  }
-  if (out.numel() == 0) return;
-  vnn_tensor_desc ins[1] = {detail::describe(*input.impl())};
-  vnn_tensor_desc outs[2] = {detail::describe(*out.impl()), detail::describe(*idx->impl())};
-  std::vector<int64_t> iv(ints);
-  vnn_op o{};
-  o.struct_size = sizeof(vnn_op);
-  o.kind = VNN_OP_POOL2D;
-  o.num_inputs = 1;
-  o.num_outputs = 2;
-  o.num_ints = static_cast<int32_t>(iv.size());
-  o.inputs = ins;
-  o.outputs = outs;
-  o.ints = iv.data();
-  detail::run_op(out.impl()->ctx(), o, op);
+  const auto ints = pool_ints(a);
+  const Span<int64_t> iv(ints.data(), ints.size());
+  if (idx)
+    detail::enqueue(VNN_OP_POOL2D, op, {&input}, {&out, idx}, {}, iv);
+  else
+    detail::enqueue(VNN_OP_POOL2D, op, {&input}, {&out}, {}, iv);
 }
 
 Tensor run_backward(const char* op, const Tensor& grad, const Tensor& input, const Tensor* idx, const PoolArgs& a) {
@@ -104,16 +106,16 @@ Tensor run_backward(const char* op, const Tensor& grad, const Tensor& input, con
   VNN_CHECK(ShapeError, grad.sizes() == want, op, ": grad_output ", grad.sizes(), " should be ", want.str(),
             " for input ", input.sizes());
   Tensor gx = detail::make_empty(input.impl()->ctx(), input.sizes(), input.dtype());
-  std::initializer_list<int64_t> ints = {a.mode,      a.kernel.h,   a.kernel.w,   a.stride.h,         a.stride.w, a.padding.h,
-                                         a.padding.w, a.dilation.h, a.dilation.w, a.count_include_pad, a.divisor};
+  const auto ints = pool_ints(a);
+  const Span<int64_t> iv(ints.data(), ints.size());
   if (idx) {
     detail::check_same_device(input, *idx, op, "indices");
     if (idx->dtype() != kInt64 || idx->sizes() != want)
       VNN_THROW(ShapeError, op, ": indices must be int64 ", want.str(), ", got ", name(idx->dtype()), " ",
                 idx->sizes());
-    detail::enqueue(VNN_OP_POOL2D_BACKWARD, op, {&grad, idx}, gx, {}, ints);
+    detail::enqueue(VNN_OP_POOL2D_BACKWARD, op, {&grad, idx}, {&gx}, {}, iv);
   } else {
-    detail::enqueue(VNN_OP_POOL2D_BACKWARD, op, {&grad}, gx, {}, ints);
+    detail::enqueue(VNN_OP_POOL2D_BACKWARD, op, {&grad}, {&gx}, {}, iv);
   }
   return gx;
 }
@@ -132,7 +134,7 @@ Tensor native_backward(const char* op, const Tensor& grad, const Tensor& input, 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Size2 kernel_size, Size2 stride,
                                                    Size2 padding, Size2 dilation) {
   const char* op = "max_pool2d";
-  PoolArgs a = fixed_args(op, input, kMax, kernel_size, stride, padding, dilation);
+  PoolArgs a = fixed_args(op, input, VNN_POOL_MAX, kernel_size, stride, padding, dilation);
   auto& ctx = input.impl()->ctx();
   return detail::native_or_float32(ctx, input.dtype(), VNN_OP_POOL2D, [&]() -> std::tuple<Tensor, Tensor> {
     Tensor out = detail::make_empty(ctx, out_shape(input, a), input.dtype());
@@ -158,7 +160,7 @@ Tensor max_pool2d(const Tensor& input, Size2 kernel_size, Size2 stride, Size2 pa
 Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& indices, Size2 kernel_size,
                            Size2 stride, Size2 padding, Size2 dilation) {
   const char* op = "max_pool2d_backward";
-  PoolArgs a = fixed_args(op, input, kMax, kernel_size, stride, padding, dilation);
+  PoolArgs a = fixed_args(op, input, VNN_POOL_MAX, kernel_size, stride, padding, dilation);
   return native_backward(op, grad_output, input, &indices, a);
 }
 
@@ -167,11 +169,11 @@ namespace {
 // avg_pool2d's arguments, checked once for forward and backward.
 PoolArgs avg_args(const char* op, const Tensor& input, Size2 kernel_size, Size2 stride, Size2 padding,
                   bool count_include_pad, int64_t divisor_override) {
-  PoolArgs a = fixed_args(op, input, kAvg, kernel_size, stride, padding, 1);
+  PoolArgs a = fixed_args(op, input, VNN_POOL_AVG, kernel_size, stride, padding, 1);
   if (divisor_override < 0)
     VNN_THROW(ValueError, op, ": divisor_override must be positive (0: none), got ", divisor_override);
-  a.count_include_pad = count_include_pad ? 1 : 0;
-  a.divisor = divisor_override;
+  a.p.count_include_pad = count_include_pad ? 1 : 0;
+  a.p.divisor_override = divisor_override;
   return a;
 }
 
@@ -207,7 +209,7 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input, Size2
 
 Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
   const char* op = "adaptive_avg_pool2d";
-  PoolArgs a = adaptive_args(op, input, kAdaptiveAvg, output_size);
+  PoolArgs a = adaptive_args(op, input, VNN_POOL_ADAPTIVE_AVG, output_size);
   return detail::native_or_float32(input.impl()->ctx(), input.dtype(), VNN_OP_POOL2D, [&] {
     Tensor out = detail::make_empty(input.impl()->ctx(), out_shape(input, a), input.dtype());
     run_forward(op, input, a, out, nullptr);
@@ -223,13 +225,13 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& input) {
   const char* op = "adaptive_avg_pool2d_backward";
   VNN_CHECK(ShapeError, grad_output.dim() == 4, op, ": expected a 4-D grad_output, got ", grad_output.sizes());
-  PoolArgs a = adaptive_args(op, input, kAdaptiveAvg, Size2(grad_output.size(2), grad_output.size(3)));
+  PoolArgs a = adaptive_args(op, input, VNN_POOL_ADAPTIVE_AVG, Size2(grad_output.size(2), grad_output.size(3)));
   return native_backward(op, grad_output, input, nullptr, a);
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, Size2 output_size) {
   const char* op = "adaptive_max_pool2d";
-  PoolArgs a = adaptive_args(op, input, kAdaptiveMax, output_size);
+  PoolArgs a = adaptive_args(op, input, VNN_POOL_ADAPTIVE_MAX, output_size);
   auto& ctx = input.impl()->ctx();
   return detail::native_or_float32(ctx, input.dtype(), VNN_OP_POOL2D, [&]() -> std::tuple<Tensor, Tensor> {
     Tensor out = detail::make_empty(ctx, out_shape(input, a), input.dtype());
@@ -250,7 +252,7 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, Size2 output
 Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& indices) {
   const char* op = "adaptive_max_pool2d_backward";
   VNN_CHECK(ShapeError, grad_output.dim() == 4, op, ": expected a 4-D grad_output, got ", grad_output.sizes());
-  PoolArgs a = adaptive_args(op, input, kAdaptiveMax, Size2(grad_output.size(2), grad_output.size(3)));
+  PoolArgs a = adaptive_args(op, input, VNN_POOL_ADAPTIVE_MAX, Size2(grad_output.size(2), grad_output.size(3)));
   return native_backward(op, grad_output, input, &indices, a);
 }
 

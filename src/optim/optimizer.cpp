@@ -256,26 +256,35 @@ Optimizer::LoadedState Optimizer::check_state_dict(const StateDict& dict) const 
   return LoadedState{std::move(options), std::move(state)};
 }
 
-void fused_step(const Tensor& param, const Tensor& grad, const std::vector<Tensor>& state,
-                const std::vector<double>& scalars, const std::vector<int64_t>& ints, const char* name) {
-  if (param.numel() == 0) return;
+namespace {
+
+// The one OPTIMIZER_STEP enqueue: outputs = {param, state...}, inputs = {grad}.
+void enqueue_step(const Tensor& param, const Tensor& grad, const std::vector<Tensor>& state,
+                  detail::Span<double> scalars, detail::Span<int64_t> ints, const char* name) {
   constexpr size_t kMaxState = 3;
   if (state.size() > kMaxState) VNN_THROW(ValueError, name, ": too many state buffers");
-  vnn_tensor_desc in = detail::describe(*grad.impl());
-  vnn_tensor_desc out[1 + kMaxState];
-  out[0] = detail::describe(*param.impl());
-  for (size_t i = 0; i < state.size(); ++i) out[1 + i] = detail::describe(*state[i].impl());
-  vnn_op op{};
-  op.kind = VNN_OP_OPTIMIZER_STEP;
-  op.num_inputs = 1;
-  op.num_outputs = int32_t(1 + state.size());
-  op.num_scalars = int32_t(scalars.size());
-  op.num_ints = int32_t(ints.size());
-  op.inputs = &in;
-  op.outputs = out;
-  op.scalars = scalars.data();
-  op.ints = ints.data();
-  detail::run_op(param.impl()->ctx(), op, name);
+  const Tensor* outs[1 + kMaxState] = {&param};
+  for (size_t i = 0; i < state.size(); ++i) outs[1 + i] = &state[i];
+  detail::enqueue(VNN_OP_OPTIMIZER_STEP, name, {&grad}, detail::Span<const Tensor*>(outs, 1 + state.size()),
+                  scalars, ints);
+}
+
+}  // namespace
+
+void fused_step(const Tensor& param, const Tensor& grad, const std::vector<Tensor>& state,
+                const std::vector<double>& scalars, const std::vector<int64_t>& ints, const char* name) {
+  enqueue_step(param, grad, state, scalars, ints, name);
+}
+
+void fused_step(const Tensor& param, const Tensor& grad, const std::vector<Tensor>& state,
+                const vnn_optimizer_params& params, const char* name) {
+  double scalars[VNN_OPTIM_MAX_SCALARS];
+  int64_t ints[VNN_OPTIM_MAX_INTS];
+  int32_t ns = 0, ni = 0;
+  VNN_CHECK(ValueError, vnn_optimizer_pack(&params, scalars, &ns, ints, &ni), name, ": unknown optimizer rule ",
+            params.fn);
+  enqueue_step(param, grad, state, detail::Span<double>(scalars, size_t(ns)), detail::Span<int64_t>(ints, size_t(ni)),
+               name);
 }
 
 }  // namespace vnn::optim

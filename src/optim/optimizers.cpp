@@ -63,8 +63,11 @@ void SGD::update(const Tensor& p, const Tensor& g, ParamState& st, const std::ma
     first = st.buffers.count("momentum_buffer") ? 0 : 1;
     state.push_back(buffer(st, p, "momentum_buffer"));
   }
-  fused_step(p, g, state, {o.at("lr"), o.at("momentum"), o.at("dampening"), o.at("weight_decay")},
-             {VNN_OPTIM_SGD, flag(o, "nesterov"), flag(o, "maximize"), has_buf ? 1 : 0, first}, "SGD.step");
+  vnn_optimizer_params prm{};
+  prm.fn = VNN_OPTIM_SGD;
+  prm.u.sgd = {o.at("lr"), o.at("momentum"), o.at("dampening"), o.at("weight_decay"), flag(o, "nesterov"),
+               flag(o, "maximize"), has_buf ? 1 : 0, first};
+  fused_step(p, g, state, prm, "SGD.step");
 }
 
 // ---- Adam / AdamW ------------------------------------------------------------
@@ -93,9 +96,11 @@ void Adam::update(const Tensor& p, const Tensor& g, ParamState& st, const std::m
   const int64_t amsgrad = flag(o, "amsgrad");
   std::vector<Tensor> state = {buffer(st, p, "exp_avg"), buffer(st, p, "exp_avg_sq")};
   if (amsgrad) state.push_back(buffer(st, p, "max_exp_avg_sq"));
-  fused_step(p, g, state, {lr, b1, b2, o.at("eps"), o.at("weight_decay"), lr / bc1, std::sqrt(bc2)},
-             {VNN_OPTIM_ADAM, decoupled_ ? 1 : 0, amsgrad, flag(o, "maximize")},
-             decoupled_ ? "AdamW.step" : "Adam.step");
+  vnn_optimizer_params prm{};
+  prm.fn = VNN_OPTIM_ADAM;
+  prm.u.adam = {lr, b1, b2, o.at("eps"), o.at("weight_decay"), lr / bc1, std::sqrt(bc2), decoupled_ ? 1 : 0, amsgrad,
+                flag(o, "maximize")};
+  fused_step(p, g, state, prm, decoupled_ ? "AdamW.step" : "Adam.step");
 }
 
 AdamW::AdamW(std::vector<Tensor> params, const AdamOptions& options)
@@ -131,8 +136,11 @@ void RMSprop::update(const Tensor& p, const Tensor& g, ParamState& st, const std
   Tensor sq = buffer(st, p, "square_avg");
   Tensor mom = has_buf ? buffer(st, p, "momentum_buffer") : sq;
   Tensor ga = centered ? buffer(st, p, "grad_avg") : sq;
-  fused_step(p, g, {sq, mom, ga}, {o.at("lr"), o.at("alpha"), o.at("eps"), o.at("weight_decay"), o.at("momentum")},
-             {VNN_OPTIM_RMSPROP, centered, flag(o, "maximize"), has_buf ? 1 : 0}, "RMSprop.step");
+  vnn_optimizer_params prm{};
+  prm.fn = VNN_OPTIM_RMSPROP;
+  prm.u.rmsprop = {o.at("lr"), o.at("alpha"), o.at("eps"), o.at("weight_decay"), o.at("momentum"), centered,
+                   flag(o, "maximize"), has_buf ? 1 : 0};
+  fused_step(p, g, {sq, mom, ga}, prm, "RMSprop.step");
 }
 
 // ---- Adagrad -------------------------------------------------------------------
@@ -156,8 +164,10 @@ void Adagrad::validate(const std::map<std::string, double>& o) const {
 void Adagrad::update(const Tensor& p, const Tensor& g, ParamState& st, const std::map<std::string, double>& o) {
   const double clr = o.at("lr") / (1.0 + double(st.step - 1) * o.at("lr_decay"));
   Tensor sum = buffer(st, p, "sum", o.at("initial_accumulator_value"));
-  fused_step(p, g, {sum}, {clr, o.at("eps"), o.at("weight_decay")}, {VNN_OPTIM_ADAGRAD, flag(o, "maximize")},
-             "Adagrad.step");
+  vnn_optimizer_params prm{};
+  prm.fn = VNN_OPTIM_ADAGRAD;
+  prm.u.adagrad = {clr, o.at("eps"), o.at("weight_decay"), flag(o, "maximize")};
+  fused_step(p, g, {sum}, prm, "Adagrad.step");
 }
 
 }  // namespace vnn::optim

@@ -236,32 +236,47 @@ void coalesce(vnn_tensor_desc* const* d, size_t n) {
 
 }  // namespace
 
-void enqueue(vnn_op_kind kind, const char* name, std::initializer_list<const Tensor*> inputs, const Tensor& out,
-             std::initializer_list<double> scalars, std::initializer_list<int64_t> ints) {
-  if (out.numel() == 0) return;
-  constexpr size_t kMaxInputs = 4;
-  if (inputs.size() > kMaxInputs) VNN_THROW(ValueError, name, ": too many operands");
+void enqueue(vnn_op_kind kind, const char* name, Span<const Tensor*> inputs, Span<const Tensor*> outputs,
+             Span<double> scalars, Span<int64_t> ints) {
+  VNN_CHECK(ValueError, outputs.size != 0, name, ": an op needs an output");
+  if (outputs.data[0]->numel() == 0) return;
+  // Inputs are at most 4; outputs usually few (UNSCALE_CHECK: up to 64).
+  constexpr size_t kMaxInputs = 4, kStackOutputs = 4;
+  VNN_CHECK(ValueError, inputs.size <= kMaxInputs, name, ": too many operands");
   vnn_tensor_desc in[kMaxInputs];
-  size_t n = 0;
-  for (const Tensor* t : inputs) in[n++] = describe(*t->impl());
-  vnn_tensor_desc o = describe(*out.impl());
-  if (profiler::detail::hooks_on()) profiler::detail::note_shapes(in, n);  // before coalescing
-  if (coalescible(kind)) {
-    vnn_tensor_desc* all[kMaxInputs + 1] = {&o};
-    for (size_t k = 0; k < n; ++k) all[k + 1] = &in[k];
-    coalesce(all, n + 1);
+  for (size_t k = 0; k < inputs.size; ++k) in[k] = describe(*inputs.data[k]->impl());
+  vnn_tensor_desc out_stack[kStackOutputs];
+  std::vector<vnn_tensor_desc> out_heap;
+  vnn_tensor_desc* out = out_stack;
+  if (outputs.size > kStackOutputs) {
+    out_heap.resize(outputs.size);
+    out = out_heap.data();
+  }
+  for (size_t k = 0; k < outputs.size; ++k) out[k] = describe(*outputs.data[k]->impl());
+  if (profiler::detail::hooks_on()) profiler::detail::note_shapes(in, inputs.size);  // before coalescing
+  if (outputs.size == 1 && coalescible(kind)) {
+    vnn_tensor_desc* all[kMaxInputs + 1] = {out};
+    for (size_t k = 0; k < inputs.size; ++k) all[k + 1] = &in[k];
+    coalesce(all, inputs.size + 1);
   }
   vnn_op op{};
   op.kind = kind;
-  op.num_inputs = int32_t(n);
-  op.num_outputs = 1;
-  op.num_scalars = int32_t(scalars.size());
-  op.num_ints = int32_t(ints.size());
+  op.num_inputs = int32_t(inputs.size);
+  op.num_outputs = int32_t(outputs.size);
+  op.num_scalars = int32_t(scalars.size);
+  op.num_ints = int32_t(ints.size);
   op.inputs = in;
-  op.outputs = &o;
-  op.scalars = scalars.begin();
-  op.ints = ints.begin();
-  run_op(out.impl()->ctx(), op, name);
+  op.outputs = out;
+  op.scalars = scalars.data;
+  op.ints = ints.data;
+  run_op(outputs.data[0]->impl()->ctx(), op, name);
+}
+
+void enqueue(vnn_op_kind kind, const char* name, std::initializer_list<const Tensor*> inputs, const Tensor& out,
+             std::initializer_list<double> scalars, std::initializer_list<int64_t> ints) {
+  const Tensor* o = &out;
+  enqueue(kind, name, Span<const Tensor*>(inputs), Span<const Tensor*>(&o, 1), Span<double>(scalars),
+          Span<int64_t>(ints));
 }
 
 void check_same_device(const Tensor& a, const Tensor& b, const char* op, const char* arg) {

@@ -88,8 +88,23 @@ Tensor view_of(const Tensor& t, const Shape& sizes, const Shape& strides, int64_
 vnn_tensor_desc describe(const TensorImpl& t);
 // Runs one op on a device; `name` is what errors call it.
 void run_op(DeviceContext& ctx, vnn_op& op, const char* name);
-// Describes the operands and runs one op on out's device (nothing for an
-// empty output). The one place a vnn_op is put together.
+// A pointer and count: an op's operands or arguments as an initializer
+// list, a vector or an array (valid for the call it is passed to).
+template <class T>
+struct Span {
+  const T* data = nullptr;
+  size_t size = 0;
+  Span() = default;
+  Span(const std::initializer_list<T>& l) : data(l.begin()), size(l.size()) {}
+  Span(const std::vector<T>& v) : data(v.data()), size(v.size()) {}
+  Span(const T* p, size_t n) : data(p), size(n) {}
+};
+// Describes the operands and runs one op on the first output's device
+// (nothing when that output is empty). The one place a vnn_op is put
+// together: every op passes the profiler's shape hook here.
+void enqueue(vnn_op_kind kind, const char* name, Span<const Tensor*> inputs, Span<const Tensor*> outputs,
+             Span<double> scalars = {}, Span<int64_t> ints = {});
+// The common one-output form.
 void enqueue(vnn_op_kind kind, const char* name, std::initializer_list<const Tensor*> inputs, const Tensor& out,
              std::initializer_list<double> scalars = {}, std::initializer_list<int64_t> ints = {});
 // Throws DeviceMismatch unless b sits on a's device (PyTorch's wording).

@@ -8,10 +8,12 @@
 // A kernel that declines for another reason (shapes, parameters) says why
 // with `return refuse("...")`: the plugin puts that text in its
 // VNN_STATUS_UNSUPPORTED message (plugin.hpp run_on).
+// dispatch_fn<Count>(fn, f) does the same for an op's function code.
 #pragma once
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "kokkos/kernels/types.hpp"
@@ -91,6 +93,23 @@ std::string type_set_names(TypeSet<Ts...>) {
 template <class Set, class F>
 void dispatch_types(const char* op, int32_t dtype, F&& f) {
   if (!try_dispatch_types(Set{}, dtype, f)) throw UnsupportedDtype(op, dtype, type_set_names(Set{}));
+}
+
+// dispatch_fn<Count>(fn, f): f(std::integral_constant<int, Fn>{}) for the
+// run-time function code fn in [0, Count), Count an ABI count such as
+// VNN_UNARY_COUNT_; false (f not called) outside it. The cases are made
+// from the count, not listed, so an enumerator added to the ABI is
+// dispatched (and needs its functor to compile) with no list to update.
+template <class F, int... Fns>
+bool dispatch_fn(int64_t fn, F&& f, std::integer_sequence<int, Fns...>) {
+  bool ok = false;
+  (void)((fn == Fns ? (ok = f(std::integral_constant<int, Fns>{}), true) : false) || ...);
+  return ok;
+}
+
+template <int Count, class F>
+bool dispatch_fn(int64_t fn, F&& f) {
+  return fn >= 0 && fn < Count && dispatch_fn(fn, f, std::make_integer_sequence<int, Count>{});
 }
 
 }  // namespace vnn::kernels

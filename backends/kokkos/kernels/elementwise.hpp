@@ -8,6 +8,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kokkos/kernels/dispatch.hpp"
 #include "kokkos/kernels/types.hpp"
 
 namespace vnn::kernels {
@@ -312,16 +313,8 @@ bool binary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_de
 template <class Exec>
 bool binary(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, const vnn_tensor_desc& b,
             int64_t fn, double alpha) {
-  switch (fn) {
-#define VNN_CASE(FN) case FN: return binary_fn<Exec, FN>(exec, out, a, b, alpha);
-    VNN_CASE(VNN_BINARY_ADD) VNN_CASE(VNN_BINARY_SUB) VNN_CASE(VNN_BINARY_MUL) VNN_CASE(VNN_BINARY_DIV)
-    VNN_CASE(VNN_BINARY_MAXIMUM) VNN_CASE(VNN_BINARY_MINIMUM) VNN_CASE(VNN_BINARY_POW)
-    VNN_CASE(VNN_BINARY_EQ) VNN_CASE(VNN_BINARY_NE) VNN_CASE(VNN_BINARY_LT) VNN_CASE(VNN_BINARY_LE)
-    VNN_CASE(VNN_BINARY_GT) VNN_CASE(VNN_BINARY_GE) VNN_CASE(VNN_BINARY_LOGICAL_AND)
-    VNN_CASE(VNN_BINARY_LOGICAL_OR) VNN_CASE(VNN_BINARY_LOGICAL_XOR)
-#undef VNN_CASE
-    default: return false;
-  }
+  return dispatch_fn<VNN_BINARY_COUNT_>(
+      fn, [&](auto f) { return binary_fn<Exec, decltype(f)::value>(exec, out, a, b, alpha); });
 }
 
 template <class Exec, int Fn>
@@ -351,17 +344,8 @@ bool unary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_des
 template <class Exec>
 bool unary(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, int64_t fn,
            const double* scalars = nullptr, int32_t num_scalars = 0) {
-  switch (fn) {
-#define VNN_CASE(FN) case FN: return unary_fn<Exec, FN>(exec, out, a, scalars, num_scalars);
-    VNN_CASE(VNN_UNARY_NEG) VNN_CASE(VNN_UNARY_ABS) VNN_CASE(VNN_UNARY_EXP) VNN_CASE(VNN_UNARY_LOG)
-    VNN_CASE(VNN_UNARY_SQRT) VNN_CASE(VNN_UNARY_RELU) VNN_CASE(VNN_UNARY_SIGMOID) VNN_CASE(VNN_UNARY_TANH)
-    VNN_CASE(VNN_UNARY_LOG1P) VNN_CASE(VNN_UNARY_RSQRT) VNN_CASE(VNN_UNARY_SIN) VNN_CASE(VNN_UNARY_COS)
-    VNN_CASE(VNN_UNARY_LEAKY_RELU) VNN_CASE(VNN_UNARY_GELU) VNN_CASE(VNN_UNARY_SILU) VNN_CASE(VNN_UNARY_ERF)
-    VNN_CASE(VNN_UNARY_FLOOR) VNN_CASE(VNN_UNARY_CEIL) VNN_CASE(VNN_UNARY_ROUND) VNN_CASE(VNN_UNARY_SIGN)
-    VNN_CASE(VNN_UNARY_LOGICAL_NOT) VNN_CASE(VNN_UNARY_CLAMP) VNN_CASE(VNN_UNARY_RECIPROCAL)
-#undef VNN_CASE
-    default: return false;
-  }
+  return dispatch_fn<VNN_UNARY_COUNT_>(
+      fn, [&](auto f) { return unary_fn<Exec, decltype(f)::value>(exec, out, a, scalars, num_scalars); });
 }
 
 }  // namespace vnn::kernels

@@ -7,6 +7,7 @@
 #pragma once
 #include <Kokkos_Core.hpp>
 
+#include "common/op_params.hpp"
 #include "kokkos/kernels/types.hpp"
 
 namespace vnn::kernels {
@@ -192,9 +193,8 @@ KOKKOS_INLINE_FUNCTION void adagrad_block(const A& a0, int64_t lo, int64_t hi, A
 }
 
 template <class Exec, class P, class G>
-bool optimizer_typed(const Exec& exec, const vnn_op& op) {
+void optimizer_typed(const Exec& exec, const vnn_op& op, const vnn_optimizer_params& prm) {
   using C = compute_t<P>;
-  const int64_t fn = op.ints[0];
   const int64_t n = numel(op.outputs[0]);
   OptimPtrs<P, G> a;
   a.p = typed<P>(op.outputs[0]) + op.outputs[0].offset;
@@ -204,57 +204,56 @@ bool optimizer_typed(const Exec& exec, const vnn_op& op) {
   a.s0 = s[0];
   a.s1 = s[1];
   a.s2 = s[2];
-  auto I = [&](int k) { return k < op.num_ints ? int(op.ints[k]) : 0; };
-  auto S = [&](int k) { return C(op.scalars[k]); };
+  // Host work items are blocks of elements (OptimBlocks), so the loops
+  // vectorise; the flags are template arguments of the block functions.
   const OptimBlocks<Exec> blk{n};
   Range<Exec> range(exec, 0, blk.count());
-  if (fn == VNN_OPTIM_SGD) {
-    if (op.num_scalars < 4 || op.num_ints < 5 || (op.ints[3] && op.num_outputs < 2)) return false;
-    const C lr = S(0), mom = S(1), damp = S(2), wd = S(3);
-    const int nesterov = I(1), maximize = I(2), has_buf = I(3), first = I(4);
-    const SgdArgs<C> sa{lr, mom, damp, wd, maximize ? C(-1) : C(1)};
-    const int l2 = wd != C(0);
-    Kokkos::parallel_for("vnn::optim_sgd", range, KOKKOS_LAMBDA(int64_t b) {
-      sgd_block(a, blk.lo(b), blk.hi(b), sa, l2, has_buf, first, nesterov);
-    });
-    return true;
+  switch (prm.fn) {
+    case VNN_OPTIM_SGD: {
+      const vnn_sgd_params& q = prm.u.sgd;
+      const C wd = C(q.weight_decay);
+      const SgdArgs<C> sa{C(q.lr), C(q.momentum), C(q.dampening), wd, q.maximize ? C(-1) : C(1)};
+      const int l2 = wd != C(0), has_buf = int(q.has_buffer), first = int(q.first), nesterov = int(q.nesterov);
+      Kokkos::parallel_for("vnn::optim_sgd", range, KOKKOS_LAMBDA(int64_t b) {
+        sgd_block(a, blk.lo(b), blk.hi(b), sa, l2, has_buf, first, nesterov);
+      });
+      return;
+    }
+    case VNN_OPTIM_ADAM: {
+      const vnn_adam_params& q = prm.u.adam;
+      const C lr = C(q.lr), wd = C(q.weight_decay);
+      const int decoupled = int(q.decoupled), amsgrad = int(q.amsgrad);
+      const int l2 = wd != C(0) && !decoupled;
+      const C decay = wd != C(0) && decoupled ? C(1) - lr * wd : C(1);
+      const AdamArgs<C> sa{C(q.beta1), C(q.beta2), C(q.eps), wd, C(q.step_size), C(q.bias_correction2_sqrt), decay,
+                           q.maximize ? C(-1) : C(1)};
+      Kokkos::parallel_for("vnn::optim_adam", range, KOKKOS_LAMBDA(int64_t b) {
+        adam_block(a, blk.lo(b), blk.hi(b), sa, l2, amsgrad);
+      });
+      return;
+    }
+    case VNN_OPTIM_RMSPROP: {
+      const vnn_rmsprop_params& q = prm.u.rmsprop;
+      const C wd = C(q.weight_decay);
+      const RmspropArgs<C> sa{C(q.lr), C(q.alpha), C(q.eps), wd, C(q.momentum), q.maximize ? C(-1) : C(1)};
+      const int l2 = wd != C(0), centered = int(q.centered), has_buf = int(q.has_buffer);
+      Kokkos::parallel_for("vnn::optim_rmsprop", range, KOKKOS_LAMBDA(int64_t b) {
+        rmsprop_block(a, blk.lo(b), blk.hi(b), sa, l2, centered, has_buf);
+      });
+      return;
+    }
+    default: {  // VNN_OPTIM_ADAGRAD (decode_optimizer knows no other)
+      const vnn_adagrad_params& q = prm.u.adagrad;
+      const C wd = C(q.weight_decay);
+      const AdagradArgs<C> sa{C(q.clr), C(q.eps), wd, q.maximize ? C(-1) : C(1)};
+      const int l2 = wd != C(0);
+      Kokkos::parallel_for("vnn::optim_adagrad", range, KOKKOS_LAMBDA(int64_t b) {
+        if (l2) adagrad_block<1>(a, blk.lo(b), blk.hi(b), sa);
+        else adagrad_block<0>(a, blk.lo(b), blk.hi(b), sa);
+      });
+      return;
+    }
   }
-  if (fn == VNN_OPTIM_ADAM) {
-    if (op.num_scalars < 7 || op.num_ints < 4 || op.num_outputs < (op.ints[2] ? 4 : 3)) return false;
-    const C lr = S(0), b1 = S(1), b2 = S(2), eps = S(3), wd = S(4), step_size = S(5), bc2 = S(6);
-    const int decoupled = I(1), amsgrad = I(2), maximize = I(3);
-    const int l2 = wd != C(0) && !decoupled;
-    const C decay = wd != C(0) && decoupled ? C(1) - lr * wd : C(1);
-    const AdamArgs<C> sa{b1, b2, eps, wd, step_size, bc2, decay, maximize ? C(-1) : C(1)};
-    Kokkos::parallel_for("vnn::optim_adam", range, KOKKOS_LAMBDA(int64_t b) {
-      adam_block(a, blk.lo(b), blk.hi(b), sa, l2, amsgrad);
-    });
-    return true;
-  }
-  if (fn == VNN_OPTIM_RMSPROP) {
-    if (op.num_scalars < 5 || op.num_ints < 4 || op.num_outputs < 4) return false;
-    const C lr = S(0), alpha = S(1), eps = S(2), wd = S(3), mom = S(4);
-    const int centered = I(1), maximize = I(2), has_buf = I(3);
-    const RmspropArgs<C> sa{lr, alpha, eps, wd, mom, maximize ? C(-1) : C(1)};
-    const int l2 = wd != C(0);
-    Kokkos::parallel_for("vnn::optim_rmsprop", range, KOKKOS_LAMBDA(int64_t b) {
-      rmsprop_block(a, blk.lo(b), blk.hi(b), sa, l2, centered, has_buf);
-    });
-    return true;
-  }
-  if (fn == VNN_OPTIM_ADAGRAD) {
-    if (op.num_scalars < 3 || op.num_ints < 2 || op.num_outputs < 2) return false;
-    const C clr = S(0), eps = S(1), wd = S(2);
-    const int maximize = I(1);
-    const AdagradArgs<C> sa{clr, eps, wd, maximize ? C(-1) : C(1)};
-    const int l2 = wd != C(0);
-    Kokkos::parallel_for("vnn::optim_adagrad", range, KOKKOS_LAMBDA(int64_t b) {
-      if (l2) adagrad_block<1>(a, blk.lo(b), blk.hi(b), sa);
-      else adagrad_block<0>(a, blk.lo(b), blk.hi(b), sa);
-    });
-    return true;
-  }
-  return false;
 }
 
 // The operand dtypes OPTIMIZER_STEP takes (docs/ops.md): param and grad of
@@ -262,20 +261,21 @@ bool optimizer_typed(const Exec& exec, const vnn_op& op) {
 // grad; state float64 for float64 params, else float32.
 template <class Exec>
 bool optimizer_step(const Exec& exec, const vnn_op& op) {
-  if (op.num_outputs < 1 || op.num_inputs < 1 || op.num_ints < 1) return false;
+  vnn_optimizer_params prm;
+  if (op.num_inputs < 1 || !decode_optimizer(op, &prm)) return false;
   const int32_t pt = op.outputs[0].dtype, gt = op.inputs[0].dtype;
   const int32_t st = pt == VNN_FLOAT64 ? VNN_FLOAT64 : VNN_FLOAT32;
   for (int k = 1; k < op.num_outputs; ++k)
     if (op.outputs[k].dtype != st) return false;
   if (pt == gt) {
-    if (pt == VNN_FLOAT32) return optimizer_typed<Exec, float, float>(exec, op);
-    if (pt == VNN_FLOAT64) return optimizer_typed<Exec, double, double>(exec, op);
-    if (pt == VNN_FLOAT16) return optimizer_typed<Exec, Half, Half>(exec, op);
-    if (pt == VNN_BFLOAT16) return optimizer_typed<Exec, BFloat16, BFloat16>(exec, op);
+    if (pt == VNN_FLOAT32) return optimizer_typed<Exec, float, float>(exec, op, prm), true;
+    if (pt == VNN_FLOAT64) return optimizer_typed<Exec, double, double>(exec, op, prm), true;
+    if (pt == VNN_FLOAT16) return optimizer_typed<Exec, Half, Half>(exec, op, prm), true;
+    if (pt == VNN_BFLOAT16) return optimizer_typed<Exec, BFloat16, BFloat16>(exec, op, prm), true;
     return false;
   }
-  if (pt == VNN_FLOAT32 && gt == VNN_FLOAT16) return optimizer_typed<Exec, float, Half>(exec, op);
-  if (pt == VNN_FLOAT32 && gt == VNN_BFLOAT16) return optimizer_typed<Exec, float, BFloat16>(exec, op);
+  if (pt == VNN_FLOAT32 && gt == VNN_FLOAT16) return optimizer_typed<Exec, float, Half>(exec, op, prm), true;
+  if (pt == VNN_FLOAT32 && gt == VNN_BFLOAT16) return optimizer_typed<Exec, float, BFloat16>(exec, op, prm), true;
   return false;
 }
 

@@ -1,8 +1,8 @@
 // POOL2D / POOL2D_BACKWARD (docs/ops.md has the descriptor contract).
-//  ints = {mode, kh, kw, sh, sw, ph, pw, dh, dw, count_include_pad,
-//          divisor_override (0: none)}; mode 0 max, 1 avg, 2 adaptive avg,
-//  3 adaptive max (adaptive modes take their windows from the output size,
-//  PyTorch's start = floor(o*H/OH), end = ceil((o+1)*H/OH)).
+//  ints = vnn_pool2d_params {mode, kh, kw, sh, sw, ph, pw, dh, dw,
+//  count_include_pad, divisor_override (0: none)}; mode a vnn_pool_mode
+//  (adaptive modes take their windows from the output size, PyTorch's
+//  start = floor(o*H/OH), end = ceil((o+1)*H/OH)).
 //  POOL2D: in0 [N, C, H, W] -> out [N, C, OH, OW]; max modes also write
 //          outputs[1], int64 indices into the H*W plane.
 //  POOL2D_BACKWARD: in0 grad_out [N, C, OH, OW], in1 indices (max modes)
@@ -14,13 +14,14 @@
 #pragma once
 #include <Kokkos_Core.hpp>
 
+#include "common/op_params.hpp"
 #include "kokkos/kernels/dispatch.hpp"
 
 namespace vnn::kernels {
 
-struct Pool2dGeom {
-  int64_t mode, kh, kw, sh, sw, ph, pw, dh, dw, count_include_pad, divisor;
-};
+// The geometry is the ABI's vnn_pool2d_params, decoded once by
+// common/op_params.hpp; a plain C struct, captured by value on devices.
+using Pool2dGeom = vnn_pool2d_params;
 
 // Window along one axis for output o: positions start + k * step, k < count.
 KOKKOS_INLINE_FUNCTION void pool_window(bool adaptive, int64_t o, int64_t O, int64_t I, int64_t k, int64_t s,
@@ -39,20 +40,13 @@ KOKKOS_INLINE_FUNCTION void pool_window(bool adaptive, int64_t o, int64_t O, int
 // The avg divisor of one output (PyTorch's avg_pool2d rule).
 KOKKOS_INLINE_FUNCTION int64_t pool_divisor(const Pool2dGeom& g, int64_t hs, int64_t hc, int64_t ws, int64_t wc,
                                             int64_t H, int64_t W) {
-  if (g.mode == 2) return hc * wc;
-  if (g.divisor > 0) return g.divisor;
+  if (g.mode == VNN_POOL_ADAPTIVE_AVG) return hc * wc;
+  if (g.divisor_override > 0) return g.divisor_override;
   int64_t he = hs + hc, we = ws + wc;
-  int64_t hep = he < H + g.ph ? he : H + g.ph, wep = we < W + g.pw ? we : W + g.pw;
+  int64_t hep = he < H + g.pad_h ? he : H + g.pad_h, wep = we < W + g.pad_w ? we : W + g.pad_w;
   if (g.count_include_pad) return (hep - hs) * (wep - ws);
   int64_t h0 = hs > 0 ? hs : 0, w0 = ws > 0 ? ws : 0, h1 = he < H ? he : H, w1 = we < W ? we : W;
   return (h1 - h0) * (w1 - w0);
-}
-
-inline bool pool2d_geom(const int64_t* ints, int32_t n, Pool2dGeom* g) {
-  if (!ints || n < 11) return false;
-  *g = Pool2dGeom{ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7], ints[8], ints[9], ints[10]};
-  return g->mode >= 0 && g->mode <= 3 && g->kh > 0 && g->kw > 0 && g->sh > 0 && g->sw > 0 && g->ph >= 0 &&
-         g->pw >= 0 && g->dh > 0 && g->dw > 0;
 }
 
 // One step of the max scan: v at flat index pos against the running best,
@@ -114,15 +108,17 @@ void pool2d_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
   const int64_t o0 = out.strides[0], o1 = out.strides[1], o2 = out.strides[2], o3 = out.strides[3], oo = out.offset;
   int64_t i0 = 0, i1 = 0, i2 = 0, i3 = 0, io = 0;
   if (idx) i0 = idx->strides[0], i1 = idx->strides[1], i2 = idx->strides[2], i3 = idx->strides[3], io = idx->offset;
-  const bool is_max = g.mode == 0 || g.mode == 3, adaptive = g.mode >= 2;
+  const bool is_max = vnn_pool_is_max(g.mode), adaptive = vnn_pool_is_adaptive(g.mode);
   // One work item per output row: the (n, c, oh) split and the vertical
   // window are computed once per row, not per element.
   const int64_t rows = out.sizes[0] * C * OH;
   // Only when every window of the requested output fits the plane (a
   // descriptor asking for a larger output takes the checked path).
-  const bool inside = OH > 0 && OW > 0 && (OH - 1) * g.sh + (g.kh - 1) * g.dh < H && (OW - 1) * g.sw + (g.kw - 1) * g.dw < W;
-  if (g.mode == 0 && g.ph == 0 && g.pw == 0 && inside) {
-    const int64_t kh = g.kh, kw = g.kw, sh = g.sh, sw = g.sw, dh = g.dh, dw = g.dw;
+  const bool inside = OH > 0 && OW > 0 && (OH - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h < H &&
+                      (OW - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w < W;
+  if (g.mode == VNN_POOL_MAX && g.pad_h == 0 && g.pad_w == 0 && inside) {
+    const int64_t kh = g.kernel_h, kw = g.kernel_w, sh = g.stride_h, sw = g.stride_w;
+    const int64_t dh = g.dilation_h, dw = g.dilation_w;
     Kokkos::parallel_for("vnn::max_pool2d_nopad", Range<Exec>(exec, 0, rows), KOKKOS_LAMBDA(int64_t r) {
       const int64_t oh = r % OH, nc = r / OH, c = nc % C, n = nc / C;
       const int64_t h0 = oh * sh;
@@ -135,11 +131,11 @@ void pool2d_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
   Kokkos::parallel_for("vnn::pool2d", Range<Exec>(exec, 0, rows), KOKKOS_LAMBDA(int64_t r) {
     const int64_t oh = r % OH, nc = r / OH, c = nc % C, n = nc / C;
     int64_t hs, hc, hst;
-    pool_window(adaptive, oh, OH, H, g.kh, g.sh, g.ph, g.dh, &hs, &hc, &hst);
+    pool_window(adaptive, oh, OH, H, g.kernel_h, g.stride_h, g.pad_h, g.dilation_h, &hs, &hc, &hst);
     const T* plane = x + xo + n * s0 + c * s1;
     for (int64_t ow = 0; ow < OW; ++ow) {
       int64_t ws, wc, wst;
-      pool_window(adaptive, ow, OW, W, g.kw, g.sw, g.pw, g.dw, &ws, &wc, &wst);
+      pool_window(adaptive, ow, OW, W, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w, &ws, &wc, &wst);
       compute_t<T> best = 0, sum = 0;
       int64_t arg = -1;
       for (int64_t a = 0; a < hc; ++a) {
@@ -196,16 +192,18 @@ void pool2d_backward_typed(const Exec& exec, const vnn_tensor_desc& out, const v
   const int64_t o0 = out.strides[0], o1 = out.strides[1], o2 = out.strides[2], o3 = out.strides[3], oo = out.offset;
   int64_t i0 = 0, i1 = 0, i2 = 0, i3 = 0, io = 0;
   if (idx) i0 = idx->strides[0], i1 = idx->strides[1], i2 = idx->strides[2], i3 = idx->strides[3], io = idx->offset;
-  const bool is_max = g.mode == 0 || g.mode == 3, adaptive = g.mode >= 2;
+  const bool is_max = vnn_pool_is_max(g.mode), adaptive = vnn_pool_is_adaptive(g.mode);
   const int64_t total = out.sizes[0] * C * H * W;
   // Max pooling with disjoint windows (the common stride == kernel case):
   // every input pixel receives from at most one output, so zero the
   // gradient and scatter each output's gradient to its argmax, race-free
   // and with no window search per input pixel.
-  const bool disjoint = g.mode == 0 && g.sh >= g.dh * (g.kh - 1) + 1 && g.sw >= g.dw * (g.kw - 1) + 1;
+  const bool disjoint = g.mode == VNN_POOL_MAX && g.stride_h >= g.dilation_h * (g.kernel_h - 1) + 1 &&
+                        g.stride_w >= g.dilation_w * (g.kernel_w - 1) + 1;
   if (disjoint) {
     const int64_t planes = out.sizes[0] * C, HW = H * W;
-    const int64_t kh = g.kh, kw = g.kw, sh = g.sh, sw = g.sw, ph = g.ph, pw = g.pw, dh = g.dh, dw = g.dw;
+    const int64_t kh = g.kernel_h, kw = g.kernel_w, sh = g.stride_h, sw = g.stride_w, ph = g.pad_h, pw = g.pad_w;
+    const int64_t dh = g.dilation_h, dw = g.dilation_w;
     // One work item per plane: zero it, then route each output's gradient.
     // An index naming no pixel of its own window adds nothing (checked
     // here: with disjoint windows it would land on another output's pixel).
@@ -232,16 +230,16 @@ void pool2d_backward_typed(const Exec& exec, const vnn_tensor_desc& out, const v
   Kokkos::parallel_for("vnn::pool2d_backward", Range<Exec>(exec, 0, total), KOKKOS_LAMBDA(int64_t i) {
     const int64_t w = i % W, h = (i / W) % H, c = (i / (W * H)) % C, n = i / (W * H * C);
     int64_t ohl, ohh, owl, owh;
-    pool_sources(adaptive, h, H, OH, g.kh, g.sh, g.ph, g.dh, &ohl, &ohh);
-    pool_sources(adaptive, w, W, OW, g.kw, g.sw, g.pw, g.dw, &owl, &owh);
+    pool_sources(adaptive, h, H, OH, g.kernel_h, g.stride_h, g.pad_h, g.dilation_h, &ohl, &ohh);
+    pool_sources(adaptive, w, W, OW, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w, &owl, &owh);
     compute_t<T> sum = 0;
     for (int64_t oh = ohl; oh <= ohh; ++oh) {
       int64_t hs, hc, hst;
-      pool_window(adaptive, oh, OH, H, g.kh, g.sh, g.ph, g.dh, &hs, &hc, &hst);
+      pool_window(adaptive, oh, OH, H, g.kernel_h, g.stride_h, g.pad_h, g.dilation_h, &hs, &hc, &hst);
       if (h < hs || (h - hs) % hst != 0 || (h - hs) / hst >= hc) continue;
       for (int64_t ow = owl; ow <= owh; ++ow) {
         int64_t ws, wc, wst;
-        pool_window(adaptive, ow, OW, W, g.kw, g.sw, g.pw, g.dw, &ws, &wc, &wst);
+        pool_window(adaptive, ow, OW, W, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w, &ws, &wc, &wst);
         if (w < ws || (w - ws) % wst != 0 || (w - ws) / wst >= wc) continue;
         const compute_t<T> gv = load(gy[go + n * g0 + c * g1 + oh * g2 + ow * g3]);
         if (is_max) {
@@ -260,8 +258,8 @@ void pool2d_backward_typed(const Exec& exec, const vnn_tensor_desc& out, const v
 template <class Exec>
 bool pool2d(const Exec& exec, const vnn_op& op, bool backward) {
   Pool2dGeom g;
-  if (!pool2d_geom(op.ints, op.num_ints, &g) || op.num_inputs < 1 || op.num_outputs < 1) return false;
-  const bool is_max = g.mode == 0 || g.mode == 3;
+  if (!decode_pool2d(op, &g) || op.num_inputs < 1 || op.num_outputs < 1) return false;
+  const bool is_max = vnn_pool_is_max(g.mode);
   const vnn_tensor_desc& out = op.outputs[0];
   const vnn_tensor_desc& in = op.inputs[0];
   const vnn_tensor_desc* idx = nullptr;

@@ -111,11 +111,11 @@ inline ushort vnn_bf16_from_long(long v) {
 // reads element i as VNN_CT and VNN_ST(p, i, v) rounds v into it. 16-bit
 // storage computes in float32 (vload_half / vstore_half_rte and the
 // bfloat16 converters above need no cl_khr_fp16).
-#if defined(DT) && DT == 6
+#if defined(DT) && DT == VNN_FLOAT16
 #define VNN_CT float
 #define VNN_LD(p, i) vload_half((i), (p))
 #define VNN_ST(p, i, v) vstore_half_rte((v), (i), (p))
-#elif defined(DT) && DT == 7
+#elif defined(DT) && DT == VNN_BFLOAT16
 #define VNN_CT float
 #define VNN_LD(p, i) vnn_bf16_to_float((p)[i])
 #define VNN_ST(p, i, v) ((p)[i] = vnn_bf16_from_float(v))

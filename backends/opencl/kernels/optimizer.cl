@@ -10,10 +10,10 @@
 // contraction stays off so that both backends round the same way.
 #pragma OPENCL FP_CONTRACT OFF
 
-#if PDT == 6
+#if PDT == VNN_FLOAT16
 #define LOAD_P(i) vload_half((i), p)
 #define STORE_P(i, v) vstore_half_rte((v), (i), p)
-#elif PDT == 7
+#elif PDT == VNN_BFLOAT16
 #define LOAD_P(i) vnn_bf16_to_float(p[i])
 #define STORE_P(i, v) (p[i] = vnn_bf16_from_float(v))
 #else
@@ -21,9 +21,9 @@
 #define STORE_P(i, v) (p[i] = (PT)(v))
 #endif
 
-#if GDT == 6
+#if GDT == VNN_FLOAT16
 #define LOAD_G(i) ((CT)vload_half((i), g))
-#elif GDT == 7
+#elif GDT == VNN_BFLOAT16
 #define LOAD_G(i) ((CT)vnn_bf16_to_float(g[i]))
 #else
 #define LOAD_G(i) ((CT)g[i])

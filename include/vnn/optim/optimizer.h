@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "vnn/backend_abi.h"
 #include "vnn/tensor.h"
 
 namespace vnn::optim {
@@ -142,5 +143,8 @@ class Optimizer {
 /// Used by the optimizers; exposed for tests of the descriptor.
 void fused_step(const Tensor& param, const Tensor& grad, const std::vector<Tensor>& state,
                 const std::vector<double>& scalars, const std::vector<int64_t>& ints, const char* name);
+/// Runs one OPTIMIZER_STEP op from named parameters (packed by vnn_optimizer_pack); what the optimizers use.
+void fused_step(const Tensor& param, const Tensor& grad, const std::vector<Tensor>& state,
+                const vnn_optimizer_params& params, const char* name);
 
 }  // namespace vnn::optim

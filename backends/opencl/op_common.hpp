@@ -1,0 +1,67 @@
+// Host-side helpers every OpenCL op file shares: merged op layouts, cl_mem
+// handles, element counts, descriptor checks and scalar kernel arguments.
+// One copy here instead of one per ops*.cpp.
+#ifndef VNN_OPENCL_OP_COMMON_HPP
+#define VNN_OPENCL_OP_COMMON_HPP
+
+#include <CL/cl.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "device.hpp"
+#include "launch.hpp"
+#include "vnn/backend_abi.h"
+
+namespace vnn_opencl {
+
+// The op's shape with dimensions merged where every tensor walks them
+// contiguously, innermost first (see common.cl): contiguous operands become
+// one dimension and take the kernels' division-free path.
+struct Layout {
+  int64_t n = 1;  // element count
+  cl_int ndim = 0;
+  cl_long8 sizes{};
+  cl_long8 strides[4]{};  // per tensor, in the order given to make_layout
+};
+
+// The layout of `shape` walked by `ts` (at most 4 tensors of its sizes).
+Layout make_layout(const vnn_tensor_desc& shape, std::initializer_list<const vnn_tensor_desc*> ts);
+// Whether tensor t of l is one dense run (a plain buffer copy or fill).
+inline bool contiguous(const Layout& l, int t) { return l.ndim == 1 && (l.strides[t].s[0] == 1 || l.n == 1); }
+
+// The buffer of a descriptor (the ABI's handle is a cl_mem).
+inline cl_mem mem(const vnn_tensor_desc& t) { return static_cast<cl_mem>(t.data); }
+// Product of t's sizes (run() checked it fits int64).
+int64_t numel(const vnn_tensor_desc& t);
+// Row-major contiguous (size-1 dims may have any stride).
+bool dense(const vnn_tensor_desc& t);
+// ndim in range, a buffer, a non-negative offset and a known dtype.
+bool valid_desc(const vnn_tensor_desc& t);
+// valid_desc(t) with rank ndim and dtype dtype.
+bool desc_ok(const vnn_tensor_desc& t, int ndim, int32_t dtype);
+// The first 4 strides / sizes of a 4-D (or smaller) descriptor, as a kernel argument.
+cl_long4 strides4(const vnn_tensor_desc& t);
+cl_long4 sizes4(const vnn_tensor_desc& t);
+// "-DIN_T=float -DIN_DT=0": a tensor's storage type and dtype code for a kernel.
+std::string storage_defines(const char* prefix, int32_t dtype);
+
+// Structural checks of one operand (descriptor, dtype, float64 support);
+// VNN_STATUS_OK or the failure, with `what` naming the op.
+vnn_status check_operand(const Device& d, const vnn_tensor_desc& t, const std::string& what);
+
+// A double scalar in each kernel compute type (see elementwise.cl); as()
+// picks the one for a tensor's dtype. Integers saturate, NaN becomes 0.
+struct Scalar {
+  cl_float f;
+  cl_double d;
+  cl_int i;
+  cl_long l;
+  explicit Scalar(double v);
+  Arg as(int32_t dtype) const;
+};
+
+}  // namespace vnn_opencl
+
+#endif
