@@ -348,7 +348,7 @@ bool unary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_des
 
 template <class Exec>
 bool unary(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, int64_t fn,
-           const double* scalars = nullptr, int32_t num_scalars = 0) {
+           const double* scalars, int32_t num_scalars) {
   switch (fn) {
 #define VNN_CASE(FN) case FN: return unary_fn<Exec, FN>(exec, out, a, scalars, num_scalars);
     VNN_CASE(VNN_UNARY_NEG) VNN_CASE(VNN_UNARY_ABS) VNN_CASE(VNN_UNARY_EXP) VNN_CASE(VNN_UNARY_LOG)
