@@ -49,3 +49,17 @@ function(vnn_add_backend name)
   # outer project (VnnGpuBackends.cmake) in their own components.
   install(TARGETS ${target} LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}/vnn" COMPONENT runtime)
 endfunction()
+
+# vnn_kokkos_kernel_sources(<out-var> <dir>)
+#
+# The kernel families of the Kokkos plugins (backends/kokkos/instantiate/
+# <family>.hpp), as <dir>/kernels_<family>.cpp: each plugin compiles every
+# family in a translation unit of its own, so that its build runs in
+# parallel pieces instead of one long compile.
+function(vnn_kokkos_kernel_sources out dir)
+  set(srcs "")
+  foreach(family binary unary copy reduction indexing optimizer pooling matmul)
+    list(APPEND srcs "${dir}/kernels_${family}.cpp")
+  endforeach()
+  set(${out} "${srcs}" PARENT_SCOPE)
+endfunction()

@@ -44,19 +44,11 @@
 #include "common/desc_check.hpp"
 #include "kokkos/compat.hpp"
 #include "vnn/op_names.h"
-#include "kokkos/kernels/conv.hpp"
-#include "kokkos/kernels/copy.hpp"
+// The kernels' declarations only: their bodies are compiled per family in
+// the plugin's kernels_<family>.cpp (kokkos/instantiate/).
 #include "kokkos/kernels/dispatch.hpp"
-#include "kokkos/kernels/elementwise.hpp"
-#include "kokkos/kernels/fill.hpp"
-#include "kokkos/kernels/indexing.hpp"
-#include "kokkos/kernels/matmul.hpp"
-#include "kokkos/kernels/optimizer.hpp"
-#include "kokkos/kernels/pooling.hpp"
-#include "kokkos/kernels/random.hpp"
-#include "kokkos/kernels/reduction.hpp"
-#include "kokkos/kernels/softmax.hpp"
-#include "kokkos/kernels/where.hpp"
+#include "kokkos/kernels/entry.hpp"
+#include "kokkos/kernels/matmul_blas.hpp"
 #include "vnn/backend_abi.h"
 #include "vnn/detail/message.h"
 

@@ -343,7 +343,7 @@ bool unary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_des
 
 template <class Exec>
 bool unary(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, int64_t fn,
-           const double* scalars = nullptr, int32_t num_scalars = 0) {
+           const double* scalars, int32_t num_scalars) {
   return dispatch_fn<VNN_UNARY_COUNT_>(
       fn, [&](auto f) { return unary_fn<Exec, decltype(f)::value>(exec, out, a, scalars, num_scalars); });
 }

@@ -1,0 +1,6 @@
+// A GPU plugin's binary kernels (kokkos/instantiate/binary.hpp) on its device
+// space: Kokkos::Cuda in the CUDA plugin, HIP in the HIP one (gpu_traits.hpp).
+#include "cuda_hip/gpu_traits.hpp"
+#include "kokkos/instantiate/binary.hpp"
+
+VNN_KOKKOS_INSTANTIATE_BINARY(vnn::gpu::ExecSpace)

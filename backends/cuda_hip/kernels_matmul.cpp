@@ -1,0 +1,6 @@
+// A GPU plugin's matmul kernels (kokkos/instantiate/matmul.hpp) on its device
+// space: Kokkos::Cuda in the CUDA plugin, HIP in the HIP one (gpu_traits.hpp).
+#include "cuda_hip/gpu_traits.hpp"
+#include "kokkos/instantiate/matmul.hpp"
+
+VNN_KOKKOS_INSTANTIATE_MATMUL(vnn::gpu::ExecSpace)

@@ -1,0 +1,6 @@
+// The CPU plugin's optimizer kernels (kokkos/instantiate/optimizer.hpp): on the
+// OpenMP pool and, for small work and other threads, inline on Serial.
+#include "kokkos/instantiate/optimizer.hpp"
+
+VNN_KOKKOS_INSTANTIATE_OPTIMIZER(Kokkos::OpenMP)
+VNN_KOKKOS_INSTANTIATE_OPTIMIZER(Kokkos::Serial)

@@ -1,0 +1,6 @@
+// The CPU plugin's pooling kernels (kokkos/instantiate/pooling.hpp): on the
+// OpenMP pool and, for small work and other threads, inline on Serial.
+#include "kokkos/instantiate/pooling.hpp"
+
+VNN_KOKKOS_INSTANTIATE_POOLING(Kokkos::OpenMP)
+VNN_KOKKOS_INSTANTIATE_POOLING(Kokkos::Serial)
