@@ -36,9 +36,10 @@ KOKKOS_INLINE_FUNCTION float bits_float(uint32_t u) {
   return v.f;
 }
 
-// float16 <-> float32 without branches (selects only), so that the loops
-// over 16-bit storage vectorise: the branchy bit-by-bit versions made
-// float16 3-6x slower than bfloat16 on the CPU (docs/benchmarks.md). Both
+// float16 <-> float32 without branches (mask selects), so that the loops
+// over 16-bit storage vectorise (GCC at plain x86-64: 4 lanes of SSE2);
+// the branchy bit-by-bit versions made float16 3-6x slower than bfloat16
+// on the CPU (docs/benchmarks.md). Both
 // are exact (round to nearest even, NaN stays a quiet NaN) and checked
 // against reference versions for every half and every rounding boundary
 // (tests/backends/half_convert.cpp).
@@ -51,7 +52,9 @@ KOKKOS_INLINE_FUNCTION float half_to_float(uint16_t h) {
   const uint32_t special = normal + 0x38000000u;
   // zero / subnormal: man * 2^-24, exactly, as (2^-14 + man * 2^-24) - 2^-14
   const uint32_t tiny = float_bits(bits_float(normal + 0x00800000u) - 6.103515625e-05f);
-  return bits_float(sign | (exp == 0x0f800000u ? special : exp == 0 ? tiny : normal));
+  // masks, not ?: (GCC turns those into branches and keeps the loop scalar)
+  const uint32_t m_special = 0u - uint32_t(exp == 0x0f800000u), m_tiny = 0u - uint32_t(exp == 0);
+  return bits_float(sign | (special & m_special) | (tiny & m_tiny) | (normal & ~(m_special | m_tiny)));
 }
 
 // Round to nearest even.
@@ -66,8 +69,9 @@ KOKKOS_INLINE_FUNCTION uint16_t float_to_half(float f) {
   // below 2^-14: adding 0.5 leaves the half's 10 mantissa bits at the
   // bottom of the float, rounded to nearest even by the float addition
   const uint32_t tiny = float_bits(bits_float(a) + 0.5f) - 0x3f000000u;
-  const uint32_t big = a > 0x7f800000u ? 0x7e00u : 0x7c00u;  // NaN -> quiet NaN, inf and overflow -> inf
-  return uint16_t(sign | (a >= 0x47800000u ? big : a < 0x38800000u ? tiny : normal));
+  const uint32_t big = 0x7c00u | (uint32_t(a > 0x7f800000u) << 9);  // NaN -> quiet NaN, inf and overflow -> inf
+  const uint32_t m_big = 0u - uint32_t(a >= 0x47800000u), m_tiny = 0u - uint32_t(a < 0x38800000u);
+  return uint16_t(sign | (big & m_big) | (tiny & m_tiny) | (normal & ~(m_big | m_tiny)));
 }
 
 // A double narrowed to float rounding to odd (truncated, last bit set when
