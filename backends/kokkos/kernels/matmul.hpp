@@ -105,60 +105,21 @@ void matmul_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
   });
 }
 
-// float32, float64, int32, int64, and float16 / bfloat16 read from their
-// storage with float32 accumulation and one rounding of each result (the
-// same float32 sums as a float32 copy would give, without the copy).
+// float32, float64, int32, int64.
 template <class Exec>
 bool matmul(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, const vnn_tensor_desc& b,
             double alpha, double beta) {
   MatmulShape s;
   if (!matmul_shape(out, a, b, &s)) return false;
   if (s.batch * s.m * s.n == 0) return true;
-  using Types = TypeSet<float, double, int32_t, int64_t, Half, BFloat16>;
-  dispatch_types<Types>("matmul", out.dtype,
-                        [&](auto t) { matmul_typed<Exec, decltype(t)>(exec, out, a, b, s, alpha, beta); });
+  // Not the 16-bit types: the core runs those through float32 (and a
+  // vendor BLAS with float32 accumulation where a device has one).
+  dispatch_types<ArithmeticTypes>("matmul", out.dtype,
+                                  [&](auto t) { matmul_typed<Exec, decltype(t)>(exec, out, a, b, s, alpha, beta); });
   return true;
 }
 
 // ---- vendor BLAS -----------------------------------------------------------
-
-// float16 / bfloat16 through the float32 BLAS without float32 copies of
-// the operands: k is cut into panels of kPanel, each panel of a (m x kp)
-// and b (kp x n) is converted into a small float32 buffer as it is packed,
-// and the float32 gemms accumulate into one float32 tile of out (beta 1
-// after the first panel), rounded into the 16-bit out once at the end.
-template <class Blas, class T>
-void matmul_blas_16bit(const GemmPlan& p, const vnn_tensor_desc& out, const vnn_tensor_desc& a,
-                       const vnn_tensor_desc& b, double alpha, double beta) {
-  if (p.batch * p.m * p.n == 0) return;
-  constexpr int64_t kPanel = 256;
-  const int64_t kp_max = p.k < kPanel ? (p.k > 0 ? p.k : 1) : kPanel;
-  std::vector<float> pa(size_t(p.m * kp_max)), pb(size_t(kp_max * p.n)), acc(size_t(p.m * p.n));
-  const int nd = a.ndim;
-  const int64_t ars = a.strides[nd - 2], acs = a.strides[nd - 1], brs = b.strides[nd - 2], bcs = b.strides[nd - 1];
-  const T* x = typed<T>(a);
-  const T* y = typed<T>(b);
-  T* o = typed<T>(out) + out.offset;
-  for (int64_t bi = 0; bi < p.batch; ++bi) {
-    const T* xa = x + batch_offset(a, bi);
-    const T* yb = y + batch_offset(b, bi);
-    T* ob = o + bi * p.stride_c;
-    for (int64_t i = 0; i < p.m; ++i)  // beta * out in float32, or zeros
-      for (int64_t j = 0; j < p.n; ++j)
-        acc[size_t(i * p.n + j)] = beta != 0.0 ? float(beta) * load(ob[i * p.ldc + j]) : 0.0f;
-    for (int64_t k0 = 0; k0 < p.k; k0 += kPanel) {
-      const int64_t kp = p.k - k0 < kPanel ? p.k - k0 : kPanel;
-      for (int64_t i = 0; i < p.m; ++i)
-        for (int64_t q = 0; q < kp; ++q) pa[size_t(i * kp + q)] = load(xa[i * ars + (k0 + q) * acs]);
-      for (int64_t q = 0; q < kp; ++q)
-        for (int64_t j = 0; j < p.n; ++j) pb[size_t(q * p.n + j)] = load(yb[(k0 + q) * brs + j * bcs]);
-      Blas::gemm(false, false, p.m, p.n, kp, float(alpha), pa.data(), kp, pb.data(), p.n > 1 ? p.n : 1, 1.0f,
-                 acc.data(), p.n > 1 ? p.n : 1);
-    }
-    for (int64_t i = 0; i < p.m; ++i)
-      for (int64_t j = 0; j < p.n; ++j) ob[i * p.ldc + j] = store<T>(acc[size_t(i * p.n + j)]);
-  }
-}
 
 // Blas supplies gemm(bool trans_a, bool trans_b, m, n, k, alpha, a, lda, b,
 // ldb, beta, c, ldc) for float and double, row-major. Only for spaces whose
@@ -201,10 +162,7 @@ bool matmul_blas(const vnn_tensor_desc& out, const vnn_tensor_desc& a, const vnn
                  o + bi * p.stride_c, p.ldc);
     }
   };
-  if (try_dispatch_types<FloatingTypes>(out.dtype, run)) return true;
-  return try_dispatch_types<TypeSet<Half, BFloat16>>(out.dtype, [&](auto t) {
-    matmul_blas_16bit<Blas, decltype(t)>(p, out, a, b, alpha, beta);
-  });
+  return try_dispatch_types<FloatingTypes>(out.dtype, run);
 }
 
 // A device BLAS (cuBLAS, hipBLAS) on the queue exec: Blas supplies
