@@ -52,9 +52,9 @@ vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, con
 }
 
 vnn_status enqueue_nd(Kernel& k, cl_command_queue q, cl_uint dims, const size_t* global, const size_t* local,
-                      const std::string& what, std::initializer_list<Arg> args) {
+                      const std::string& what, const Arg* args, size_t count) {
   std::lock_guard<std::mutex> lock(k.mutex);
-  if (vnn_status st = set_args(k, args.begin(), args.size(), what)) return st;
+  if (vnn_status st = set_args(k, args, count, what)) return st;
   cl_int err = clEnqueueNDRangeKernel(q, k.kernel, dims, nullptr, global, local, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) return fail_cl(err, what, ": clEnqueueNDRangeKernel failed");
   return VNN_STATUS_OK;

@@ -41,6 +41,10 @@ inline vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t
 // Sets args in order and enqueues k on an explicit dims-D grid (kernels
 // with a fixed work-group shape: reductions, GEMM).
 vnn_status enqueue_nd(Kernel& k, cl_command_queue q, cl_uint dims, const size_t* global, const size_t* local,
-                      const std::string& what, std::initializer_list<Arg> args);
+                      const std::string& what, const Arg* args, size_t count);
+inline vnn_status enqueue_nd(Kernel& k, cl_command_queue q, cl_uint dims, const size_t* global, const size_t* local,
+                             const std::string& what, std::initializer_list<Arg> args) {
+  return enqueue_nd(k, q, dims, global, local, what, args.begin(), args.size());
+}
 
 }  // namespace vnn_opencl

@@ -5,6 +5,7 @@
 #include "ops_optimizer.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -30,15 +31,23 @@ std::string defines(int32_t pt, int32_t gt) {
          " -DCT=" + (pt == VNN_FLOAT64 ? "double" : "float");
 }
 
-// UNSCALE_CHECK: out0 the float32 flag, out1.. the gradients; one launch
-// per gradient, all writing the one flag (docs/ops.md).
+// UNSCALE_CHECK: out0 the float32 flag, out1.. the gradients (at most 63,
+// the ABI's operand bound); one launch of kernels/amp.cl over a table of
+// chunks for all of them, whatever their dtypes (docs/ops.md).
 vnn_status run_unscale(Device& d, cl_command_queue q, const vnn_op& op) {
   std::string what = d.label + ": UNSCALE_CHECK";
+  constexpr int kSlots = 64;  // buffer arguments of vnn_amp_unscale_fused
   if (op.num_outputs < 1 || !op.outputs || op.num_scalars < 1 || !op.scalars)
     return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs a flag output and scalars[0] = 1 / scale");
+  if (op.num_outputs - 1 > kSlots)
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": ", op.num_outputs - 1, " gradients in one op, at most ", kSlots);
   const vnn_tensor_desc& f = op.outputs[0];
   if (f.dtype != VNN_FLOAT32 || numel(f) != 1 || !f.data || f.offset < 0)
     return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": out0 must be one float32 element");
+  // Chunks short enough to spread a few large gradients over the device.
+  constexpr cl_long kChunk = 16384;
+  std::vector<cl_long> table;  // 4 per chunk: argument slot, first element, count, dtype
+  std::vector<cl_mem> slots(kSlots, static_cast<cl_mem>(f.data));
   for (int k = 1; k < op.num_outputs; ++k) {
     const vnn_tensor_desc& t = op.outputs[k];
     const int32_t dt = t.dtype;
@@ -48,25 +57,35 @@ vnn_status run_unscale(Device& d, cl_command_queue q, const vnn_op& op) {
       return fail(VNN_STATUS_UNSUPPORTED, what, ": float64 is not supported on ", d.label, " (device lacks cl_khr_fp64)");
     if (t.ndim < 0 || t.ndim > VNN_MAX_DIMS || t.offset < 0 || !dense(t) || (numel(t) > 0 && !t.data))
       return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": gradient ", k - 1, " must be contiguous");
-  }
-  cl_mem flag = mem(f);
-  cl_long flag_off = f.offset;
-  for (int k = 1; k < op.num_outputs; ++k) {
-    const vnn_tensor_desc& t = op.outputs[k];
-    cl_long count = numel(t);
+    const cl_long count = numel(t);
     if (count == 0) continue;
-    Kernel* kern = nullptr;
-    if (vnn_status err = get_kernel(d, "optimizer", "vnn_amp_unscale", defines(t.dtype, t.dtype), &kern)) return err;
-    cl_mem buf = mem(t);
-    cl_long off = t.offset;
-    cl_float inv_f = cl_float(op.scalars[0]);
-    cl_double inv_d = op.scalars[0];
-    Arg inv = t.dtype == VNN_FLOAT64 ? Arg{sizeof inv_d, &inv_d} : Arg{sizeof inv_f, &inv_f};
-    if (vnn_status err =
-            launch(d, *kern, q, count, what, {arg(buf), arg(off), arg(count), inv, arg(flag), arg(flag_off)}))
-      return err;
+    slots[size_t(k - 1)] = static_cast<cl_mem>(t.data);
+    for (cl_long b = 0; b < count; b += kChunk)
+      table.insert(table.end(), {cl_long(k - 1), t.offset + b, std::min(kChunk, count - b), cl_long(dt)});
   }
-  return VNN_STATUS_OK;
+  if (table.empty()) return VNN_STATUS_OK;
+  Kernel* kern = nullptr;
+  if (vnn_status err = get_kernel(d, "amp", "vnn_amp_unscale_fused", "", &kern)) return err;
+  cl_int cl_err = CL_SUCCESS;
+  // Read by the kernel only; released at once, which OpenCL defers until
+  // the kernel that uses it has finished.
+  cl_mem chunks = clCreateBuffer(d.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, table.size() * sizeof(cl_long),
+                                 table.data(), &cl_err);
+  if (cl_err != CL_SUCCESS) return fail_cl(cl_err, what, ": the chunk table: clCreateBuffer failed");
+  const cl_long n_chunks = cl_long(table.size() / 4), flag_off = f.offset;
+  const cl_float inv_f = cl_float(op.scalars[0]);
+  cl_long inv_bits;
+  static_assert(sizeof inv_bits == sizeof op.scalars[0], "the float64 scale travels as its bits");
+  std::memcpy(&inv_bits, &op.scalars[0], sizeof inv_bits);
+  cl_mem flag = static_cast<cl_mem>(f.data);
+  std::vector<Arg> args = {arg(chunks), arg(n_chunks), arg(inv_f), arg(inv_bits), arg(flag), arg(flag_off)};
+  for (const cl_mem& m : slots) args.push_back(arg(m));
+  // One work-group per chunk: the grid is the chunk count times the group.
+  const size_t local = std::min<size_t>({kern->work_group_size, d.max_work_group_size, 256});
+  const size_t global = size_t(std::min<cl_long>(n_chunks, 4096)) * local;
+  vnn_status st = enqueue_nd(*kern, q, 1, &global, &local, what, args.data(), args.size());
+  clReleaseMemObject(chunks);
+  return st;
 }
 
 }  // namespace

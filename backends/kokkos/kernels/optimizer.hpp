@@ -6,6 +6,7 @@
 // if constexpr inside the lambdas, which nvcc rejects).
 #pragma once
 #include <Kokkos_Core.hpp>
+#include <vector>
 
 #include "common/op_params.hpp"
 #include "kokkos/kernels/types.hpp"
@@ -281,14 +282,23 @@ bool optimizer_step(const Exec& exec, const vnn_op& op) {
 
 // UNSCALE_CHECK (GradScaler): every gradient out1.. is multiplied in place
 // by scalars[0] (1 / scale) and out0[0] (float32) becomes 1 when any
-// element was inf or NaN. One op per parameter group, so the host reads
-// back one flag per step instead of one value per tensor.
-template <class Exec, class T>
-void unscale_typed(const Exec& exec, const vnn_tensor_desc& d, double inv_scale, float* found) {
+// element was inf or NaN. One op per parameter group, and one kernel for
+// the whole op: a table of chunks (gradient, first element, count, dtype)
+// in the queue's memory, one team per chunk walking its elements, so a
+// group of any number of gradients and dtypes is one launch and the host
+// reads back one flag per step.
+struct UnscaleChunk {
+  void* data;
+  int64_t begin, count;
+  int32_t dtype;
+};
+
+template <class T, class Team>
+KOKKOS_INLINE_FUNCTION void unscale_chunk(const Team& team, const UnscaleChunk& c, double inv_scale, float* found) {
   using C = compute_t<T>;
-  T* g = typed<T>(d) + d.offset;
+  T* g = static_cast<T*>(c.data) + c.begin;
   const C inv = C(inv_scale);
-  Kokkos::parallel_for("vnn::amp_unscale", Range<Exec>(exec, 0, numel(d)), KOKKOS_LAMBDA(int64_t i) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, c.count), [&](int64_t i) {
     const C v = load(g[i]);
     // x - x is 0 for every finite x, NaN for inf and NaN.
     if (!(v - v == C(0))) Kokkos::atomic_exchange(found, 1.0f);
@@ -296,24 +306,55 @@ void unscale_typed(const Exec& exec, const vnn_tensor_desc& d, double inv_scale,
   });
 }
 
+// The one launch: team c walks chunk c of `table` (a view of UnscaleChunk
+// the queue can read).
+template <class Exec, class Table>
+void unscale_launch(const Exec& exec, const Table& table, int64_t n, double inv, float* found) {
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  Kokkos::parallel_for("vnn::amp_unscale", Policy(exec, n, Kokkos::AUTO),
+                       KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+                         const UnscaleChunk c = table(team.league_rank());
+                         switch (c.dtype) {
+                           case VNN_FLOAT32: unscale_chunk<float>(team, c, inv, found); break;
+                           case VNN_FLOAT64: unscale_chunk<double>(team, c, inv, found); break;
+                           case VNN_FLOAT16: unscale_chunk<Half>(team, c, inv, found); break;
+                           default: unscale_chunk<BFloat16>(team, c, inv, found); break;
+                         }
+                       });
+}
+
 template <class Exec>
 bool unscale_check(const Exec& exec, const vnn_op& op) {
   if (op.num_outputs < 1 || op.num_scalars < 1 || op.outputs[0].dtype != VNN_FLOAT32 || numel(op.outputs[0]) != 1)
     return false;
-  for (int k = 1; k < op.num_outputs; ++k) {
-    const int32_t dt = op.outputs[k].dtype;
-    if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64 && dt != VNN_FLOAT16 && dt != VNN_BFLOAT16) return false;
-  }
-  float* found = typed<float>(op.outputs[0]) + op.outputs[0].offset;
+  // Chunks short enough to spread a few large gradients over all threads.
+  constexpr int64_t kChunk = 16384;
+  std::vector<UnscaleChunk> chunks;
   for (int k = 1; k < op.num_outputs; ++k) {
     const vnn_tensor_desc& d = op.outputs[k];
-    if (numel(d) == 0) continue;
-    switch (d.dtype) {
-      case VNN_FLOAT32: unscale_typed<Exec, float>(exec, d, op.scalars[0], found); break;
-      case VNN_FLOAT64: unscale_typed<Exec, double>(exec, d, op.scalars[0], found); break;
-      case VNN_FLOAT16: unscale_typed<Exec, Half>(exec, d, op.scalars[0], found); break;
-      default: unscale_typed<Exec, BFloat16>(exec, d, op.scalars[0], found); break;
-    }
+    const int32_t dt = d.dtype;
+    if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64 && dt != VNN_FLOAT16 && dt != VNN_BFLOAT16) return false;
+    const int64_t n = numel(d);
+    for (int64_t b = 0; b < n; b += kChunk)
+      chunks.push_back(UnscaleChunk{d.data, d.offset + b, n - b < kChunk ? n - b : kChunk, dt});
+  }
+  if (chunks.empty()) return true;
+  float* found = typed<float>(op.outputs[0]) + op.outputs[0].offset;
+  const double inv = op.scalars[0];
+  const int64_t n = int64_t(chunks.size());
+  using Host = Kokkos::View<const UnscaleChunk*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+    // Host spaces (OpenMP, Serial) run the kernel before returning: it
+    // reads the vector in place.
+    unscale_launch(exec, Host(chunks.data(), chunks.size()), n, inv, found);
+  } else {
+    // Freed at return while the kernel may still be queued: safe, since
+    // freeing device memory (cudaFree / hipFree under Kokkos) waits for the
+    // device, as in matmul_device_blas.
+    Kokkos::View<UnscaleChunk*, typename Exec::memory_space> table(
+        Kokkos::ViewAllocateWithoutInitializing("vnn::amp_unscale_table"), chunks.size());
+    Kokkos::deep_copy(exec, table, Host(chunks.data(), chunks.size()));
+    unscale_launch(exec, table, n, inv, found);
   }
   return true;
 }

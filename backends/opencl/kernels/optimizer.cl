@@ -122,15 +122,3 @@ __kernel void vnn_optim_adagrad(__global PT* p, long p_off, __global const GT* g
     STORE_P(p_off + i, pi - clr * (gi / (sqrt(s) + eps)));
   }
 }
-
-// UNSCALE_CHECK (GradScaler), one launch per gradient: p (the gradient,
-// type PT) *= inv_scale in place; found[found_off] becomes 1 where an
-// element was inf or NaN. Built with GT = PT, GDT = PDT.
-__kernel void vnn_amp_unscale(__global PT* p, long p_off, long n, CT inv_scale, __global float* found,
-                              long found_off) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
-    CT v = LOAD_P(p_off + i);
-    if (!isfinite(v)) atomic_xchg(found + found_off, 1.0f);
-    STORE_P(p_off + i, v * inv_scale);
-  }
-}
