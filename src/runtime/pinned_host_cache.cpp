@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cctype>
 #include <cstdlib>
 #include <string>
@@ -176,6 +177,7 @@ void* PinnedHostCache::acquire(DeviceContext& pinner, size_t bytes) {
     std::vector<void*> give_back;
     void* got = nullptr;
     void* oldest = nullptr;
+    bool wait_for_peer = false;
     std::vector<Use> uses;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -184,19 +186,30 @@ void* PinnedHostCache::acquire(DeviceContext& pinner, size_t bytes) {
       // Past the limit, cached blocks (of other sizes when none of c is
       // left) go back first ...
       shed(limit, got ? 0 : c, &give_back);
-      // ... then the oldest pending block is waited for; with none, every
-      // block is in a live tensor and the limit is exceeded (a soft one).
+      // ... then the oldest pending block is waited for, or, when other
+      // threads already wait on the last ones, their outcome; with none,
+      // every block is in a live tensor and the limit is exceeded (a soft one).
       if (!got && reserved() + c > limit && !pending_.empty()) {
         oldest = pending_.front();
         pending_.pop_front();
         Block& b = blocks_.at(oldest);
         b.state = State::waited_on;  // out of pending_, still counted as pending
+        ++waited_on_;
         uses = b.uses;
         ++stats_.limit_waits;
+      } else if (!got && reserved() + c > limit && waited_on_ > 0) {
+        wait_for_peer = true;
       }
     }
     free_blocks(pinner, give_back);
     if (got) return got;
+    if (wait_for_peer) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      // Bounded, so that a peer's block taken at once by that peer (every
+      // block in use) only delays this thread; the loop then decides again.
+      retired_.wait_for(lock, std::chrono::milliseconds(20), [&] { return waited_on_ == 0; });
+      continue;
+    }
     if (!oldest) break;
     try {
       for (const Use& u : uses) event_wait(*u.ctx, u.event, "pin_memory (waiting for a pinned block, limit reached)");
@@ -204,11 +217,15 @@ void* PinnedHostCache::acquire(DeviceContext& pinner, size_t bytes) {
       std::lock_guard<std::mutex> lock(mutex_);
       blocks_.at(oldest).state = State::pending;
       pending_.push_front(oldest);
+      --waited_on_;
+      retired_.notify_all();
       throw;
     }
     std::lock_guard<std::mutex> lock(mutex_);
     Block& b = blocks_.at(oldest);
     retire(oldest, b);  // cached: reused below if it is of size c, else shed by the next round
+    --waited_on_;
+    retired_.notify_all();
     if (void* p = take_cached(c)) return p;
   }
 

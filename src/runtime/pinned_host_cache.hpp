@@ -17,6 +17,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <unordered_map>
@@ -88,6 +89,11 @@ class PinnedHostCache {
   uint64_t reserved() const { return stats_.in_use + stats_.pending + stats_.cached; }
 
   mutable std::mutex mutex_;
+  // Blocks another thread is waiting on (State::waited_on) and the signal
+  // that one of them was retired: a thread past the limit with no pending
+  // block of its own to wait on waits for those instead of growing.
+  int waited_on_ = 0;
+  std::condition_variable retired_;
   std::unordered_map<void*, Block> blocks_;  // every block held from the backend
   std::unordered_map<size_t, std::vector<void*>> free_;  // cached, per size class
   std::deque<void*> pending_;                           // oldest first

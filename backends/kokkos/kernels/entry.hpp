@@ -32,9 +32,7 @@
 #define VNN_KOKKOS_MATMUL_PARAMS(Exec)                                                         \
   const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, const vnn_tensor_desc& b, \
       double alpha, double beta
-#define VNN_KOKKOS_IM2COL_PARAMS(Exec)                                                               \
-  const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& in, const int64_t* ints, int32_t num_ints, \
-      bool col2im
+#define VNN_KOKKOS_IM2COL_PARAMS(Exec) const Exec& exec, const vnn_op& op, bool col2im
 #define VNN_KOKKOS_POOL2D_PARAMS(Exec) const Exec& exec, const vnn_op& op, bool backward
 #define VNN_KOKKOS_INDEXING_PARAMS(Exec) const Exec& exec, const vnn_op* op
 #define VNN_KOKKOS_RANDOM_PARAMS(Exec)                                                                 \

@@ -3,6 +3,7 @@
 #pragma once
 #include <Kokkos_Core.hpp>
 
+#include "kokkos/kernels/dispatch.hpp"
 #include "kokkos/kernels/types.hpp"
 
 namespace vnn::kernels {
