@@ -118,31 +118,14 @@ std::vector<unsigned char> read_cache(const std::filesystem::path& path, std::st
   return std::vector<unsigned char>(file.begin() + header, file.end());
 }
 
-// Written to a unique temporary name and renamed, so a concurrent reader
-// (another process) sees either no file or a complete one.
+// The program binary behind its header (magic, size, checksum).
 bool write_cache(const std::filesystem::path& path, const std::vector<unsigned char>& bin) {
-  static std::atomic<unsigned> counter{0};
-  std::error_code ec;
-  std::filesystem::create_directories(path.parent_path(), ec);
-  std::filesystem::path tmp = path;
-  tmp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    uint64_t size = bin.size(), sum = checksum(bin.data(), bin.size());
-    out.write(kMagic, sizeof kMagic);
-    out.write(reinterpret_cast<const char*>(&size), sizeof size);
-    out.write(reinterpret_cast<const char*>(&sum), sizeof sum);
-    out.write(reinterpret_cast<const char*>(bin.data()), static_cast<std::streamsize>(bin.size()));
-    if (!out.flush()) {
-      out.close();
-      std::filesystem::remove(tmp, ec);
-      return false;
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
-  return !ec;
+  uint64_t size = bin.size(), sum = checksum(bin.data(), bin.size());
+  std::string file(kMagic, sizeof kMagic);
+  file.append(reinterpret_cast<const char*>(&size), sizeof size);
+  file.append(reinterpret_cast<const char*>(&sum), sizeof sum);
+  file.append(reinterpret_cast<const char*>(bin.data()), bin.size());
+  return write_atomic(path, file);
 }
 
 std::vector<unsigned char> program_binary(cl_program p) {
@@ -273,6 +256,27 @@ vnn_status get_kernel(Device& d, const char* file, const char* kernel_name,
   c.kernels.emplace(key, kern);
   *out = kern;
   return VNN_STATUS_OK;
+}
+
+// Written to a unique temporary name and renamed, so a concurrent reader
+// (another process) sees either no file or a complete one.
+bool write_atomic(const std::filesystem::path& path, const std::string& bytes) {
+  static std::atomic<unsigned> counter{0};
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  std::filesystem::path tmp = path;
+  tmp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(bytes.data(), std::streamsize(bytes.size())) || !out.flush()) {
+      out.close();
+      std::filesystem::remove(tmp, ec);
+      return false;
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+  return !ec;
 }
 
 }  // namespace vnn_opencl

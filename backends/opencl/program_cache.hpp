@@ -45,6 +45,10 @@ std::string device_hash(const Device& d, std::initializer_list<const std::string
 // FNV-1a 64 of n bytes (the cache files' checksum).
 uint64_t fnv64(const void* data, size_t n);
 
+// Writes bytes to path atomically (a temporary file renamed over it);
+// false when it could not.
+bool write_atomic(const std::filesystem::path& path, const std::string& bytes);
+
 }  // namespace vnn_opencl
 
 #endif

@@ -147,25 +147,6 @@ bool parse(const Device& d, const std::string& text, Tuning* t, std::string* why
 
 // Written to a unique temporary name and renamed: a concurrent reader
 // (another process) sees the old file, no file or the complete new one.
-bool write_atomic(const std::filesystem::path& path, const std::string& text) {
-  static std::atomic<unsigned> counter{0};
-  std::error_code ec;
-  std::filesystem::create_directories(path.parent_path(), ec);
-  std::filesystem::path tmp = path;
-  tmp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out || !out.write(text.data(), std::streamsize(text.size())) || !out.flush()) {
-      out.close();
-      std::filesystem::remove(tmp, ec);
-      return false;
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
-  return !ec;
-}
-
 vnn_tensor_desc matrix(cl_mem m, int64_t rows, int64_t cols) {
   vnn_tensor_desc t{};
   t.data = m;
