@@ -13,6 +13,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "device.hpp"
 #include "dtype.hpp"
@@ -27,6 +28,7 @@
 #include "ops_gemm.hpp"
 #include "program_cache.hpp"
 #include "tuning.hpp"
+#include "vnn/checked_size.h"
 #include "vnn/op_names.h"
 
 #ifdef VNN_OPENCL_HAVE_CLBLAST
@@ -131,6 +133,34 @@ vnn_tensor_desc leading(const vnn_tensor_desc& t, int nd) {
 
 bool compute_dtype(int32_t dt) { return dt == VNN_FLOAT32 || dt == VNN_FLOAT64 || dt == VNN_INT32 || dt == VNN_INT64; }
 
+// How run_reduce spreads `outer` rows of `inner` elements: parts 0, one
+// work item per row (rows up to kShortRow long); 1, one work-group of wg
+// items per row; > 1, each row cut into `parts` chunks of `chunk` elements
+// (a multiple of wg), one work-group per chunk, when there are too few
+// rows to give every compute unit several groups and the rows are long.
+struct ReducePlan {
+  int64_t parts = 1, chunk = 0;
+};
+constexpr int64_t kShortRow = 128;
+ReducePlan plan_reduce(const Device& d, int64_t outer, int64_t inner, size_t wg) {
+  ReducePlan p;
+  if (inner <= kShortRow) {
+    p.parts = 0;
+    return p;
+  }
+  const int64_t w = static_cast<int64_t>(wg);
+  const int64_t want = 4 * std::max<int64_t>(2, d.compute_units);  // groups to fill the device
+  const int64_t min_chunk = 4 * w;  // each item sums at least 4 elements
+  if (outer >= want || inner < 2 * min_chunk) return p;
+  int64_t parts = std::min<int64_t>((want + outer - 1) / outer, inner / min_chunk);
+  int64_t chunk = (inner + parts - 1) / parts;
+  chunk = (chunk + w - 1) / w * w;
+  p.parts = (inner + chunk - 1) / chunk;
+  p.chunk = chunk;
+  if (p.parts < 2) p = ReducePlan{};
+  return p;
+}
+
 // Input float32/float64/int32/int64 (as the Kokkos backends); ARGMAX/ARGMIN
 // write int64, MEAN takes floats only; SUM/PROD of int32 write int64 or
 // int32; otherwise the output has one of those four dtypes too.
@@ -160,17 +190,51 @@ vnn_status run_reduce(Device& d, cl_command_queue q, const vnn_op& op, const std
   if (lead.n == 0) return VNN_STATUS_OK;
   std::string defs = "-DT=" + std::string(dtype_info(in.dtype)->storage) + " -DDT=" + std::to_string(in.dtype) +
                      " -DO=" + dtype_info(out.dtype)->storage + " -DFN=" + std::to_string(fn);
+  cl_mem mo = mem(out), mi = mem(in);
+  cl_long oo = out.offset, io = in.offset, outer = lead.n, inner = trail.n;
+  std::vector<Arg> args = {arg(mo), arg(oo), arg(mi), arg(io), arg(outer), arg(inner), arg(lead.ndim),
+                           arg(lead.sizes), arg(lead.strides[0]), arg(lead.strides[1]), arg(trail.ndim),
+                           arg(trail.sizes), arg(trail.strides[0])};
   Kernel* kern = nullptr;
   size_t wg = 1;
   if (vnn_status st = get_wg_kernel(d, "reduction", "vnn_reduce", defs, &kern, &wg)) return st;
-  size_t groups = static_cast<size_t>(std::min<int64_t>(lead.n, 8192));
-  size_t global = groups * wg;
-  cl_mem mo = mem(out), mi = mem(in);
-  cl_long oo = out.offset, io = in.offset, outer = lead.n, inner = trail.n;
-  return enqueue(*kern, q, 1, &global, &wg, what,
-                 {arg(mo), arg(oo), arg(mi), arg(io), arg(outer), arg(inner), arg(lead.ndim), arg(lead.sizes),
-                  arg(lead.strides[0]), arg(lead.strides[1]), arg(trail.ndim), arg(trail.sizes),
-                  arg(trail.strides[0])});
+  ReducePlan plan = plan_reduce(d, lead.n, trail.n, wg);
+  if (plan.parts == 0) {  // short rows: one work item per row
+    if (vnn_status st = get_kernel(d, "reduction", "vnn_reduce_items", defs + " -DWG=" + std::to_string(wg), &kern))
+      return st;
+    return launch(d, *kern, q, lead.n, what, args);
+  }
+  if (plan.parts == 1) {
+    size_t global = static_cast<size_t>(std::min<int64_t>(lead.n, 8192)) * wg;
+    return enqueue_nd(*kern, q, 1, &global, &wg, what, args.data(), args.size());
+  }
+  // Few long rows: partials of every chunk in a scratch buffer (8 bytes
+  // each, the widest accumulator or index), then one merge per row. The
+  // buffer is released after the enqueues; OpenCL keeps it until they ran.
+  int64_t count = 0, bytes = 0;
+  if (!vnn::checked::mul(lead.n, plan.parts, &count) || !vnn::checked::bytes(count, 8, &bytes))
+    return fail(VNN_STATUS_OUT_OF_MEMORY, what, ": ", lead.n, " x ", plan.parts, " partials overflow");
+  cl_int err = CL_SUCCESS;
+  cl_mem part = clCreateBuffer(d.context, CL_MEM_READ_WRITE, static_cast<size_t>(bytes), nullptr, &err);
+  if (err != CL_SUCCESS) return fail_cl(err, what, ": scratch of ", bytes, " bytes for partials: clCreateBuffer failed");
+  cl_long parts = plan.parts, chunk = plan.chunk;
+  args.insert(args.end(), {arg(parts), arg(chunk), arg(part)});
+  Kernel *kp = nullptr, *km = nullptr;
+  vnn_status st = get_kernel(d, "reduction", "vnn_reduce_part", defs + " -DWG=" + std::to_string(wg), &kp);
+  if (st == VNN_STATUS_OK) st = get_kernel(d, "reduction", "vnn_reduce_merge", defs + " -DWG=" + std::to_string(wg), &km);
+  if (st == VNN_STATUS_OK && kp->work_group_size < wg) {  // cannot run wg items: one group per row instead
+    clReleaseMemObject(part);
+    args.resize(args.size() - 3);
+    size_t global = static_cast<size_t>(std::min<int64_t>(lead.n, 8192)) * wg;
+    return enqueue_nd(*kern, q, 1, &global, &wg, what, args.data(), args.size());
+  }
+  if (st == VNN_STATUS_OK) {
+    size_t global = static_cast<size_t>(std::min<int64_t>(count, 8192)) * wg;
+    st = enqueue_nd(*kp, q, 1, &global, &wg, what, args.data(), args.size());
+  }
+  if (st == VNN_STATUS_OK) st = launch(d, *km, q, lead.n, what, args);
+  clReleaseMemObject(part);
+  return st;
 }
 
 // float32 and float64; out and in0 have the same sizes, any strides.
@@ -194,12 +258,18 @@ vnn_status run_softmax(Device& d, cl_command_queue q, const vnn_op& op, const st
   Kernel* kern = nullptr;
   size_t wg = 1;
   if (vnn_status st = get_wg_kernel(d, "softmax", "vnn_softmax", defs, &kern, &wg)) return st;
-  size_t global = static_cast<size_t>(std::min<int64_t>(lead.n, 8192)) * wg;
   cl_mem mo = mem(out), mi = mem(in);
   cl_long oo = out.offset, io = in.offset, rows = lead.n;
-  return enqueue(*kern, q, 1, &global, &wg, what,
-                 {arg(mo), arg(oo), arg(mi), arg(io), arg(rows), arg(n), arg(out_s), arg(in_s), arg(lead.ndim),
-                  arg(lead.sizes), arg(lead.strides[0]), arg(lead.strides[1])});
+  const std::initializer_list<Arg> args = {arg(mo), arg(oo), arg(mi), arg(io), arg(rows), arg(n), arg(out_s),
+                                           arg(in_s), arg(lead.ndim), arg(lead.sizes), arg(lead.strides[0]),
+                                           arg(lead.strides[1])};
+  if (n <= kShortRow) {  // short rows: one work item per row
+    if (vnn_status st = get_kernel(d, "softmax", "vnn_softmax_items", defs + " -DWG=" + std::to_string(wg), &kern))
+      return st;
+    return launch(d, *kern, q, lead.n, what, args);
+  }
+  size_t global = static_cast<size_t>(std::min<int64_t>(lead.n, 8192)) * wg;
+  return enqueue(*kern, q, 1, &global, &wg, what, args);
 }
 
 // UNIFORM/NORMAL: float32, float64; BITS: int32, int64 (see random.cl).

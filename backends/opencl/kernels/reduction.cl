@@ -1,7 +1,16 @@
-// REDUCE: out[r] = f(in[r, j] for j over the trailing k dims), one
-// work-group per output row (groups loop over rows), each work item walking
-// j = lid, lid + WG, ... and the group merging its WG partials by a tree in
-// local memory.
+// REDUCE: out[r] = f(in[r, j] for j over the trailing k dims). Three
+// shapes of work (ops.cpp run_reduce picks one):
+// - vnn_reduce: one work-group per output row (groups loop over rows), each
+//   work item walking j = lid, lid + WG, ... and the group merging its WG
+//   partials by a tree in local memory;
+// - vnn_reduce_items: one work item per row, walking it serially (short
+//   rows, e.g. a bias gradient's 64 batch rows: a group per row would leave
+//   most items idle and pay a barrier per tree level);
+// - vnn_reduce_part + vnn_reduce_merge: few long rows, each cut into
+//   `parts` chunks of `chunk` elements, one work-group per chunk writing a
+//   partial (the accumulator, or for argmax/argmin the winning index) to a
+//   scratch buffer, then one item per row merging its partials in chunk
+//   order, so the result does not depend on scheduling.
 //
 // Defines: T / DT input storage type and vnn_dtype code, O output storage
 // type, FN vnn_reduce_fn code, WG work-group size (a power of two).
@@ -95,61 +104,147 @@ inline int vnn_better(CT v, long i, CT a, long ai) {
 #error unknown FN
 #endif
 
-__kernel void vnn_reduce(__global O* out, long out_off, __global const T* in, long in_off,
-                         long outer, long inner,
-                         int lead_ndim, long8 lead_sizes, long8 out_strides, long8 in_lead_strides,
-                         int trail_ndim, long8 trail_sizes, long8 trail_strides) {
-  const int lid = get_local_id(0);
 #if FN == VNN_REDUCE_ARGMAX || FN == VNN_REDUCE_ARGMIN
-  __local CT sval[WG];
-  __local long sidx[WG];
+#define IS_ARG 1
+#define PART long  // a partial: the index of the chunk's winner (-1: none)
 #else
-  __local ACC sacc[WG];
+#define PART ACC
 #endif
-  for (long r = get_group_id(0); r < outer; r += get_num_groups(0)) {
-    const long base = in_off + vnn_strided(r, lead_ndim, lead_sizes, in_lead_strides);
-#if FN == VNN_REDUCE_ARGMAX || FN == VNN_REDUCE_ARGMIN
-    CT best = 0;
-    long bi = -1;
-    for (long j = lid; j < inner; j += WG) {
-      CT v = (CT)in[base + vnn_strided(j, trail_ndim, trail_sizes, trail_strides)];
-      if (vnn_better(v, j, best, bi)) {
-        best = v;
-        bi = j;
-      }
+
+#define VNN_AT(j) ((CT)in[base + vnn_strided((j), trail_ndim, trail_sizes, trail_strides)])
+
+#ifdef IS_ARG
+// The running winner (best, bi) of elements j0, j0 + step, ... < j1.
+#define ROW_SCAN(j0, j1, step)                         \
+  for (long j = (j0); j < (j1); j += (step)) {         \
+    CT v_ = VNN_AT(j);                                 \
+    if (vnn_better(v_, j, best, bi)) {                 \
+      best = v_;                                       \
+      bi = j;                                          \
+    }                                                  \
+  }
+
+// Merges the group's (best, bi) in local memory; every item returns the
+// group's winning index.
+inline long vnn_group_arg(__local CT* sval, __local long* sidx, CT best, long bi, int lid) {
+  sval[lid] = best;
+  sidx[lid] = bi;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = WG / 2; s > 0; s >>= 1) {
+    if (lid < s && vnn_better(sval[lid + s], sidx[lid + s], sval[lid], sidx[lid])) {
+      sval[lid] = sval[lid + s];
+      sidx[lid] = sidx[lid + s];
     }
-    sval[lid] = best;
-    sidx[lid] = bi;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = WG / 2; s > 0; s >>= 1) {
-      if (lid < s && vnn_better(sval[lid + s], sidx[lid + s], sval[lid], sidx[lid])) {
-        sval[lid] = sval[lid + s];
-        sidx[lid] = sidx[lid + s];
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0) {
-      long res = sidx[0] < 0 ? 0 : sidx[0];
-      out[out_off + vnn_strided(r, lead_ndim, lead_sizes, out_strides)] = (O)res;
-    }
+  }
+  long res = sidx[0];
+  barrier(CLK_LOCAL_MEM_FENCE);  // the next row reuses the local arrays
+  return res;
+}
+#define FINAL(a) ((O)((a) < 0 ? 0 : (a)))
 #else
-    ACC a = INIT;
-    for (long j = lid; j < inner; j += WG)
-      a = ADD(a, (CT)in[base + vnn_strided(j, trail_ndim, trail_sizes, trail_strides)]);
-    sacc[lid] = a;
+#define ROW_SCAN(j0, j1, step) \
+  for (long j = (j0); j < (j1); j += (step)) a = ADD(a, VNN_AT(j));
+
+// Merges the group's partials in local memory; every item returns the total.
+inline ACC vnn_group_acc(__local ACC* sacc, ACC a, int lid) {
+  sacc[lid] = a;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = WG / 2; s > 0; s >>= 1) {
+    if (lid < s) sacc[lid] = ADD(sacc[lid], sacc[lid + s]);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = WG / 2; s > 0; s >>= 1) {
-      if (lid < s) sacc[lid] = ADD(sacc[lid], sacc[lid + s]);
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0) {
-      ACC res = sacc[0];
+  }
+  ACC res = sacc[0];
+  barrier(CLK_LOCAL_MEM_FENCE);  // the next row reuses the local arrays
+  return res;
+}
 #if FN == VNN_REDUCE_MEAN
-      res = res / (ACC)inner;
+#define FINAL(a) ((O)((a) / (ACC)inner))
+#else
+#define FINAL(a) ((O)(a))
 #endif
-      out[out_off + vnn_strided(r, lead_ndim, lead_sizes, out_strides)] = (O)res;
+#endif
+
+#ifdef IS_ARG
+#define LOCALS             \
+  __local CT sval[WG];     \
+  __local long sidx[WG];
+#define START \
+  CT best = 0; \
+  long bi = -1;
+#define GROUP_RESULT vnn_group_arg(sval, sidx, best, bi, lid)
+#define ITEM_RESULT bi
+#else
+#define LOCALS __local ACC sacc[WG];
+#define START ACC a = INIT;
+#define GROUP_RESULT vnn_group_acc(sacc, a, lid)
+#define ITEM_RESULT a
+#endif
+
+#define REDUCE_ARGS                                                                          \
+  __global O *out, long out_off, __global const T *in, long in_off, long outer, long inner,   \
+      int lead_ndim, long8 lead_sizes, long8 out_strides, long8 in_lead_strides, int trail_ndim, \
+      long8 trail_sizes, long8 trail_strides
+#define ROW_BASE(r) (in_off + vnn_strided((r), lead_ndim, lead_sizes, in_lead_strides))
+#define OUT_AT(r) out[out_off + vnn_strided((r), lead_ndim, lead_sizes, out_strides)]
+
+__kernel void vnn_reduce(REDUCE_ARGS) {
+  const int lid = get_local_id(0);
+  LOCALS
+  for (long r = get_group_id(0); r < outer; r += get_num_groups(0)) {
+    const long base = ROW_BASE(r);
+    START
+    ROW_SCAN(lid, inner, WG)
+    PART res = GROUP_RESULT;
+    if (lid == 0) OUT_AT(r) = FINAL(res);
+  }
+}
+
+__kernel void vnn_reduce_items(REDUCE_ARGS) {
+  for (long r = get_global_id(0); r < outer; r += get_global_size(0)) {
+    const long base = ROW_BASE(r);
+    START
+    ROW_SCAN(0, inner, 1)
+    OUT_AT(r) = FINAL(ITEM_RESULT);
+  }
+}
+
+// Group g reduces chunk g % parts of row g / parts into part[g].
+__kernel void vnn_reduce_part(REDUCE_ARGS, long parts, long chunk, __global PART* part) {
+  const int lid = get_local_id(0);
+  LOCALS
+  for (long g = get_group_id(0); g < outer * parts; g += get_num_groups(0)) {
+    const long r = g / parts, j0 = (g - r * parts) * chunk;
+    const long j1 = min(inner, j0 + chunk);
+    const long base = ROW_BASE(r);
+    START
+    ROW_SCAN(j0 + lid, j1, WG)
+    PART res = GROUP_RESULT;
+    if (lid == 0) part[g] = res;
+  }
+}
+
+// Row r's result from part[r * parts + p], p = 0 .. parts - 1, in order.
+__kernel void vnn_reduce_merge(REDUCE_ARGS, long parts, long chunk, __global const PART* part) {
+  for (long r = get_global_id(0); r < outer; r += get_global_size(0)) {
+    const long base = ROW_BASE(r);
+    START
+    for (long p = 0; p < parts; ++p) {
+#ifdef IS_ARG
+      const long j = part[r * parts + p];
+      if (j >= 0) {
+        CT v = VNN_AT(j);
+        if (vnn_better(v, j, best, bi)) {
+          best = v;
+          bi = j;
+        }
+      }
+#else
+      a = ADD(a, part[r * parts + p]);
+#endif
     }
-#endif
-    barrier(CLK_LOCAL_MEM_FENCE);  // the next row reuses the local arrays
+    (void)base;
+    (void)chunk;
+    OUT_AT(r) = FINAL(ITEM_RESULT);
   }
 }
