@@ -7,7 +7,7 @@
 //   (b) per-op overhead of a 64-element float add: enqueue only, and with a
 //       queue synchronize after every op
 // The plugin is dlopen()ed through the C ABI as the core does.
-//   (c) the CNN training step's GEMM shapes: CLBlast, vnn tiled, long-k, wide-n, auto
+//   (c) the CNN and MLP training steps' GEMM shapes: CLBlast, vnn tiled, long-k, wide-n, auto
 //   usage: opencl_gemm_bench [--big] [--no-square] [--no-shapes] [--samples N] [--plugin path/libvnn-backend-opencl.so]
 #include "timing.hpp"
 #include <CL/cl.h>
@@ -199,6 +199,10 @@ int main(int argc, char** argv) {
         {"conv2 fwd W@col", 64, 12544, 288, false, false},    {"conv2 dW gy@col^T", 64, 288, 12544, false, true},
         {"conv2 dcol W^T@gy", 288, 12544, 64, true, false},   {"fc1 fwd x@W^T", 64, 128, 3136, false, true},
         {"fc1 dW gy^T@x", 128, 3136, 64, true, false},        {"fc1 dx gy@W", 64, 3136, 128, false, false},
+        // The MLP 784-256-128-10 step (train_bench --only mlp), batch 64.
+        {"mlp fc1 fwd x@W^T", 64, 256, 784, false, true},     {"mlp fc2 fwd x@W^T", 64, 128, 256, false, true},
+        {"mlp fc1 dW gy^T@x", 256, 784, 64, true, false},     {"mlp fc2 dW gy^T@x", 128, 256, 64, true, false},
+        {"mlp fc2 dx gy@W", 64, 256, 128, false, false},
     };
     std::printf("\n(c) CNN training GEMMs through MATMUL, float32, ms per call (median of %d)\n", g_samples);
     std::printf("%-20s %18s %10s %10s %10s %10s %8s %10s %8s\n", "gemm", "m x n x k", "CLBlast", "vnn tiled",

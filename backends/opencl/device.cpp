@@ -122,6 +122,8 @@ Device* describe(cl_platform_id p, cl_device_id id) {
   d->local_mem_dedicated =
       device_value<cl_device_local_mem_type>(id, CL_DEVICE_LOCAL_MEM_TYPE, CL_GLOBAL) == CL_LOCAL;
   d->vector_width_float = device_value<cl_uint>(id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, 1);
+  const char* grid = std::getenv("VNN_OPENCL_GRID_STRIDE");
+  d->one_per_item = !(d->cl_type & CL_DEVICE_TYPE_GPU) && !(grid && std::strcmp(grid, "1") == 0);
   return d;
 }
 
@@ -308,12 +310,13 @@ vnn_status device_info(int32_t device, vnn_device_info* info) {
               "no OpenCL C compiler for this device (CL_DEVICE_COMPILER_AVAILABLE is false)");
   std::snprintf(info->properties, sizeof info->properties,
                 "platform=%s\nopencl_version=%s\nmax_work_group_size=%zu\nmax_work_item_sizes=%zux%zux%zu\n"
-                "fp64=%s\nfp16=%s\nimages=%s\nmax_alloc=%llu\nlocal_mem=%llu (%s)\nvector_width_float=%u\n",
+                "fp64=%s\nfp16=%s\nimages=%s\nmax_alloc=%llu\nlocal_mem=%llu (%s)\nvector_width_float=%u\n"
+                "item_loop=%s\n",
                 d->platform_name.c_str(), d->opencl_version.c_str(), d->max_work_group_size,
                 d->max_item_sizes[0], d->max_item_sizes[1], d->max_item_sizes[2], d->fp64 ? "yes" : "no",
                 d->fp16 ? "yes" : "no", d->images ? "yes" : "no", static_cast<unsigned long long>(d->max_alloc),
                 static_cast<unsigned long long>(d->local_mem), d->local_mem_dedicated ? "dedicated" : "global",
-                d->vector_width_float);
+                d->vector_width_float, d->one_per_item ? "one_per_item" : "grid_stride");
   // The MATMUL path: CLBlast (float32/float64, unit-stride operands) when
   // the plugin was built with it, else the tiled kernel; gemm_last says
   // which one the latest MATMUL on this device used.

@@ -33,6 +33,10 @@ struct Device {
   bool images = false;                   // CL_DEVICE_IMAGE_SUPPORT
   bool local_mem_dedicated = false;      // CL_DEVICE_LOCAL_MEM_TYPE is CL_LOCAL
   cl_uint vector_width_float = 1;        // CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT
+  // 1-D kernels take one element per work item over a grid covering n
+  // (common.cl VNN_ITEMS): not GPUs (they keep a capped grid-stride loop),
+  // or VNN_OPENCL_GRID_STRIDE=1 for the GPU form anywhere.
+  bool one_per_item = false;
 
   // Created by init_device, under init_mutex, then read without locking.
   std::mutex init_mutex;

@@ -1,6 +1,7 @@
 // Setting a kernel's arguments and enqueueing it, shared by every op file.
-// All vnn OpenCL kernels loop grid-stride over their n items, so the grid is
-// capped and any work-group size is valid.
+// The 1-D kernels (launch) loop over their n items with common.cl's
+// VNN_ITEMS: grid-stride on GPUs (grid capped, any work-group size valid),
+// one item per element elsewhere (the grid covers n).
 #pragma once
 #include <CL/cl.h>
 

@@ -2,6 +2,7 @@
 
 #include "dtype.hpp"
 #include "errors.hpp"
+#include "program_cache.hpp"
 #include "vnn/checked_size.h"
 
 namespace vnn_opencl {
@@ -102,6 +103,18 @@ Arg Scalar::as(int32_t dtype) const {
     case VNN_BFLOAT16: return arg(f);
     default: return arg(i);
   }
+}
+
+vnn_status copy_kernel(Device& d, cl_command_queue q, const vnn_tensor_desc& out, const vnn_tensor_desc& in,
+                       const Layout& l, const std::string& what) {
+  Kernel* k = nullptr;
+  std::string defs = storage_defines("IN", in.dtype) + " " + storage_defines("OUT", out.dtype);
+  if (vnn_status st = get_kernel(d, "copy", "vnn_copy", defs, &k)) return st;
+  cl_mem mo = mem(out), mi = mem(in);
+  cl_long oo = out.offset, io = in.offset, n = l.n;
+  return launch(d, *k, q, l.n, what,
+                {arg(mo), arg(oo), arg(mi), arg(io), arg(n), arg(l.ndim), arg(l.sizes), arg(l.strides[0]),
+                 arg(l.strides[1])});
 }
 
 }  // namespace vnn_opencl

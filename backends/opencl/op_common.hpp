@@ -51,6 +51,11 @@ std::string storage_defines(const char* prefix, int32_t dtype);
 // VNN_STATUS_OK or the failure, with `what` naming the op.
 vnn_status check_operand(const Device& d, const vnn_tensor_desc& t, const std::string& what);
 
+// Enqueues kernels/copy.cl's vnn_copy of in into out (same sizes, any
+// strides and dtypes) over l = make_layout(out, {&out, &in}).
+vnn_status copy_kernel(Device& d, cl_command_queue q, const vnn_tensor_desc& out, const vnn_tensor_desc& in,
+                       const Layout& l, const std::string& what);
+
 // A double scalar in each kernel compute type (see elementwise.cl); as()
 // picks the one for a tensor's dtype. Integers saturate, NaN becomes 0.
 struct Scalar {

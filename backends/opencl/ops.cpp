@@ -86,14 +86,7 @@ vnn_status run_copy(Device& d, cl_command_queue q, const vnn_op& op, const std::
       return VNN_STATUS_OK;
     }
   }
-  Kernel* k = nullptr;
-  std::string defs = storage_defines("IN", in.dtype) + " " + storage_defines("OUT", out.dtype);
-  if (vnn_status st = get_kernel(d, "copy", "vnn_copy", defs, &k)) return st;
-  cl_mem mo = mem(out), mi = mem(in);
-  cl_long oo = out.offset, io = in.offset, n = l.n;
-  return launch(d, *k, q, l.n, what,
-                {arg(mo), arg(oo), arg(mi), arg(io), arg(n), arg(l.ndim), arg(l.sizes),
-                 arg(l.strides[0]), arg(l.strides[1])});
+  return copy_kernel(d, q, out, in, l, what);
 }
 
 // Largest power of two <= min(device max, kernel max, cap).

@@ -216,14 +216,51 @@ vnn_status run_gemm_longk(Device& d, cl_command_queue q, const GemmProblem& p, c
 }
 
 vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, const std::string& what) {
+  // b not n-contiguous (x @ W^T: a k-contiguous weight) would load as
+  // strided scalars: one problem copies b into a contiguous [k, n] scratch
+  // first (k x n moves against m x n x k multiply-adds) and takes the
+  // vector loads. The scratch is released after the enqueues (OpenCL keeps
+  // it until the kernels that use it are done).
+  if (p.b_cs != 1 && p.batch == 1 && p.k > 0) {
+    const DtypeInfo* info = dtype_info(p.dtype);
+    int64_t count = 0, bytes = 0;
+    if (!vnn::checked::mul(p.k, p.n, &count) || !vnn::checked::bytes(count, int64_t(info->size), &bytes))
+      return fail(VNN_STATUS_OUT_OF_MEMORY, what, ": contiguous copy of b (", p.k, " x ", p.n, ") overflows");
+    cl_int err = CL_SUCCESS;
+    cl_mem bc = clCreateBuffer(d.context, CL_MEM_READ_WRITE, size_t(bytes), nullptr, &err);
+    if (err != CL_SUCCESS)
+      return fail_cl(err, what, ": contiguous copy of b: clCreateBuffer of ", bytes, " bytes failed");
+    constexpr size_t kPack = 16;
+    Kernel* pack = nullptr;
+    vnn_status st = get_kernel(d, "gemm", "vnn_gemm_pack",
+                               std::string("-DT=") + info->storage + " -DPACK=" + std::to_string(kPack), &pack);
+    if (st == VNN_STATUS_OK) {
+      const size_t global[2] = {(size_t(p.n) + kPack - 1) / kPack, (size_t(p.k) + kPack - 1) / kPack};
+      st = enqueue_nd(*pack, q, 2, global, nullptr, what,
+                      {arg(bc), arg(p.b), arg(p.b_off), arg(p.k), arg(p.n), arg(p.b_rs), arg(p.b_cs)});
+    }
+    if (st == VNN_STATUS_OK) {
+      GemmProblem c = p;
+      c.b = bc, c.b_off = 0, c.b_rs = p.n, c.b_cs = 1;
+      st = run_gemm_widen(d, q, c, what);
+    }
+    clReleaseMemObject(bc);
+    return st;
+  }
   // Items of RM rows x RNV vectors; groups of LX x LY items (LY row blocks
-  // share each b strip) within the device's limits.
+  // share each b strip) within the device's limits, narrowed while there
+  // are fewer groups than four per compute unit (64 x 256 outputs would
+  // otherwise be one group: one core of a CPU device).
   constexpr int RM = 8, RNV = 2;
   const int vw = vector_width(d, p, p.b_cs == 1);
   const size_t bm = size_t((p.m + RM - 1) / RM), bn = size_t((p.n + RNV * vw - 1) / (RNV * vw));
   size_t ly = std::min<size_t>({bm, 8, d.max_item_sizes[1]}), lx = std::min<size_t>(8, d.max_item_sizes[0]);
   while (lx * ly > d.max_work_group_size && lx > 1) lx /= 2;
   while (lx * ly > d.max_work_group_size && ly > 1) ly /= 2;
+  const size_t want = 4 * size_t(std::max<cl_uint>(d.compute_units, 1));
+  auto groups = [&] { return (bn + lx - 1) / lx * ((bm + ly - 1) / ly) * size_t(p.batch); };
+  while (groups() < want && lx > 1) lx /= 2;
+  while (groups() < want && ly > 1) ly /= 2;
   const std::string defs = std::string("-DT=") + dtype_info(p.dtype)->storage + " -DVW=" + std::to_string(vw) +
                            " -DRM=" + std::to_string(RM) + " -DRNV=" + std::to_string(RNV) +
                            " -DLX=" + std::to_string(lx) + " -DLY=" + std::to_string(ly);

@@ -54,7 +54,8 @@ vnn_status run_gemm_longk(Device& d, cl_command_queue q, const GemmProblem& p, c
 
 // Enqueues p with vnn_gemm_widen (kernels/gemm.cl): register blocks of
 // 8 rows x 2 vectors per item, for n far above m with b n-contiguous
-// (conv2d forward and input gradient); VNN_STATUS_UNSUPPORTED where the
+// (conv2d forward and input gradient); an unbatched b of other strides
+// (x @ W^T) is first copied contiguous. VNN_STATUS_UNSUPPORTED where the
 // device cannot run it.
 vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, const std::string& what);
 

@@ -10,6 +10,7 @@
 #include "errors.hpp"
 #include "launch.hpp"
 #include "op_common.hpp"
+#include "vnn/checked_size.h"
 #include "program_cache.hpp"
 
 namespace vnn_opencl {
@@ -66,15 +67,30 @@ vnn_status run_indexing(Device& d, cl_command_queue q, const vnn_op& op) {
     defs = std::string("-DMODE=") + (scatter ? "1" : "0") + " -DT=" + info->bits_storage;
   }
 
-  // Innermost first, as vnn_unravel expects.
-  cl_int ndim = iter.ndim;
+  // Innermost first, as vnn_unravel expects. A dim other than `dim` that
+  // continues the one inside it in all three tensors merges into it (a
+  // batch of [1, 28, 28] images is one run of 784): fewer divisions per
+  // element.
+  cl_int ndim = 0;
   cl_long8 sizes{}, ds{}, xs{}, ks{};
-  for (int k = 0; k < iter.ndim; ++k) {
-    int r = iter.ndim - 1 - k;
-    sizes.s[r] = iter.sizes[k];
-    ds.s[r] = direct.strides[k];
-    xs.s[r] = k == dim ? 0 : indexed.strides[k];
-    ks.s[r] = full ? index.strides[k] : (k == dim && index.ndim == 1 ? index.strides[0] : 0);
+  bool prev_is_dim = true;
+  for (int k = iter.ndim - 1; k >= 0; --k) {
+    const int64_t size = iter.sizes[k];
+    const int64_t d_s = direct.strides[k], x_s = k == dim ? 0 : indexed.strides[k];
+    const int64_t k_s = full ? index.strides[k] : (k == dim && index.ndim == 1 ? index.strides[0] : 0);
+    if (k != dim && size == 1) continue;  // moves nothing
+    if (k != dim && !prev_is_dim) {
+      const int r = ndim - 1;
+      int64_t want_d = 0, want_x = 0, want_k = 0;
+      if (vnn::checked::mul(ds.s[r], sizes.s[r], &want_d) && vnn::checked::mul(xs.s[r], sizes.s[r], &want_x) &&
+          vnn::checked::mul(ks.s[r], sizes.s[r], &want_k) && d_s == want_d && x_s == want_x && k_s == want_k) {
+        sizes.s[r] *= size;
+        continue;
+      }
+    }
+    sizes.s[ndim] = size, ds.s[ndim] = d_s, xs.s[ndim] = x_s, ks.s[ndim] = k_s;
+    ++ndim;
+    prev_is_dim = k == dim;
   }
   cl_long dim_stride = indexed.strides[dim], bound = indexed.sizes[dim];
   cl_long d_off = direct.offset, x_off = indexed.offset, k_off = index.offset, count = n;

@@ -224,6 +224,7 @@ vnn_status get_kernel(Device& d, const char* file, const char* kernel_name,
                       const std::string& op_options, Kernel** out) {
   std::string options = op_options;
   if (d.fp64) options += " -DHAS_FP64=1";
+  if (d.one_per_item) options += " -DVNN_ONE_PER_ITEM=1";  // see launch()
   // Makes float division and sqrt match the host bit for bit.
   if (d.correctly_rounded_sqrt) options += " -cl-fp32-correctly-rounded-divide-sqrt";
   std::string key = d.label + '\n' + file + '\n' + kernel_name + '\n' + options;

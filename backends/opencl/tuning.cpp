@@ -22,7 +22,7 @@ namespace {
 
 // Bump when the variants or the file layout change: old files are then
 // simply not found (the version is part of the file name).
-const std::string kTuneVersion = "vnn-opencl-tuning 3";
+const std::string kTuneVersion = "vnn-opencl-tuning 4";  // 4: wide-n also takes k-contiguous b
 
 // Tuned 1-D work-group sizes by device index (0: none yet), for launch().
 constexpr int kMaxLaunchDevices = 64;
@@ -221,9 +221,8 @@ struct Bench {
 
 // The fastest of the paths that can take an m x n x k float32 problem of
 // class `shape`: vnn's tiled GEMM (its tuned variant), the long-k kernel
-// for long_k, the wide-n kernel where b is n-contiguous (!tb), CLBlast when
-// built with it; the timings into note (empty when there was nothing to
-// choose: the tiled GEMM then, untimed).
+// for long_k, the wide-n kernel (b n-contiguous, or copied so: tb), CLBlast
+// when built with it; the timings into note.
 int fastest_path(Bench& bench, const double* gflops, int64_t m, int64_t n, int64_t k, bool ta, bool tb,
                  GemmShape shape, int timed, char* note, size_t note_size) {
   *note = 0;
@@ -231,12 +230,11 @@ int fastest_path(Bench& bench, const double* gflops, int64_t m, int64_t n, int64
 #ifdef VNN_OPENCL_HAVE_CLBLAST
   clblast = true;
 #endif
-  const bool longk = shape == GemmShape::long_k, widen = !tb;
-  if (!clblast && !longk && !widen) return kGemmTiled;
+  const bool longk = shape == GemmShape::long_k;
   const int v = pick_gemm_variant(gflops, m, n, k);
   const double tv = bench.time(v >= 0 ? kGemmTiled : kGemmSimple, v, m, n, k, ta, tb, timed);
   const double tl = longk ? bench.time(kGemmLongk, -1, m, n, k, ta, tb, timed) : -1;
-  const double tw = widen ? bench.time(kGemmWiden, -1, m, n, k, ta, tb, timed) : -1;
+  const double tw = bench.time(kGemmWiden, -1, m, n, k, ta, tb, timed);
   const double tc = clblast ? bench.time(kGemmClblast, -1, m, n, k, ta, tb, timed) : -1;
   int best = kGemmTiled;
   double best_t = tv;

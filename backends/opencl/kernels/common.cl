@@ -77,14 +77,35 @@ inline long8 vnn_advance(long8 idx, long8 step, int ndim, long8 sizes) {
   return idx;
 }
 
+// The loop of the 1-D kernels over items i < n (kernels launched through
+// launch.cpp's launch(), one statement or block following). With
+// VNN_ONE_PER_ITEM (CPU devices, see launch.cpp: the grid then covers n)
+// it is a bounds check: PoCL vectorises a kernel body across work items
+// only when the body holds no per-item loop (2.5-5x on an add or an Adam
+// step); otherwise (GPUs) a grid-stride loop over a capped grid.
+#if VNN_ONE_PER_ITEM
+#define VNN_ITEMS(i, n)              \
+  const long i = get_global_id(0); \
+  if (i < (n))
+#else
+#define VNN_ITEMS(i, n) for (long i = get_global_id(0); i < (n); i += get_global_size(0))
+#endif
+
 // The grid-stride loop of the elementwise kernels, i < n, with idx the
 // multi-index of i: unravelled once per work item and then advanced by the
 // grid size, so strided tensors cost no division per element. Needs ndim
 // and sizes in scope; declares idx.
+// With VNN_ONE_PER_ITEM (see VNN_ITEMS above): one item, no loop.
+#if VNN_ONE_PER_ITEM
+#define VNN_GRID_LOOP(i, n)                      \
+  long8 idx = VNN_INDEX((long)get_global_id(0)); \
+  VNN_ITEMS(i, n)
+#else
 #define VNN_GRID_LOOP(i, n)                                    \
   long8 idx = VNN_INDEX((long)get_global_id(0));               \
   const long8 vnn_step_ = VNN_INDEX((long)get_global_size(0)); \
   for (long i = get_global_id(0); i < (n); i += get_global_size(0), idx = vnn_advance(idx, vnn_step_, ndim, sizes))
+#endif
 
 // bfloat16 is the top half of a float32.
 inline float vnn_bf16_to_float(ushort h) { return as_float((uint)h << 16); }

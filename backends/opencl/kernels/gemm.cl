@@ -14,7 +14,8 @@
 // not read (NaN there does not leak).
 //
 // Defines: T storage type (float, double, int, long), TSM TSN TSK WPTM WPTN
-// for vnn_gemm, LK RM RN for vnn_gemm_longk (below); each program has one.
+// for vnn_gemm, LK RM RN for vnn_gemm_longk, RNV for vnn_gemm_widen, PACK for
+// vnn_gemm_pack (below); each program has one.
 
 #ifdef TSM
 #define RTSM (TSM / WPTM)
@@ -87,7 +88,7 @@ void vnn_gemm(__global T* out, long out_off, __global const T* a, long a_off, __
 __kernel void vnn_gemm_splitk_sum(__global T* out, long out_off, long o_rs, long o_cs, __global const T* part,
                                   long splits, long m, long n, T alpha, T beta, int use_beta) {
   const long mn = m * n;
-  for (long i = get_global_id(0); i < mn; i += get_global_size(0)) {
+  VNN_ITEMS(i, mn) {
     T s = (T)0;
     for (long p = 0; p < splits; ++p) s += part[p * mn + i];
     const long r = i / n, c = i - r * n;
@@ -97,6 +98,27 @@ __kernel void vnn_gemm_splitk_sum(__global T* out, long out_off, long o_rs, long
     out[o] = v;
   }
 }
+
+// dst[r * cols + c] = src[src_off + r * rs + c * cs]: a strided rows x
+// cols operand packed contiguous for vnn_gemm_widen (x @ W^T's W^T). Each
+// work item moves one PACK x PACK block, its inner loop along src's unit
+// (smaller) stride, so both sides stay within a few cache lines per item; a
+// plain strided copy walks dst in order and misses a line per element.
+#ifdef PACK
+__kernel void vnn_gemm_pack(__global T* dst, __global const T* src, long src_off, long rows, long cols, long rs,
+                            long cs) {
+  const long c0 = get_global_id(0) * PACK, r0 = get_global_id(1) * PACK;
+  if (c0 >= cols || r0 >= rows) return;
+  const long r1 = min(rows, r0 + PACK), c1 = min(cols, c0 + PACK);
+  if (rs <= cs) {
+    for (long c = c0; c < c1; ++c)
+      for (long r = r0; r < r1; ++r) dst[r * cols + c] = src[src_off + r * rs + c * cs];
+  } else {
+    for (long r = r0; r < r1; ++r)
+      for (long c = c0; c < c1; ++c) dst[r * cols + c] = src[src_off + r * rs + c * cs];
+  }
+}
+#endif  // PACK
 
 // Long-k GEMM (conv2d weight gradients: gy [O, N*L] @ col^T, k = N*L far
 // above m and n): a work-group of LK items computes an RM x RN block of

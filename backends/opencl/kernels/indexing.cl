@@ -43,7 +43,7 @@ __kernel void vnn_indexing(__global T* direct, long direct_off, __global T* inde
                            __global const long* index, long index_off, long n, int ndim, long8 sizes,
                            long8 direct_strides, long8 indexed_strides, long8 index_strides,
                            long dim_stride, long bound, T alpha) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+  VNN_ITEMS(i, n) {
     long8 idx = vnn_unravel(i, ndim, sizes);
     long j = index[index_off + vnn_dot8(idx, index_strides)];
     long d = direct_off + vnn_dot8(idx, direct_strides);

@@ -32,7 +32,7 @@
 __kernel void vnn_optim_sgd(__global PT* p, long p_off, __global const GT* g, long g_off, __global CT* s0,
                             long s0_off, long n, CT lr, CT momentum, CT dampening, CT wd, int nesterov, int maximize,
                             int has_buf, int first) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+  VNN_ITEMS(i, n) {
     CT gi = LOAD_G(g_off + i);
     if (maximize) gi = -gi;
     CT pi = LOAD_P(p_off + i);
@@ -51,7 +51,7 @@ __kernel void vnn_optim_adam(__global PT* p, long p_off, __global const GT* g, l
                              long s0_off, __global CT* s1, long s1_off, __global CT* s2, long s2_off, long n, CT lr,
                              CT beta1, CT beta2, CT eps, CT wd, CT step_size, CT bc2_sqrt, int decoupled, int amsgrad,
                              int maximize) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+  VNN_ITEMS(i, n) {
     CT gi = LOAD_G(g_off + i);
     if (maximize) gi = -gi;
     CT pi = LOAD_P(p_off + i);
@@ -82,7 +82,7 @@ __kernel void vnn_optim_rmsprop(__global PT* p, long p_off, __global const GT* g
                                 long s0_off, __global CT* s1, long s1_off, __global CT* s2, long s2_off, long n,
                                 CT lr, CT alpha, CT eps, CT wd, CT momentum, int centered, int maximize,
                                 int has_buf) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+  VNN_ITEMS(i, n) {
     CT gi = LOAD_G(g_off + i);
     if (maximize) gi = -gi;
     CT pi = LOAD_P(p_off + i);
@@ -112,7 +112,7 @@ __kernel void vnn_optim_rmsprop(__global PT* p, long p_off, __global const GT* g
 // Adagrad: s0 = sum of squared gradients; clr already holds lr_decay.
 __kernel void vnn_optim_adagrad(__global PT* p, long p_off, __global const GT* g, long g_off, __global CT* s0,
                                 long s0_off, long n, CT clr, CT eps, CT wd, int maximize) {
-  for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+  VNN_ITEMS(i, n) {
     CT gi = LOAD_G(g_off + i);
     if (maximize) gi = -gi;
     CT pi = LOAD_P(p_off + i);

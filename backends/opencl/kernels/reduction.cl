@@ -201,7 +201,7 @@ __kernel void vnn_reduce(REDUCE_ARGS) {
 }
 
 __kernel void vnn_reduce_items(REDUCE_ARGS) {
-  for (long r = get_global_id(0); r < outer; r += get_global_size(0)) {
+  VNN_ITEMS(r, outer) {
     const long base = ROW_BASE(r);
     START
     ROW_SCAN(0, inner, 1)
@@ -226,7 +226,7 @@ __kernel void vnn_reduce_part(REDUCE_ARGS, long parts, long chunk, __global PART
 
 // Row r's result from part[r * parts + p], p = 0 .. parts - 1, in order.
 __kernel void vnn_reduce_merge(REDUCE_ARGS, long parts, long chunk, __global const PART* part) {
-  for (long r = get_global_id(0); r < outer; r += get_global_size(0)) {
+  VNN_ITEMS(r, outer) {
     const long base = ROW_BASE(r);
     START
     for (long p = 0; p < parts; ++p) {

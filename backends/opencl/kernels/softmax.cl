@@ -73,7 +73,7 @@ __kernel void vnn_softmax(__global T* out, long out_off, __global const T* in, l
 __kernel void vnn_softmax_items(__global T* out, long out_off, __global const T* in, long in_off,
                                 long rows, long n, long out_s, long in_s,
                                 int lead_ndim, long8 lead_sizes, long8 out_strides, long8 in_strides) {
-  for (long r = get_global_id(0); r < rows; r += get_global_size(0)) {
+  VNN_ITEMS(r, rows) {
     const long ib = in_off + vnn_strided(r, lead_ndim, lead_sizes, in_strides);
     const long ob = out_off + vnn_strided(r, lead_ndim, lead_sizes, out_strides);
     CT mx = -INFINITY;
