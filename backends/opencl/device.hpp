@@ -33,9 +33,9 @@ struct Device {
   bool images = false;                   // CL_DEVICE_IMAGE_SUPPORT
   bool local_mem_dedicated = false;      // CL_DEVICE_LOCAL_MEM_TYPE is CL_LOCAL
   cl_uint vector_width_float = 1;        // CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT
-  // 1-D kernels take one element per work item over a grid covering n
-  // (common.cl VNN_ITEMS): not GPUs (they keep a capped grid-stride loop),
-  // or VNN_OPENCL_GRID_STRIDE=1 for the GPU form anywhere.
+  // 1-D kernels written with common.cl's VNN_ITEMS take one element per
+  // work item over a grid covering n: not on GPUs (they keep a capped
+  // grid-stride loop), and VNN_OPENCL_GRID_STRIDE=1 gives the GPU form here.
   bool one_per_item = false;
 
   // Created by init_device, under init_mutex, then read without locking.

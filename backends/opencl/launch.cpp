@@ -42,10 +42,10 @@ vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, con
   const size_t tuned = launch_local_for(d.index);
   size_t local = std::min<size_t>({k.work_group_size, d.max_work_group_size, tuned ? tuned : 256});
   size_t groups = static_cast<size_t>((n + static_cast<int64_t>(local) - 1) / static_cast<int64_t>(local));
-  // Kernels built with VNN_ONE_PER_ITEM (d.one_per_item, get_kernel) handle
-  // one element per item and need a grid covering n; the grid-stride form
-  // runs on at most 4096 groups.
-  size_t global = (d.one_per_item ? groups : std::min<size_t>(groups, 4096)) * local;
+  // Kernels built with VNN_ONE_PER_ITEM (get_kernel) handle one element per
+  // item and need a grid covering n; grid-stride loops run on at most 4096
+  // groups.
+  size_t global = (k.covering_grid ? groups : std::min<size_t>(groups, 4096)) * local;
   // A cl_kernel's arguments are shared state: set and enqueue under its lock.
   std::lock_guard<std::mutex> lock(k.mutex);
   if (vnn_status st = set_args(k, args, count, what)) return st;

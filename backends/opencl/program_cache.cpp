@@ -224,7 +224,12 @@ vnn_status get_kernel(Device& d, const char* file, const char* kernel_name,
                       const std::string& op_options, Kernel** out) {
   std::string options = op_options;
   if (d.fp64) options += " -DHAS_FP64=1";
-  if (d.one_per_item) options += " -DVNN_ONE_PER_ITEM=1";  // see launch()
+  // One element per work item (common.cl VNN_ITEMS) where the device wants
+  // it and the file has no grid-stride loop of its own (conv.cl and
+  // pooling.cl keep theirs, and with it launch()'s capped grid).
+  const char* body = embedded_kernel_source(file);
+  const bool covering = d.one_per_item && body && !std::strstr(body, "get_global_size");
+  if (covering) options += " -DVNN_ONE_PER_ITEM=1";
   // Makes float division and sqrt match the host bit for bit.
   if (d.correctly_rounded_sqrt) options += " -cl-fp32-correctly-rounded-divide-sqrt";
   std::string key = d.label + '\n' + file + '\n' + kernel_name + '\n' + options;
@@ -249,6 +254,7 @@ vnn_status get_kernel(Device& d, const char* file, const char* kernel_name,
   Kernel* kern = new Kernel;
   kern->program = p;
   kern->kernel = k;
+  kern->covering_grid = covering;
   size_t wg = 0;
   if (clGetKernelWorkGroupInfo(k, d.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr) ==
           CL_SUCCESS &&

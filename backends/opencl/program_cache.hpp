@@ -23,6 +23,7 @@ struct Kernel {
   cl_program program = nullptr;
   cl_kernel kernel = nullptr;
   size_t work_group_size = 1;  // CL_KERNEL_WORK_GROUP_SIZE on its device
+  bool covering_grid = false;  // built with VNN_ONE_PER_ITEM: launch() covers n
   std::mutex mutex;
   std::vector<std::string> last_args;  // bytes of the arguments set last (under mutex)
 };
