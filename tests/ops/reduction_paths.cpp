@@ -3,8 +3,11 @@
 // over work-groups and merged in order; ops.cpp plan_reduce), each checked
 // against naive host loops on sizes that are not multiples of any
 // work-group size. Also index_select over a batch of images (merged inner
-// dims) and a transposed source (dims that must not merge).
+// dims) and a transposed source (dims that must not merge), and x @ W^T
+// with a k-contiguous W^T (OpenCL's wide-n GEMM packs it first; ctest runs
+// this file with VNN_OPENCL_GEMM=widen too).
 #include <catch2/catch.hpp>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -206,5 +209,22 @@ TEST_CASE("index_select: image batches and transposed sources", "[indexing][path
       for (size_t r = 0; r < 4; ++r)
         for (size_t c = 0; c < 9; ++c)
           REQUIRE(got[(b * 4 + r) * 9 + c] == host[(b * 7 + size_t(j[r])) * 9 + c]);
+  }
+}
+
+TEST_CASE("matmul: x @ W^T of a Linear layer, odd sizes", "[matmul][paths]") {
+  const Device dev = device_under_test();
+  for (auto [m, k, n] : {std::array<int64_t, 3>{37, 77, 45}, {64, 784, 256}, {5, 3, 129}}) {
+    INFO(m << " x " << k << " @ (" << n << " x " << k << ")^T on " << dev);
+    const std::vector<float> xh = values(m * k, uint32_t(m)), wh = values(n * k, uint32_t(n));
+    Tensor x = from_vector(xh, {m, k}).to(dev), w = from_vector(wh, {n, k}).to(dev);
+    std::vector<float> got = matmul(x, w.t()).to(Device("cpu")).to_vector<float>();
+    REQUIRE(got.size() == size_t(m * n));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double want = 0;
+        for (int64_t p = 0; p < k; ++p) want += double(xh[size_t(i * k + p)]) * double(wh[size_t(j * k + p)]);
+        REQUIRE(std::abs(double(got[size_t(i * n + j)]) - want) <= 1e-5 * double(k) + 1e-5);
+      }
   }
 }
