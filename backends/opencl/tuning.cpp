@@ -422,9 +422,6 @@ int shape_gemm_path(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb
   const int by_class = held.class_path[static_cast<int>(shape)];
   auto it = held.shapes.find(key);
   if (it != held.shapes.end()) return it->second;
-#ifndef VNN_OPENCL_HAVE_CLBLAST
-  if (shape != GemmShape::long_k && tb) return by_class;  // the tiled GEMM is the only candidate
-#endif
   // Timing costs a warm-up and two timed runs per path: only for shapes
   // that fit the scratch buffers and take under ~4 GFLOP, at most 256 kept.
   const int64_t cap = int64_t(Bench::kFloats);
