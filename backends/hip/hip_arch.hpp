@@ -35,12 +35,12 @@ inline bool parse(const std::string& id, Target* out, std::string* why) {
   Target t;
   const size_t colon = id.find(':');
   t.processor = id.substr(0, colon);
-  if (t.processor.size() < 6 || t.processor.size() > 7 || t.processor.compare(0, 3, "gfx") != 0)
-    return bad("the processor must be gfx and 3 or 4 lower-case hex digits");
-  for (size_t i = 3; i < t.processor.size(); ++i) {
+  bool proc_ok = t.processor.size() >= 6 && t.processor.size() <= 7 && t.processor.compare(0, 3, "gfx") == 0;
+  for (size_t i = 3; proc_ok && i < t.processor.size(); ++i) {
     const char c = t.processor[i];
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return bad("the processor must be gfx and 3 or 4 lower-case hex digits");
+    proc_ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
   }
+  if (!proc_ok) return bad("the processor must be gfx and 3 or 4 lower-case hex digits");
   size_t pos = colon;
   while (pos != std::string::npos) {
     const size_t next = id.find(':', pos + 1);
