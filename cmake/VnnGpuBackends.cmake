@@ -109,5 +109,16 @@ function(vnn_add_gpu_backend name)
                COMMAND "${Python3_EXECUTABLE}" "${_vnn_gpu_repo_root}/ci/fatbin-archs.py" "${plugin}" --require "${sass}")
       set_tests_properties(backend.cuda.sass PROPERTIES LABELS "cuda;cpu" TIMEOUT 60)
     endif()
+    # Every translation unit of the HIP plugin (Kokkos's included) has a code
+    # object for each arch of VNN_HIP_ARCHS (backends/hip/hip_arch.hpp).
+    if(name STREQUAL "hip" AND VNN_KOKKOS_HIP_CXX_FLAGS MATCHES "--offload-arch=" AND Python3_Interpreter_FOUND)
+      vnn_hip_kokkos_gfx("${VNN_KOKKOS_HIP_ARCH}" archs)
+      string(REGEX MATCHALL "--offload-arch=[^ ]+" offload "${VNN_KOKKOS_HIP_CXX_FLAGS}")
+      string(REPLACE "--offload-arch=" "" offload "${offload}")
+      string(REPLACE ";" "," archs "${archs};${offload}")
+      add_test(NAME backend.hip.code_objects
+               COMMAND "${Python3_EXECUTABLE}" "${_vnn_gpu_repo_root}/ci/hip-code-objects.py" "${plugin}" --require "${archs}")
+      set_tests_properties(backend.hip.code_objects PROPERTIES LABELS "hip;cpu" TIMEOUT 60)
+    endif()
   endif()
 endfunction()

@@ -7,9 +7,10 @@
 
 #include "cuda_hip/probe.hpp"
 #include "cuda_hip/probe_common.hpp"
+#include "hip_arch.hpp"
 
 #ifndef VNN_HIP_COMPILED_ARCH
-#define VNN_HIP_COMPILED_ARCH "gfx908"  // the arch the plugin's Kokkos targets
+#error "VNN_HIP_COMPILED_ARCH (the target IDs of the plugin's code objects) comes from backends/hip/CMakeLists.txt"
 #endif
 
 namespace vnn::gpu_probe {
@@ -131,8 +132,8 @@ vnn_status device_info(int32_t device, vnn_device_info* info, std::string* why) 
   info->compute_units = attr(hipDeviceAttributeMultiprocessorCount);
   info->total_memory = total;
   const std::string compiled = compiled_archs();
-  const std::string base = arch.substr(0, arch.find(':'));
-  set_usable(info, arch.empty() || base == compiled, "compiled for " + compiled + ", device is " + base);
+  const hip_arch::Check usable = hip_arch::check(hip_arch::split(VNN_HIP_COMPILED_ARCH), arch);
+  set_usable(info, usable.usable, usable.reason);
   std::snprintf(info->properties, sizeof(info->properties),
                 "gcn_arch=%s\ncompiled_for=%s\nclock_khz=%d\nruntime_library=%s\n",
                 arch.empty() ? "unknown" : arch.c_str(), compiled.c_str(), attr(hipDeviceAttributeClockRate),
@@ -140,6 +141,6 @@ vnn_status device_info(int32_t device, vnn_device_info* info, std::string* why) 
   return VNN_STATUS_OK;
 }
 
-std::string compiled_archs() { return VNN_HIP_COMPILED_ARCH; }
+std::string compiled_archs() { return hip_arch::describe(hip_arch::split(VNN_HIP_COMPILED_ARCH)); }
 
 }  // namespace vnn::gpu_probe
