@@ -108,22 +108,17 @@ struct Variant {
   int blk = 1, px = 1;
 };
 
-// The variants that fit this shape, widest first (at most 4).
+// The variants that fit this shape, widest first: two channel blocks (8
+// pixels, or for the weight gradient 1 input channel, each), or the
+// widest block with 2 and 1 input channels for the weight gradient where
+// only one block fits. Few: each is a program build and a timing per shape.
 std::vector<Variant> direct_variants(const ConvShape& s) {
   const bool wgt = s.kind == VNN_OP_CONV2D_BACKWARD_WEIGHT;
   const int64_t per = s.kind == VNN_OP_CONV2D_BACKWARD_DATA ? s.CG : s.OG;
   std::vector<Variant> r;
-  int blocks = 0;
-  for (int b : {16, 8, 4, 2, 1}) {
-    if (per % b != 0 || blocks == 2) continue;
-    ++blocks;
-    if (wgt)
-      for (int cb : {2, 1}) {
-        if (s.CG % cb == 0) r.push_back({b, cb});
-      }
-    else
-      for (int px : {8, 4}) r.push_back({b, px});
-  }
+  for (int b : {16, 8, 4, 2, 1})
+    if (per % b == 0 && r.size() < 2) r.push_back({b, wgt ? 1 : 8});
+  if (wgt && s.CG % 2 == 0) r[0].px = 2;
   return r;
 }
 
@@ -318,11 +313,11 @@ struct Fallback {
   }
 };
 
-// Best-of-2 seconds of body after a warm-up (builds, GEMM shape tuning);
-// negative when it failed.
+// Seconds of one run of body after a warm-up (builds, GEMM shape
+// tuning); negative when it failed.
 double seconds(cl_command_queue q, const std::function<vnn_status()>& body) {
   double best = -1;
-  for (int rep = 0; rep < 3; ++rep) {
+  for (int rep = 0; rep < 2; ++rep) {
     const auto t0 = std::chrono::steady_clock::now();
     if (body() != VNN_STATUS_OK || clFinish(q) != CL_SUCCESS) return -1;
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -354,9 +349,13 @@ bool choose(Device& d, cl_command_queue q, const ConvShape& s, const std::vector
       return true;
     }
   }
-  // Candidate 0 is the fallback, i >= 1 the direct kernel with blocks[i - 1].
-  const int64_t col_elems = s.C * s.g.kernel_h * s.g.kernel_w * s.N * s.OH * s.OW;
-  const bool time_fallback = col_elems <= (int64_t(1) << 26);  // a 256 MiB column buffer at most
+  // Below ~8M multiply-adds a pass costs less than timing it would (and
+  // the core's path launches several ops): the widest direct kernel.
+  const double macs = double(s.N * s.O * s.OH * s.OW) * double(s.CG * s.g.kernel_h * s.g.kernel_w);
+  if (macs < double(1 << 23)) return *out = vs[0], true;
+  // Candidate 0 is the fallback, i >= 1 the direct kernel with vs[i - 1].
+  const double col_elems = double(s.C * s.g.kernel_h * s.g.kernel_w) * double(s.N * s.OH * s.OW);
+  const bool time_fallback = col_elems <= double(1 << 26);  // a 256 MiB column buffer at most
   const int pick = tuned_choice(d, choice_key(s), int(vs.size()) + 1, [&](int i) -> double {
     if (i == 0) {  // timed first, and only when the shape is not cached
       clFinish(q);  // queued work would run inside the measurements
