@@ -3,10 +3,8 @@
 // blocks) and the core's im2col + GEMM path (answered with
 // VNN_STATUS_UNSUPPORTED), and the launches. The choice is timed once per
 // shape on the op's own operands (tuning.cpp's tuned_choice: cached in the
-// tuning file). The im2col + GEMM candidate is timed as its IM2COL /
-// MATMUL / COL2IM ops alone, without the permuting copies and the bias
-// pass the core adds around them: a direct kernel is picked only where it
-// beats the fallback's GEMM core.
+// tuning file). The im2col + GEMM candidate is timed as the ops the core
+// enqueues for it (struct Fallback).
 #include "ops_conv_direct.hpp"
 
 #include <algorithm>
@@ -25,7 +23,6 @@
 #include "ops_conv.hpp"
 #include "program_cache.hpp"
 #include "tuning.hpp"
-#include "vnn/checked_size.h"
 
 namespace vnn_opencl {
 namespace {
@@ -93,7 +90,8 @@ vnn_status parse(const Device& d, const vnn_op& op, const std::string& what, Con
                 vnn::detail::desc_sizes(w), ", gradient ", vnn::detail::desc_sizes(y),
                 " do not match the geometry and groups");
   s->OG = s->O / g.groups;
-  if (s->N == 0 || s->OH == 0 || s->OW == 0 || s->C == 0 || s->O == 0) return VNN_STATUS_UNSUPPORTED;
+  if (s->N == 0 || s->OH == 0 || s->OW == 0 || s->C == 0 || s->O == 0)
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": empty operands take the core's path");
   for (const vnn_tensor_desc* t : {s->image, s->weight, s->grad, s->bias})
     if (t && (!dense(*t) || numel(*t) >= INT_MAX))
       return fail(VNN_STATUS_UNSUPPORTED, what, ": the direct kernels take dense operands below 2^31 elements");
@@ -108,10 +106,10 @@ struct Variant {
   int blk = 1, px = 1;
 };
 
-// The variants that fit this shape, widest first: two channel blocks (8
-// pixels, or for the weight gradient 1 input channel, each), or the
-// widest block with 2 and 1 input channels for the weight gradient where
-// only one block fits. Few: each is a program build and a timing per shape.
+// The variants that fit this shape: the two widest channel blocks that
+// divide the channels per group, with 8 pixels per item (weight gradient:
+// 1 input channel per item, 2 for the widest block where the group's
+// channels are even). Few: each is a program build and a timing per shape.
 std::vector<Variant> direct_variants(const ConvShape& s) {
   const bool wgt = s.kind == VNN_OP_CONV2D_BACKWARD_WEIGHT;
   const int64_t per = s.kind == VNN_OP_CONV2D_BACKWARD_DATA ? s.CG : s.OG;
@@ -235,8 +233,9 @@ vnn_tensor_desc matrix_desc(cl_mem m, int32_t dtype, int64_t offset, int64_t row
 }
 
 vnn_status run_op(Device& d, cl_command_queue q, int32_t kind, std::initializer_list<vnn_tensor_desc> in,
-                  vnn_tensor_desc out, const int64_t* ints, int num_ints) {
+                  vnn_tensor_desc out, const int64_t* ints = nullptr, int num_ints = 0) {
   std::vector<vnn_tensor_desc> ins(in);
+  // MATMUL: alpha 1, beta 0; BINARY ADD: alpha 1.
   const double scalars[2] = {1.0, 0.0};
   vnn_op op{};
   op.struct_size = sizeof op;
@@ -247,68 +246,95 @@ vnn_status run_op(Device& d, cl_command_queue q, int32_t kind, std::initializer_
   op.outputs = &out;
   op.ints = ints;
   op.num_ints = num_ints;
-  op.scalars = kind == VNN_OP_MATMUL ? scalars : nullptr;
-  op.num_scalars = kind == VNN_OP_MATMUL ? 2 : 0;
+  op.scalars = scalars;
+  op.num_scalars = kind == VNN_OP_MATMUL ? 2 : kind == VNN_OP_BINARY ? 1 : 0;
   op.queue = q;
   return run(d.index, &op);
 }
 
-// The fallback's IM2COL / MATMUL / COL2IM ops on scratch buffers (the
-// values are not the real ones, the work is), one GEMM per group as the
-// core runs them.
+vnn_tensor_desc desc3(cl_mem m, int32_t dtype, int64_t offset, std::initializer_list<int64_t> sizes,
+                      std::initializer_list<int64_t> strides) {
+  vnn_tensor_desc t{};
+  t.data = m, t.dtype = dtype, t.offset = offset, t.ndim = 3;
+  int i = 0;
+  for (int64_t v : sizes) t.sizes[i++] = v;
+  i = 0;
+  for (int64_t v : strides) t.strides[i++] = v;
+  return t;
+}
+
+// The core's im2col + GEMM path for this pass (src/ops/conv.cpp) as the
+// ops it enqueues, on scratch buffers (the values are not the real ones,
+// the work is): forward IM2COL, one MATMUL per group, the permuting bias
+// add (or copy) to NCHW; data gradient the permuting copy of dy to rows,
+// MATMULs, COL2IM; weight gradient IM2COL, the copy, MATMULs. Left out:
+// the bias gradient's reduction of the rows (the direct kernel does it).
 struct Fallback {
   Device& d;
   cl_command_queue q;
   const ConvShape& s;
-  cl_mem col = nullptr, rows = nullptr, img = nullptr;
+  cl_mem col = nullptr, rows = nullptr, gyr = nullptr, res = nullptr;
   int64_t CK = 0, L = 0;
   Fallback(Device& dev, cl_command_queue queue, const ConvShape& shape) : d(dev), q(queue), s(shape) {
     CK = s.C * s.g.kernel_h * s.g.kernel_w, L = s.OH * s.OW;
     const size_t esize = s.dtype == VNN_FLOAT64 ? 8 : 4;
     cl_int err = CL_SUCCESS;
-    col = clCreateBuffer(d.context, CL_MEM_READ_WRITE, size_t(CK * s.N * L) * esize, nullptr, &err);
-    rows = clCreateBuffer(d.context, CL_MEM_READ_WRITE, size_t(s.O * std::max(s.N * L, CK)) * esize, nullptr, &err);
-    if (s.kind == VNN_OP_CONV2D_BACKWARD_DATA)
-      img = clCreateBuffer(d.context, CL_MEM_READ_WRITE, size_t(numel(*s.image)) * esize, nullptr, &err);
+    auto make = [&](int64_t n) { return clCreateBuffer(d.context, CL_MEM_READ_WRITE, size_t(n) * esize, nullptr, &err); };
+    col = make(CK * s.N * L);
+    rows = make(s.O * std::max(s.N * L, CK));
+    gyr = make(s.O * s.N * L);
+    res = make(s.kind == VNN_OP_CONV2D ? numel(*s.grad) : numel(*s.image));
   }
   ~Fallback() {
-    for (cl_mem m : {col, rows, img})
+    for (cl_mem m : {col, rows, gyr, res})
       if (m) clReleaseMemObject(m);
   }
-  bool ok() const { return col && rows && (img || s.kind != VNN_OP_CONV2D_BACKWARD_DATA); }
+  Fallback(const Fallback&) = delete;
+  Fallback& operator=(const Fallback&) = delete;
+  bool ok() const { return col && rows && gyr && res; }
   vnn_status pass() {
     const int64_t ints[VNN_IM2COL_NUM_INTS] = {s.g.kernel_h, s.g.kernel_w, s.g.stride_h, s.g.stride_w,
                                                s.g.pad_h,    s.g.pad_w,    s.g.dilation_h, s.g.dilation_w};
-    // The [N, CK, L] view of the [CK, N, L] column buffer, as the core passes it.
-    vnn_tensor_desc cols{};
-    cols.data = col, cols.dtype = s.dtype, cols.ndim = 3;
-    cols.sizes[0] = s.N, cols.sizes[1] = CK, cols.sizes[2] = L;
-    cols.strides[0] = L, cols.strides[1] = s.N * L, cols.strides[2] = 1;
     const int64_t NL = s.N * L, ckg = CK / s.g.groups;
     const int32_t dt = s.dtype;
-    if (s.kind != VNN_OP_CONV2D_BACKWARD_DATA)
+    // The [N, CK, L] view of the [CK, N, L] column buffer, as the core passes it.
+    const vnn_tensor_desc cols = desc3(col, dt, 0, {s.N, CK, L}, {L, NL, 1});
+    const bool fwd = s.kind == VNN_OP_CONV2D, data = s.kind == VNN_OP_CONV2D_BACKWARD_DATA;
+    if (!data)
       if (vnn_status st = run_op(d, q, VNN_OP_IM2COL, {*s.image}, cols, ints, VNN_IM2COL_NUM_INTS)) return st;
+    if (!fwd) {  // dy [N, O, L] to rows [O, N, L]
+      const vnn_tensor_desc from = desc3(mem(*s.grad), dt, s.grad->offset, {s.O, s.N, L}, {L, s.O * L, 1});
+      if (vnn_status st = run_op(d, q, VNN_OP_COPY, {from}, desc3(gyr, dt, 0, {s.O, s.N, L}, {NL, L, 1}))) return st;
+    }
     for (int64_t gi = 0; gi < s.g.groups; ++gi) {
-      const cl_mem w = mem(*s.weight), dy = mem(*s.grad);
-      const int64_t wo = s.weight->offset + gi * s.OG * ckg, go = s.grad->offset + gi * s.OG * NL;
+      const cl_mem w = mem(*s.weight);
+      const int64_t wo = s.weight->offset + gi * s.OG * ckg, go = gi * s.OG * NL;
       vnn_status st = VNN_STATUS_OK;
-      if (s.kind == VNN_OP_CONV2D)  // W [OG, CKg] @ col [CKg, NL]
+      if (fwd)  // W [OG, CKg] @ col [CKg, NL]
         st = run_op(d, q, VNN_OP_MATMUL,
                     {matrix_desc(w, dt, wo, s.OG, ckg, ckg, 1), matrix_desc(col, dt, gi * ckg * NL, ckg, NL, NL, 1)},
-                    matrix_desc(rows, dt, gi * s.OG * NL, s.OG, NL, NL, 1), nullptr, 0);
-      else if (s.kind == VNN_OP_CONV2D_BACKWARD_DATA)  // W^T [CKg, OG] @ gy [OG, NL]
+                    matrix_desc(rows, dt, gi * s.OG * NL, s.OG, NL, NL, 1));
+      else if (data)  // W^T [CKg, OG] @ gy [OG, NL]
         st = run_op(d, q, VNN_OP_MATMUL,
-                    {matrix_desc(w, dt, wo, ckg, s.OG, 1, ckg), matrix_desc(dy, dt, go, s.OG, NL, NL, 1)},
-                    matrix_desc(col, dt, gi * ckg * NL, ckg, NL, NL, 1), nullptr, 0);
+                    {matrix_desc(w, dt, wo, ckg, s.OG, 1, ckg), matrix_desc(gyr, dt, go, s.OG, NL, NL, 1)},
+                    matrix_desc(col, dt, gi * ckg * NL, ckg, NL, NL, 1));
       else  // gy [OG, NL] @ col^T [NL, CKg]
         st = run_op(d, q, VNN_OP_MATMUL,
-                    {matrix_desc(dy, dt, go, s.OG, NL, NL, 1), matrix_desc(col, dt, gi * ckg * NL, NL, ckg, 1, NL)},
-                    matrix_desc(rows, dt, gi * s.OG * ckg, s.OG, ckg, ckg, 1), nullptr, 0);
+                    {matrix_desc(gyr, dt, go, s.OG, NL, NL, 1), matrix_desc(col, dt, gi * ckg * NL, NL, ckg, 1, NL)},
+                    matrix_desc(rows, dt, gi * s.OG * ckg, s.OG, ckg, ckg, 1));
       if (st) return st;
     }
-    if (s.kind != VNN_OP_CONV2D_BACKWARD_DATA) return VNN_STATUS_OK;
+    if (fwd) {  // [O, N, L] rows to [N, O, L], with the bias
+      const vnn_tensor_desc nol = desc3(rows, dt, 0, {s.N, s.O, L}, {L, NL, 1});
+      const vnn_tensor_desc out = desc3(res, dt, 0, {s.N, s.O, L}, {s.O * L, L, 1});
+      if (!s.bias) return run_op(d, q, VNN_OP_COPY, {nol}, out);
+      const int64_t add = VNN_BINARY_ADD;
+      const vnn_tensor_desc b = desc3(mem(*s.bias), dt, s.bias->offset, {s.N, s.O, L}, {0, s.bias->strides[0], 0});
+      return run_op(d, q, VNN_OP_BINARY, {nol, b}, out, &add, 1);
+    }
+    if (!data) return VNN_STATUS_OK;
     vnn_tensor_desc dx = *s.image;
-    dx.data = img, dx.offset = 0;
+    dx.data = res, dx.offset = 0;
     return run_op(d, q, VNN_OP_COL2IM, {cols}, dx, ints, VNN_IM2COL_NUM_INTS);
   }
 };
