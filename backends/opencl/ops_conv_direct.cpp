@@ -127,7 +127,9 @@ std::string options(const ConvShape& s, Variant v) {
   def("C", s.C), def("H", s.H), def("W", s.W), def("O", s.O), def("OH", s.OH), def("OW", s.OW);
   def("KH", g.kernel_h), def("KW", g.kernel_w), def("SH", g.stride_h), def("SW", g.stride_w);
   def("PH", g.pad_h), def("PW", g.pad_w), def("DH", g.dilation_h), def("DW", g.dilation_w);
-  def("CG", s.CG), def("OG", s.OG), def("BLK", v.blk), def("PX", v.px), def("BIAS", s.bias ? 1 : 0);
+  def("CG", s.CG), def("OG", s.OG), def("BLK", v.blk), def("PX", v.px);
+  // Only the forward kernel reads it (one program less per shape elsewhere).
+  def("BIAS", s.kind == VNN_OP_CONV2D && s.bias ? 1 : 0);
   return o;
 }
 
@@ -375,10 +377,11 @@ bool choose(Device& d, cl_command_queue q, const ConvShape& s, const std::vector
       return true;
     }
   }
-  // Below ~8M multiply-adds a pass costs less than timing it would (and
-  // the core's path launches several ops): the widest direct kernel.
+  // Below ~8M multiply-adds the core's path: its kernels are built once
+  // for every shape, a direct kernel is one more program build per layer
+  // shape (seconds on PoCL), more than such a pass can win back.
   const double macs = double(s.N * s.O * s.OH * s.OW) * double(s.CG * s.g.kernel_h * s.g.kernel_w);
-  if (macs < double(1 << 23)) return *out = vs[0], true;
+  if (macs < double(1 << 23)) return false;
   // Candidate 0 is the fallback, i >= 1 the direct kernel with vs[i - 1].
   const double col_elems = double(s.C * s.g.kernel_h * s.g.kernel_w) * double(s.N * s.OH * s.OW);
   const bool time_fallback = col_elems <= double(1 << 26);  // a 256 MiB column buffer at most
