@@ -7,6 +7,7 @@
 #include "errors.hpp"
 #include "memory.hpp"
 #include "ops.hpp"
+#include "ops_conv_direct.hpp"
 
 namespace {
 
@@ -25,6 +26,7 @@ vnn_status run_and_note_path(int32_t device, const vnn_op* op) {
     int g = d->last_gemm.load(std::memory_order_relaxed);
     t_last_path = g == 1 ? "clblast" : g == 2 ? "tiled" : g == 3 ? "simple" : g == 4 ? "longk" : g == 5 ? "widen" : nullptr;
   }
+  if (s == VNN_STATUS_OK && vnn_opencl::is_conv_whole_kind(op->kind)) t_last_path = vnn_opencl::conv_last_path();
   return s;
 }
 

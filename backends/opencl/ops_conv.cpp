@@ -19,12 +19,6 @@
 namespace vnn_opencl {
 namespace {
 
-
-int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
-  int64_t span = in + 2 * p - d * (k - 1) - 1;
-  return span < 0 ? 0 : span / s + 1;
-}
-
 // pooling.cl's geometry vectors: geom = (mode, kh, kw, sh, sw, ph, pw, dh),
 // g2 = (dw, count_include_pad, divisor_override, 0).
 void pool_geometry(const vnn_pool2d_params& g, cl_long8* geom, cl_long4* g2) {
@@ -44,8 +38,8 @@ vnn_status run_im2col(Device& d, cl_command_queue q, const vnn_op& op, const std
   const vnn_tensor_desc& col = col2im ? in : out;
   if (!desc_ok(img, 4, out.dtype) || !desc_ok(col, 3, out.dtype))
     return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": expects a 4-D image and a 3-D column tensor of one dtype");
-  const int64_t oh = out_size(img.sizes[2], g.kernel_h, g.stride_h, g.pad_h, g.dilation_h);
-  const int64_t ow = out_size(img.sizes[3], g.kernel_w, g.stride_w, g.pad_w, g.dilation_w);
+  const int64_t oh = conv_out_size(img.sizes[2], g.kernel_h, g.stride_h, g.pad_h, g.dilation_h);
+  const int64_t ow = conv_out_size(img.sizes[3], g.kernel_w, g.stride_w, g.pad_w, g.dilation_w);
   if (col.sizes[0] != img.sizes[0] || col.sizes[1] != img.sizes[1] * g.kernel_h * g.kernel_w ||
       col.sizes[2] != oh * ow)
     return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": column tensor sizes do not match the image and geometry");

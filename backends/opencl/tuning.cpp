@@ -63,6 +63,7 @@ std::string body_text(const Device& d, const Tuning& t, const std::string& notes
   }
   s += "\nlaunch_local=" + std::to_string(t.launch_local) + "\nnotes=" + notes + "\n";
   for (const auto& [key, path] : t.shapes) s += "shape=" + key + " " + std::to_string(path) + "\n";
+  for (const auto& [key, index] : t.choices) s += "choice=" + key + " " + std::to_string(index) + "\n";
   return s;
 }
 
@@ -130,6 +131,14 @@ bool parse(const Device& d, const std::string& text, Tuning* t, std::string* why
           n < 0 || k < 0 || (ta | tb) & ~1 || !stored_path(path))
         return *why = "bad shape line", false;
       t->shapes[shape_key(m, n, k, ta, tb)] = path;
+    }
+    if (line.rfind("choice=", 0) == 0) {
+      char key[256] = {0};
+      int index = -1;
+      char extra = 0;
+      if (std::sscanf(line.c_str() + 7, "%255s %d%c", key, &index, &extra) != 2 || index < 0 || index > 255)
+        return *why = "bad choice line", false;
+      t->choices[key] = index;
     }
     if (line.rfind("gflops=", 0) == 0) {
       std::istringstream nums(line.substr(7));
@@ -436,6 +445,30 @@ int shape_gemm_path(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb
   held.shapes[key] = path;
   store(d, held);
   return path;
+}
+
+int tuned_choice(Device& d, const std::string& key, int count, const std::function<double(int)>& time) {
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    const Tuning& held = ensure_locked(d);
+    auto it = held.choices.find(key);
+    // An index past this build's candidates (another version's file) is timed again.
+    if (it != held.choices.end() && it->second < count) return it->second;
+  }
+  int best = -1;
+  double best_t = -1;
+  for (int i = 0; i < count; ++i) {
+    const double t = time(i);
+    if (t > 0 && (best < 0 || t < best_t)) best = i, best_t = t;
+  }
+  if (best < 0) return -1;
+  std::lock_guard<std::mutex> lock(state().mutex);
+  Tuning& held = ensure_locked(d);
+  auto [it, fresh] = held.choices.emplace(key, best);
+  if (!fresh && it->second < count) return it->second;
+  it->second = best;
+  if (held.choices.size() <= 256) store(d, held);
+  return best;
 }
 
 std::string tuning_report(const Device& d) {

@@ -7,6 +7,7 @@
 #ifndef VNN_OPENCL_TUNING_HPP
 #define VNN_OPENCL_TUNING_HPP
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -28,6 +29,9 @@ struct Tuning {
   // copy, fill, im2col / col2im, pooling, ...): the fastest on a 1M-element
   // add; 0 where it was not measured (launch()'s default then).
   size_t launch_local = 0;
+  // Per-shape choices other op files time themselves (tuned_choice: the
+  // conv2d kernels), by key: the index of the fastest candidate.
+  std::map<std::string, int> choices;
   std::string source;  // "cache" or "tuned"
   std::string path;    // the cache file ("" without a cache directory)
   std::string notes;   // the class timings, kept in the file for people
@@ -45,6 +49,15 @@ Tuning device_tuning(Device& d);
 // stored; shapes too large to time cheaply, or with one candidate only, get
 // their class's answer.
 int shape_gemm_path(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb);
+
+// A per-shape choice an op file times itself (conv2d: its direct kernels
+// against im2col + GEMM): the cached index for key (no spaces), else the
+// candidate 0 <= i < count with the least time(i) seconds (negative:
+// failed), stored in the tuning file; -1 when every candidate failed (not
+// stored). time() runs without the tuning lock held (it may run MATMULs,
+// which take it); a concurrent first use may time the same key twice, and
+// the first answer stored is kept.
+int tuned_choice(Device& d, const std::string& key, int count, const std::function<double(int)>& time);
 
 // What MATMUL reads on every call, without copying the shape table.
 struct TunedRates {

@@ -43,3 +43,240 @@ __kernel void vnn_col2im(__global T* out, long out_off, long4 os, __global const
     out[out_off + n * os.s0 + c * os.s1 + h * os.s2 + w * os.s3] = sum;
   }
 }
+
+#ifdef CONV_DIRECT
+// Direct conv2d for the whole-pass kinds (CONV2D, CONV2D_BACKWARD_DATA,
+// CONV2D_BACKWARD_WEIGHT; host side in ops_conv_direct.cpp): no column
+// buffer, no permuting copy, no separate bias pass. Dense NCHW operands,
+// every size but the batch a build option (one program per layer shape,
+// cached), so the tap loops have compile-time trip counts and the index
+// math divides by constants. Consecutive work items take consecutive
+// pixels: their loads are contiguous, which PoCL vectorises across items
+// and GPUs coalesce; weights are the same for all items of a group.
+//
+// Defines (CV_ prefixed): T; C, H, W (input), O, OH, OW (output), KH, KW,
+// SH, SW, PH, PW, DH, DW; CG = C/groups, OG = O/groups; BLK the channels
+// per work item (output channels forward and for the weight gradient,
+// input channels for the data gradient; it divides OG resp. CG); PX the
+// pixels per work item (forward, data gradient) or the input channels per
+// work item (weight gradient; it divides CG); BIAS.
+// The host passes the sizes as CV_C, CV_H, ...; the short names below are
+// defined after every other kernel of the program, so they reach only this
+// block.
+#define C CV_C
+#define H CV_H
+#define W CV_W
+#define O CV_O
+#define OH CV_OH
+#define OW CV_OW
+#define KH CV_KH
+#define KW CV_KW
+#define SH CV_SH
+#define SW CV_SW
+#define PH CV_PH
+#define PW CV_PW
+#define DH CV_DH
+#define DW CV_DW
+#define CG CV_CG
+#define OG CV_OG
+#define BLK CV_BLK
+#define HAS_BIAS CV_BIAS
+#define PX CV_PX
+#define KK (KH * KW)
+#define HW (H * W)
+#define OHW (OH * OW)
+
+#define CV_CAT_(a, b) a##b
+#define CV_CAT(a, b) CV_CAT_(a, b)
+#if BLK == 1
+#define VT T
+#define VLOAD(p) (*(p))
+#define VSTORE(v, p) (*(p) = (v))
+#else
+#define VT CV_CAT(T, BLK)
+#define VLOAD(p) CV_CAT(vload, BLK)(0, p)
+#define VSTORE(v, p) CV_CAT(vstore, BLK)(v, 0, p)
+#endif
+#define OWB ((OW + PX - 1) / PX)
+#define WB ((W + PX - 1) / PX)
+
+// The forward and data-gradient kernels are register-blocked as a GEMM
+// micro-kernel: each work item holds PX pixels of one row x BLK channels
+// as PX vectors of BLK lanes (explicit vectors: PoCL's vectoriser does not
+// reach across the channel loop), one vector weight load and PX scalar
+// image loads per tap. The weights come in the layout whose BLK channels
+// are contiguous (vnn_conv2d_weight_layout).
+
+// wt = w [O, CG, KK] as [CG, KK, O] (forward) or [O, KK, CG] (data
+// gradient, DATA_LAYOUT = 1); grid-stride.
+__kernel void vnn_conv2d_weight_layout(__global T* wt, __global const T* w, long w_off, int data_layout) {
+  for (int i = get_global_id(0); i < O * CG * KK; i += get_global_size(0)) {
+    const int o = i / (CG * KK), cl = (i / KK) % CG, t = i % KK;
+    wt[data_layout ? (o * KK + t) * CG + cl : (cl * KK + t) * O + o] = w[w_off + i];
+  }
+}
+
+// y[n, o0 .. o0+BLK, oh, ow0 .. ow0+PX] = bias + sum over c, ki, kj; dim 0
+// over N * OH * ceil(OW / PX) row segments, dim 1 over BLK-channel blocks.
+__kernel void vnn_conv2d_direct(__global T* y, long y_off, __global const T* x, long x_off, __global const T* wt,
+                                __global const T* b, long b_off, int total) {
+  const int i = get_global_id(0);
+  if (i >= total) return;  // the grid is rounded up to whole groups
+  const int o0 = get_global_id(1) * BLK;
+  const int n = i / (OH * OWB), r = i - n * (OH * OWB), oh = r / OWB, ow0 = (r - oh * OWB) * PX;
+  const int h0 = oh * SH - PH;
+  const __global T* xs = x + x_off + (n * C + (o0 / OG) * CG) * HW;
+  const __global T* ws = wt + o0;
+  VT acc[PX];
+  const VT init = HAS_BIAS ? VLOAD(b + b_off + o0) : (VT)0;
+#pragma unroll
+  for (int q = 0; q < PX; ++q) acc[q] = init;
+  for (int c = 0; c < CG; ++c, xs += HW, ws += KK * O) {
+#pragma unroll
+    for (int ki = 0; ki < KH; ++ki) {
+      const int h = h0 + ki * DH;
+      const int hin = h >= 0 && h < H;
+#pragma unroll
+      for (int kj = 0; kj < KW; ++kj) {
+        const VT wv = VLOAD(ws + (ki * KW + kj) * O);
+#pragma unroll
+        for (int q = 0; q < PX; ++q) {
+          const int v = (ow0 + q) * SW - PW + kj * DW;
+          const T xv = (hin && v >= 0 && v < W) ? xs[h * W + v] : (T)0;
+          acc[q] += xv * wv;
+        }
+      }
+    }
+  }
+  __global T* ys = y + y_off + (n * O + o0) * OHW + oh * OW + ow0;
+#pragma unroll
+  for (int q = 0; q < PX; ++q) {
+    if (ow0 + q >= OW) break;
+    T lanes[BLK];
+    VSTORE(acc[q], lanes);
+#pragma unroll
+    for (int j = 0; j < BLK; ++j) ys[j * OHW + q] = lanes[j];
+  }
+}
+
+// dx[n, c0 .. c0+BLK, h, v0 .. v0+PX] gathered from the outputs whose
+// window holds each pixel (no col2im, no atomics); dim 0 over N * H *
+// ceil(W / PX) row segments, dim 1 over BLK-channel blocks (within a group).
+__kernel void vnn_conv2d_direct_data(__global T* dx, long dx_off, __global const T* dy, long dy_off,
+                                     __global const T* wt, int total) {
+  const int i = get_global_id(0);
+  if (i >= total) return;
+  const int c0 = get_global_id(1) * BLK, grp = c0 / CG;
+  const int n = i / (H * WB), r = i - n * (H * WB), h = r / WB, v0 = (r - h * WB) * PX;
+  const __global T* ys = dy + dy_off + (n * O + grp * OG) * OHW;
+  const __global T* ws = wt + grp * OG * KK * CG + (c0 - grp * CG);
+  VT acc[PX];
+#pragma unroll
+  for (int q = 0; q < PX; ++q) acc[q] = (VT)0;
+  for (int o = 0; o < OG; ++o, ys += OHW, ws += KK * CG) {
+#pragma unroll
+    for (int ki = 0; ki < KH; ++ki) {
+      const int th = h + PH - ki * DH, oh = th / SH;
+      const int hin = th >= 0 && th % SH == 0 && oh < OH;
+#pragma unroll
+      for (int kj = 0; kj < KW; ++kj) {
+        const VT wv = VLOAD(ws + (ki * KW + kj) * CG);
+#pragma unroll
+        for (int q = 0; q < PX; ++q) {
+          const int tv = v0 + q + PW - kj * DW, ow = tv / SW;
+          const T g = (hin && tv >= 0 && tv % SW == 0 && ow < OW) ? ys[oh * OW + ow] : (T)0;
+          acc[q] += g * wv;
+        }
+      }
+    }
+  }
+  __global T* xs = dx + dx_off + (n * C + c0) * HW + h * W + v0;
+#pragma unroll
+  for (int q = 0; q < PX; ++q) {
+    if (v0 + q >= W) break;
+    T lanes[BLK];
+    VSTORE(acc[q], lanes);
+#pragma unroll
+    for (int j = 0; j < BLK; ++j) xs[j * HW + q] = lanes[j];
+  }
+}
+
+// dyt = dy [N, O, OH*OW] as [N, OH*OW, O] (the weight gradient's vector
+// loads take BLK consecutive output channels of one pixel); grid-stride.
+__kernel void vnn_conv2d_grad_layout(__global T* dyt, __global const T* dy, long dy_off, int total) {
+  for (int i = get_global_id(0); i < total; i += get_global_size(0)) {
+    const int n = i / (OHW * O), r = i - n * (OHW * O), p = r / O, o = r - p * O;
+    dyt[i] = dy[dy_off + (n * O + o) * OHW + p];
+  }
+}
+
+// Partial weight (and bias) gradients of one chunk of images: each work
+// item holds BLK output channels (vector lanes) x PX input channels x KK
+// taps and walks every pixel of the chunk's images: per pixel one vector
+// load of dyt and PX x KK scalar image loads. Item i = (chunk q, channel
+// block, output block), output blocks fastest. Chunk q writes
+// part[q * (O * CG * KK + O) + ...]: dw at (o * CG + cl) * KK + t, dbias
+// (from the items of the first channel block) at O * CG * KK + o.
+__kernel void vnn_conv2d_direct_weight(__global T* part, __global const T* dyt, __global const T* x, long x_off,
+                                       int nb, int chunk_images, int total) {
+  const int i = get_global_id(0);
+  if (i >= total) return;
+  const int ob = i % (O / BLK), cb = (i / (O / BLK)) % (CG / PX), q = i / ((O / BLK) * (CG / PX));
+  const int o0 = ob * BLK, cl0 = cb * PX, grp = o0 / OG;
+  VT acc[PX][KK];
+  VT accb = (VT)0;
+#pragma unroll
+  for (int c = 0; c < PX; ++c)
+#pragma unroll
+    for (int t = 0; t < KK; ++t) acc[c][t] = (VT)0;
+  const int n1 = min(nb, (q + 1) * chunk_images);
+  for (int n = q * chunk_images; n < n1; ++n) {
+    const __global T* xs = x + x_off + (n * C + grp * CG + cl0) * HW;
+    const __global T* ys = dyt + n * OHW * O + o0;
+    for (int oh = 0; oh < OH; ++oh)
+      for (int ow = 0; ow < OW; ++ow, ys += O) {
+        const VT g = VLOAD(ys);
+        accb += g;
+#pragma unroll
+        for (int ki = 0; ki < KH; ++ki) {
+          const int h = oh * SH - PH + ki * DH;
+          const int hin = h >= 0 && h < H;
+#pragma unroll
+          for (int kj = 0; kj < KW; ++kj) {
+            const int v = ow * SW - PW + kj * DW;
+            const int in = hin && v >= 0 && v < W;
+#pragma unroll
+            for (int c = 0; c < PX; ++c) acc[c][ki * KW + kj] += (in ? xs[c * HW + h * W + v] : (T)0) * g;
+          }
+        }
+      }
+  }
+  __global T* dst = part + (long)q * (O * CG * KK + O);
+  T lanes[BLK];
+#pragma unroll
+  for (int c = 0; c < PX; ++c)
+#pragma unroll
+    for (int t = 0; t < KK; ++t) {
+      VSTORE(acc[c][t], lanes);
+#pragma unroll
+      for (int j = 0; j < BLK; ++j) dst[((o0 + j) * CG + cl0 + c) * KK + t] = lanes[j];
+    }
+  if (cb == 0) {
+    VSTORE(accb, lanes);
+#pragma unroll
+    for (int j = 0; j < BLK; ++j) dst[O * CG * KK + o0 + j] = lanes[j];
+  }
+}
+
+// dw (and dbias) = the sum of the chunks' partial gradients (grid-stride).
+__kernel void vnn_conv2d_direct_weight_sum(__global T* dw, long dw_off, __global T* db, long db_off, int has_db,
+                                           __global const T* part, int chunks) {
+  const int total = O * CG * KK + O;
+  for (int i = get_global_id(0); i < total; i += get_global_size(0)) {
+    T s = (T)0;
+    for (int q = 0; q < chunks; ++q) s += part[(long)q * total + i];
+    if (i < O * CG * KK) dw[dw_off + i] = s;
+    else if (has_db) db[db_off + i - O * CG * KK] = s;
+  }
+}
+#endif  // CONV_DIRECT
