@@ -16,7 +16,9 @@
 #     unpacks the bundle to /tmp/vnn-gpu/build (CTest files hold absolute
 #     paths), lists devices, runs `ctest -L cuda` (a missing GPU fails the
 #     run: VNN_REQUIRE_DEVICE=1), bench/cuda_bench, train_bench --device
-#     cuda:0 and bench/torch_gpu_bench.py. Logs go to $OUT when set.
+#     cuda:0 and bench/torch_gpu_bench.py. Logs go to $OUT when set. The
+#     cuda label includes test_cuda_multi_gpu (several GPUs in one process:
+#     skipped, saying so, with fewer than two).
 #   ci/gpu-check.sh --from-source [build-dir]
 #     builds there instead (needs build-kokkos-src/ carried: `--prepare-source`
 #     copies a Kokkos source tree there; the CUDA plugin alone takes minutes).
@@ -98,13 +100,17 @@ fi
 data="$bundle/data"
 [ -d "$data" ] || data="$data_src"
 echo "== devices ($(($(date +%s) - t0)) s)"
-"$build/bin/vnn-devices" --verbose 2>&1 | grep -E "^(cpu|cuda)|  (cuda|openmp):|compiled_for|compute_capability" | head -20
+"$build/bin/vnn-devices" --verbose 2>&1 | grep -E "^(cpu|cuda)|  (cuda|openmp):|compiled_for|compute_capability|multi_gpu" | head -24
 
 echo "== ctest -L cuda"
 rc=0
 VNN_REQUIRE_DEVICE=1 ctest --test-dir "$build" -L cuda --timeout 300 -j4 >"$out/ctest.log" 2>&1 || rc=$?
 grep -E "tests passed|Failed|\*\*\*|Not Run|Timeout" "$out/ctest.log" | head -30
 cp "$build/Testing/Temporary/LastTest.log" "$out/LastTest.log" 2>/dev/null || true
+# Several GPUs in one process (issue 18): part of the cuda label; its
+# verdict (skipped on a one-GPU machine, with the count) shown on its own.
+echo "== several GPUs: $(grep -E "test_cuda_multi_gpu .*(Passed|Failed|Skipped|Not Run)" "$out/ctest.log" | head -1)"
+grep -A3 "SKIP: several GPUs\|PASS: cuda:1 refused\|FAIL: cuda" "$build/Testing/Temporary/LastTest.log" 2>/dev/null | head -4 || true
 
 echo "== cuda_bench ($(($(date +%s) - t0)) s)"
 timeout 180 "$build/bin/cuda_bench" 2>&1 | tee "$out/cuda_bench.txt" || echo "cuda_bench: exit $?"

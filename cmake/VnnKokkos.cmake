@@ -195,8 +195,11 @@ function(_vnn_kokkos_tool_version tool out)
 endfunction()
 
 # Compile-time measures a consumer of a <kokkos_version> CUDA Kokkos needs
-# with the given nvcc (-DKOKKOS_IMPL_HALF_TYPE_DEFINED and the force-included
-# cudaMemPrefetchAsync overload for Kokkos 3.x with CUDA >= 13).
+# with the given nvcc, CUDA >= 13 only: the force-included overloads of the
+# runtime calls CUDA 13 changed (vnn_cuda13_compat.h) for Kokkos < 4.7 (3.4.01
+# and 4.6.01 measured; 4.7+ is not and gets none), and for Kokkos 3.x also
+# -DKOKKOS_IMPL_HALF_TYPE_DEFINED (its Kokkos_Cuda_Half.hpp does not compile
+# against CUDA 13's cuda_fp16.h; 4.6.01's does).
 function(_vnn_kokkos_cuda_flags kokkos_version nvcc header_dir out)
   set(${out} "" PARENT_SCOPE)
   _vnn_kokkos_tool_version("${nvcc}" v)
@@ -205,10 +208,14 @@ function(_vnn_kokkos_cuda_flags kokkos_version nvcc header_dir out)
   else()
     set(cuda_major 0)
   endif()
-  if(kokkos_version VERSION_LESS 4.0 AND cuda_major GREATER_EQUAL 13)
+  if(kokkos_version VERSION_LESS 4.7 AND cuda_major GREATER_EQUAL 13)
     file(MAKE_DIRECTORY "${header_dir}")
     configure_file("${VNN_KOKKOS_MODULE_DIR}/vnn_cuda13_compat.h" "${header_dir}/vnn_cuda13_compat.h" COPYONLY)
-    set(${out} "-DKOKKOS_IMPL_HALF_TYPE_DEFINED -include ${header_dir}/vnn_cuda13_compat.h" PARENT_SCOPE)
+    set(flags "-include ${header_dir}/vnn_cuda13_compat.h")
+    if(kokkos_version VERSION_LESS 4.0)
+      set(flags "-DKOKKOS_IMPL_HALF_TYPE_DEFINED ${flags}")
+    endif()
+    set(${out} "${flags}" PARENT_SCOPE)
   endif()
 endfunction()
 
@@ -395,6 +402,15 @@ function(vnn_provide_kokkos config out)
   endif()
   file(LOCK "${cache}/src.lock" RELEASE)
   _vnn_kokkos_source_version("${src}" version)
+  if(config STREQUAL "cuda" AND version VERSION_GREATER_EQUAL 4.0 AND extra_sass)
+    # The extra SASS is Kokkos 3.x's workaround: Kokkos 4 runs its PTX on
+    # later GPUs (a warning, not an abort) and has arch flags up to Blackwell.
+    message(STATUS "vnn: Kokkos ${version}: VNN_KOKKOS_CUDA_EXTRA_SASS (${extra_sass}) is for Kokkos 3.x and "
+                   "not used; Kokkos_ARCH_${VNN_KOKKOS_CUDA_ARCH} gives its SASS and PTX for later GPUs "
+                   "(-DVNN_KOKKOS_CUDA_ARCH=HOPPER90 for native Hopper code)")
+    set(extra_sass "")
+    string(REGEX REPLACE "\\|sass .*$" "|sass " tool_id "${tool_id}")
+  endif()
 
   string(SHA256 key "${_VNN_KOKKOS_RECIPE}|${src}|${version}|${config}|${tool_id}")
   string(SUBSTRING "${key}" 0 10 key)

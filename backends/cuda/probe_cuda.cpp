@@ -2,6 +2,7 @@
 // driver API opened with dlopen: no cuda.h (the few driver types are
 // declared here), so this compiles with any C++ compiler.
 #include "cuda/cuda_arch.hpp"
+#include "cuda/cuda_devices.hpp"
 #include "cuda_hip/probe.hpp"
 #include "cuda_hip/probe_common.hpp"
 
@@ -12,6 +13,11 @@
 #endif
 #ifndef VNN_CUDA_PTX_SM
 #define VNN_CUDA_PTX_SM 80
+#endif
+// KOKKOS_VERSION of the Kokkos the plugin is built on (this file includes
+// no Kokkos header): its arch and several-GPUs rules differ.
+#ifndef VNN_CUDA_KOKKOS_VERSION
+#define VNN_CUDA_KOKKOS_VERSION 30401
 #endif
 
 namespace vnn::gpu_probe {
@@ -142,13 +148,14 @@ vnn_status device_info(int32_t device, vnn_device_info* info, std::string* why) 
   std::snprintf(info->arch, sizeof(info->arch), "sm_%d%d", cc_major, cc_minor);
   info->compute_units = attr(ATTR_MULTIPROCESSOR_COUNT);
   info->total_memory = total;
-  const cuda_arch::Check arch = cuda_arch::check({VNN_CUDA_SASS_LIST}, cc_major, cc_minor);
+  const cuda_arch::Check arch =
+      cuda_arch::check({VNN_CUDA_SASS_LIST}, VNN_CUDA_PTX_SM, cc_major, cc_minor, VNN_CUDA_KOKKOS_VERSION);
   set_usable(info, arch.usable, arch.reason);
   std::snprintf(info->properties, sizeof(info->properties),
                 "compute_capability=%d.%d\ncompiled_for=%s\nclock_khz=%d\n"
-                "integrated=%d\ndriver_api_version=%d\n",
+                "integrated=%d\ndriver_api_version=%d\n%s",
                 cc_major, cc_minor, compiled_archs().c_str(), attr(ATTR_CLOCK_RATE), attr(ATTR_INTEGRATED),
-                d.version);
+                d.version, cuda_devices::report(cuda_devices::rule(VNN_CUDA_KOKKOS_VERSION)).c_str());
   return VNN_STATUS_OK;
 }
 

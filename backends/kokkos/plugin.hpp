@@ -29,8 +29,20 @@
 //   optional: struct Comm { unique_id, create, destroy, allreduce, broadcast,
 //             allgather, reduce_scatter } for the ABI's comm_* entries
 //             (NCCL; backends/cuda/nccl_comm.hpp)
+//   optional: several devices in one process (the CUDA plugin on Kokkos >=
+//             4.3; backends/cuda/cuda_devices.hpp):
+//     static bool admit(int32_t device, const std::vector<int32_t>& running,
+//                       std::string* why);      // init_device's rule
+//     static ExecSpace make_queue_on(int32_t device);  // a stream on it
+//     static void* device_alloc(int32_t device, size_t bytes);
+//     static void device_free(int32_t device, void* p, size_t bytes);
+//     static bool copy_peer(int32_t dst_device, void* dst, int32_t src_device,
+//                           const void* src, size_t bytes, const ExecSpace& q);
+//                           // false: no direct path (the core stages it)
+//   Without admit a plugin runs one device per process.
 #pragma once
 #include <Kokkos_Core.hpp>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -40,6 +52,7 @@
 #include <thread>
 #include <type_traits>
 #include <unordered_map>
+#include <vector>
 
 #include "common/desc_check.hpp"
 #include "kokkos/compat.hpp"
@@ -78,6 +91,9 @@ struct HostClockEvents {
 // Work below this many elements runs inline on the calling thread: a
 // Kokkos OpenMP launch costs ~3.6 us here, a whole 64-float add 0.35 us.
 inline constexpr int64_t kInlineGrain = 32768;
+
+// The most devices one plugin drives in a process (device indices 0..63).
+inline constexpr int32_t kMaxDevices = 64;
 
 inline std::string& last_error_text() {
   thread_local std::string text;
@@ -163,6 +179,16 @@ template <class Traits>
 struct has_tool_ranges<Traits, std::void_t<decltype(&Traits::range_push), decltype(&Traits::range_pop)>>
     : std::true_type {};
 
+// Traits::admit and the rest of the several-devices hooks (see the top).
+template <class Traits, class = void> struct has_multi_device : std::false_type {};
+template <class Traits>
+struct has_multi_device<Traits, std::void_t<decltype(&Traits::admit), decltype(&Traits::make_queue_on),
+                                            decltype(&Traits::device_alloc), decltype(&Traits::device_free),
+                                            decltype(&Traits::copy_peer)>> : std::true_type {};
+// Traits::admit alone: a plugin that only words its one-device rule.
+template <class Traits, class = void> struct has_admit : std::false_type {};
+template <class Traits> struct has_admit<Traits, std::void_t<decltype(&Traits::admit)>> : std::true_type {};
+
 // Traits::Comm: collectives of the vendor's communication library.
 template <class Traits, class = void> struct has_comm : std::false_type {};
 template <class Traits> struct has_comm<Traits, std::void_t<typename Traits::Comm>> : std::true_type {};
@@ -237,11 +263,26 @@ class Backend {
   static vnn_status init_device(int32_t device) {
     return guarded("init_device", [&] {
       std::lock_guard<std::mutex> lock(state().mutex);
+      if (device < 0 || device >= kMaxDevices)
+        return fail(VNN_STATUS_INVALID_ARGUMENT, Traits::name, ":", device, ": init_device: no such device (this "
+                    "plugin drives devices 0..", kMaxDevices - 1, ")");
+      if constexpr (has_admit<Traits>::value) {
+        std::string why;
+        if (!Traits::admit(device, state().running, &why))
+          return fail(VNN_STATUS_UNSUPPORTED, Traits::name, ":", device, ": ", why);
+      } else if (state().initialized && device != state().device) {
+        return fail(VNN_STATUS_UNSUPPORTED, Traits::name, ":", device, ": this plugin already runs on device ",
+                    state().device, " (one device per process with this Kokkos version)");
+      }
       if (state().initialized) {
-        if (device != state().device)
-          return fail(VNN_STATUS_UNSUPPORTED, Traits::name, ":", device, ": this plugin already runs on device ",
-                      state().device, " (one device per process with this Kokkos version)");
-        return VNN_STATUS_OK;
+        if (state().queues[device].load()) return VNN_STATUS_OK;
+        if constexpr (has_multi_device<Traits>::value) {
+          // Another device: Kokkos runs; an instance on a stream made there.
+          state().queues[device].store(new Exec(Traits::make_queue_on(device)));
+          state().running.push_back(device);
+          return VNN_STATUS_OK;
+        }
+        return fail(VNN_STATUS_INTERNAL, Traits::name, ":", device, ": admitted a second device without the hooks");
       }
       Traits::before_initialize(device);
 #if KOKKOS_VERSION < 30700
@@ -257,28 +298,32 @@ class Backend {
       }
       state().device = device;
       state().owner = std::this_thread::get_id();
-      state().default_queue = new Exec();
+      state().queues[device].store(new Exec());  // Kokkos's default instance, on `device`
+      state().running.push_back(device);
       state().initialized = true;
       return VNN_STATUS_OK;
     });
   }
 
-  static vnn_status alloc(int32_t, size_t bytes, void** handle) {
+  static vnn_status alloc(int32_t device, size_t bytes, void** handle) {
     // The failure text names the size (Kokkos's own says "1.074e+09 G").
     const std::string what = "alloc of " + std::to_string(bytes) + " bytes";
     return guarded(what.c_str(), [&] {
       if (bytes > size_t(INT64_MAX))
         return fail(VNN_STATUS_OUT_OF_MEMORY, "alloc: ", bytes, " bytes is more than any device holds");
-      *handle = Kokkos::kokkos_malloc<Mem>("vnn", bytes ? bytes : 1);
+      if constexpr (has_multi_device<Traits>::value) *handle = Traits::device_alloc(device, bytes ? bytes : 1);
+      else *handle = Kokkos::kokkos_malloc<Mem>("vnn", bytes ? bytes : 1);
       remember(*handle, bytes);
       return VNN_STATUS_OK;
     });
   }
-  static vnn_status free_(int32_t, void* handle) {
+  static vnn_status free_(int32_t device, void* handle) {
+    const int64_t bytes = capacity(handle);
     forget(handle);
     if (state().finalized) return VNN_STATUS_OK;  // memory went with the runtime
     return guarded("free", [&] {
-      Kokkos::kokkos_free<Mem>(handle);
+      if constexpr (has_multi_device<Traits>::value) Traits::device_free(device, handle, size_t(bytes > 0 ? bytes : 1));
+      else Kokkos::kokkos_free<Mem>(handle);
       return VNN_STATUS_OK;
     });
   }
@@ -302,13 +347,13 @@ class Backend {
     });
   }
 
-  static vnn_status copy_to_device(int32_t, void* dst, size_t dst_off, const void* src, size_t bytes,
+  static vnn_status copy_to_device(int32_t device, void* dst, size_t dst_off, const void* src, size_t bytes,
                                    void* queue, int32_t blocking) {
     return guarded("copy_to_device", [&] {
       std::string why;
       if (!kernels::check_copy_range(dst_off, bytes, capacity(dst), "copy_to_device: dst", &why))
         return fail(VNN_STATUS_INVALID_ARGUMENT, why);
-      Exec& q = queue_of(queue);
+      Exec& q = queue_of(device, queue);
       if constexpr (Traits::host_accessible) {
         q.fence();
         std::memcpy(static_cast<char*>(dst) + dst_off, src, bytes);
@@ -320,13 +365,13 @@ class Backend {
       return VNN_STATUS_OK;
     });
   }
-  static vnn_status copy_to_host(int32_t, void* dst, const void* src, size_t src_off, size_t bytes, void* queue,
+  static vnn_status copy_to_host(int32_t device, void* dst, const void* src, size_t src_off, size_t bytes, void* queue,
                                  int32_t blocking) {
     return guarded("copy_to_host", [&] {
       std::string why;
       if (!kernels::check_copy_range(src_off, bytes, capacity(src), "copy_to_host: src", &why))
         return fail(VNN_STATUS_INVALID_ARGUMENT, why);
-      Exec& q = queue_of(queue);
+      Exec& q = queue_of(device, queue);
       if constexpr (Traits::host_accessible) {
         q.fence();
         std::memcpy(dst, static_cast<const char*>(src) + src_off, bytes);
@@ -338,7 +383,7 @@ class Backend {
       return VNN_STATUS_OK;
     });
   }
-  static vnn_status copy_on_device(int32_t, void* dst, size_t dst_off, const void* src, size_t src_off,
+  static vnn_status copy_on_device(int32_t device, void* dst, size_t dst_off, const void* src, size_t src_off,
                                    size_t bytes, void* queue) {
     return guarded("copy_on_device", [&] {
       std::string why;
@@ -347,20 +392,21 @@ class Backend {
         return fail(VNN_STATUS_INVALID_ARGUMENT, why);
       if constexpr (Traits::host_accessible) {
         if (!on_owner_thread()) {  // never into the host pool from another thread (docs/threads.md)
-          queue_of(queue).fence();
+          queue_of(device, queue).fence();
           std::memcpy(static_cast<char*>(dst) + dst_off, static_cast<const char*>(src) + src_off, bytes);
           return VNN_STATUS_OK;
         }
       }
-      Kokkos::deep_copy(queue_of(queue), Bytes(static_cast<char*>(dst) + dst_off, bytes),
+      Kokkos::deep_copy(queue_of(device, queue), Bytes(static_cast<char*>(dst) + dst_off, bytes),
                         Bytes(const_cast<char*>(static_cast<const char*>(src)) + src_off, bytes));
       return VNN_STATUS_OK;
     });
   }
 
-  static vnn_status queue_create(int32_t, void** queue) {
+  static vnn_status queue_create(int32_t device, void** queue) {
     return guarded("queue_create", [&] {
-      *queue = new Exec(Traits::make_queue());
+      if constexpr (has_multi_device<Traits>::value) *queue = new Exec(Traits::make_queue_on(device));
+      else *queue = new Exec(Traits::make_queue());
       return VNN_STATUS_OK;
     });
   }
@@ -373,9 +419,9 @@ class Backend {
       return VNN_STATUS_OK;
     });
   }
-  static vnn_status queue_synchronize(int32_t, void* queue) {
+  static vnn_status queue_synchronize(int32_t device, void* queue) {
     return guarded("queue_synchronize", [&] {
-      if (state().initialized) queue_of(queue).fence();
+      if (state().initialized && (queue || device_running(device))) queue_of(device, queue).fence();
       return VNN_STATUS_OK;
     });
   }
@@ -387,9 +433,9 @@ class Backend {
     Traits::event_destroy(static_cast<Event*>(ev));
     return VNN_STATUS_OK;
   }
-  static vnn_status event_record(int32_t, void* ev, void* queue) {
+  static vnn_status event_record(int32_t device, void* ev, void* queue) {
     return guarded("event_record", [&] {
-      Traits::event_record(static_cast<Event*>(ev), queue_of(queue));
+      Traits::event_record(static_cast<Event*>(ev), queue_of(device, queue));
       return VNN_STATUS_OK;
     });
   }
@@ -410,10 +456,32 @@ class Backend {
       return Traits::event_query(static_cast<Event*>(ev)) ? VNN_STATUS_OK : VNN_STATUS_NOT_READY;
     });
   }
-  static vnn_status queue_wait_event(int32_t, void* queue, void* ev) {
+  static vnn_status queue_wait_event(int32_t device, void* queue, void* ev) {
     return guarded("queue_wait_event", [&] {
-      Traits::queue_wait_event(queue_of(queue), static_cast<Event*>(ev));
+      Traits::queue_wait_event(queue_of(device, queue), static_cast<Event*>(ev));
       return VNN_STATUS_OK;
+    });
+  }
+
+  // A copy between two running devices of this plugin, on src_device's
+  // queue (Traits::copy_peer); UNSUPPORTED where they have no direct path.
+  static vnn_status copy_peer(int32_t dst_device, void* dst, size_t dst_off, int32_t src_device, const void* src,
+                              size_t src_off, size_t bytes, void* queue) {
+    return guarded("copy_peer", [&] {
+      std::string why;
+      if (!kernels::check_copy_range(dst_off, bytes, capacity(dst), "copy_peer: dst", &why) ||
+          !kernels::check_copy_range(src_off, bytes, capacity(src), "copy_peer: src", &why))
+        return fail(VNN_STATUS_INVALID_ARGUMENT, why);
+      for (int32_t d : {src_device, dst_device})
+        if (!device_running(d))
+          return fail(VNN_STATUS_INVALID_ARGUMENT, Traits::name, ":", d, ": copy_peer before init_device");
+      if constexpr (has_multi_device<Traits>::value) {
+        if (Traits::copy_peer(dst_device, at(dst, dst_off), src_device, at(src, src_off), bytes,
+                              queue_of(src_device, queue)))
+          return VNN_STATUS_OK;
+      }
+      return fail(VNN_STATUS_UNSUPPORTED, Traits::name, ": no direct path from ", Traits::name, ":", src_device,
+                  " to ", Traits::name, ":", dst_device, " (no peer access): stage through host memory");
     });
   }
 
@@ -437,42 +505,42 @@ class Backend {
       return VNN_STATUS_OK;
     });
   }
-  static vnn_status comm_allreduce(int32_t, void* comm, void* data, size_t off, size_t count, int32_t dtype,
+  static vnn_status comm_allreduce(int32_t device, void* comm, void* data, size_t off, size_t count, int32_t dtype,
                                    int32_t reduce, void* queue) {
     return guarded("comm_allreduce", [&] {
       if constexpr (has_comm<Traits>::value)
-        Traits::Comm::allreduce(comm, at(data, off), count, dtype, reduce, queue_of(queue));
+        Traits::Comm::allreduce(comm, at(data, off), count, dtype, reduce, queue_of(device, queue));
       return VNN_STATUS_OK;
     });
   }
-  static vnn_status comm_broadcast(int32_t, void* comm, void* data, size_t off, size_t count, int32_t dtype,
+  static vnn_status comm_broadcast(int32_t device, void* comm, void* data, size_t off, size_t count, int32_t dtype,
                                    int32_t root, void* queue) {
     return guarded("comm_broadcast", [&] {
       if constexpr (has_comm<Traits>::value)
-        Traits::Comm::broadcast(comm, at(data, off), count, dtype, root, queue_of(queue));
+        Traits::Comm::broadcast(comm, at(data, off), count, dtype, root, queue_of(device, queue));
       return VNN_STATUS_OK;
     });
   }
-  static vnn_status comm_allgather(int32_t, void* comm, const void* in, size_t in_off, void* out, size_t out_off,
+  static vnn_status comm_allgather(int32_t device, void* comm, const void* in, size_t in_off, void* out, size_t out_off,
                                    size_t count, int32_t dtype, void* queue) {
     return guarded("comm_allgather", [&] {
       if constexpr (has_comm<Traits>::value)
-        Traits::Comm::allgather(comm, at(in, in_off), at(out, out_off), count, dtype, queue_of(queue));
+        Traits::Comm::allgather(comm, at(in, in_off), at(out, out_off), count, dtype, queue_of(device, queue));
       return VNN_STATUS_OK;
     });
   }
-  static vnn_status comm_reduce_scatter(int32_t, void* comm, const void* in, size_t in_off, void* out,
+  static vnn_status comm_reduce_scatter(int32_t device, void* comm, const void* in, size_t in_off, void* out,
                                         size_t out_off, size_t count, int32_t dtype, int32_t reduce, void* queue) {
     return guarded("comm_reduce_scatter", [&] {
       if constexpr (has_comm<Traits>::value)
-        Traits::Comm::reduce_scatter(comm, at(in, in_off), at(out, out_off), count, dtype, reduce, queue_of(queue));
+        Traits::Comm::reduce_scatter(comm, at(in, in_off), at(out, out_off), count, dtype, reduce, queue_of(device, queue));
       return VNN_STATUS_OK;
     });
   }
 
   static vnn_status run(int32_t device, const vnn_op* op) {
     return guarded(op_name(op->kind), [&] {
-      if (!state().initialized)
+      if (!state().initialized || (!op->queue && !device_running(device)))
         return fail(VNN_STATUS_INVALID_ARGUMENT, Traits::name, ":", device, ": run before init_device");
       // Descriptors are re-checked before any kernel sees them (desc_check.hpp).
       std::string why;
@@ -483,7 +551,7 @@ class Backend {
         // A host library runs synchronously on the calling thread; only the
         // owner thread may open parallel regions on the pool (see below).
         if (Traits::HostOps::wants(op->kind) && on_owner_thread()) {
-          queue_of(op->queue).fence();
+          queue_of(device, op->queue).fence();
           switch (Traits::HostOps::run(*op, &why)) {
             case HostOutcome::taken: last_path_slot() = Traits::HostOps::name; return VNN_STATUS_OK;
             case HostOutcome::invalid:
@@ -496,7 +564,7 @@ class Backend {
         // BLAS runs on the calling thread after the queue drained; it
         // brings its own threads.
         if (op->kind == VNN_OP_MATMUL && op_work(op) >= kInlineGrain) {
-          queue_of(op->queue).fence();
+          queue_of(device, op->queue).fence();
           // A HostBlas with two libraries names the one it called in
           // last_path_slot() from its gemm; this is the default.
           last_path_slot() = Traits::HostBlas::name;
@@ -510,7 +578,7 @@ class Backend {
       if constexpr (has_device_blas<Traits>::value) {
         if (op->kind == VNN_OP_MATMUL &&
             kernels::matmul_device_blas<typename Traits::DeviceBlas, Mem>(
-                queue_of(op->queue), op->outputs[0], op->inputs[0], op->inputs[1],
+                queue_of(device, op->queue), op->outputs[0], op->inputs[0], op->inputs[1],
                 op->num_scalars > 0 ? op->scalars[0] : 1.0, op->num_scalars > 1 ? op->scalars[1] : 0.0)) {
           last_path_slot() = Traits::DeviceBlas::name;
           return VNN_STATUS_OK;
@@ -525,7 +593,7 @@ class Backend {
         // the Kokkos version (docs/threads.md).
         if (op_work(op) < kInlineGrain || !on_owner_thread()) return run_on(Kokkos::Serial(), op, device);
       }
-      return run_on(queue_of(op->queue), op, device);
+      return run_on(queue_of(device, op->queue), op, device);
     });
   }
 
@@ -537,9 +605,13 @@ class Backend {
     std::mutex mutex;
     bool initialized = false;
     bool finalized = false;
-    int32_t device = -1;
+    int32_t device = -1;    // the one Kokkos was initialised with
     std::thread::id owner;  // the thread that initialised Kokkos
-    Exec* default_queue = nullptr;
+    // Each running device's default queue (Kokkos's default instance for
+    // `device`, an instance on a stream of its own for the others); read
+    // without the mutex, so atomics.
+    std::atomic<Exec*> queues[kMaxDevices] = {};
+    std::vector<int32_t> running;  // in start order, under mutex
     // Bytes of every live block this plugin handed out (alloc and
     // host_alloc), so that run() and the copies can bound what they touch.
     std::mutex blocks_mutex;
@@ -587,15 +659,29 @@ class Backend {
   }
   static void finalize() {
     if (!Kokkos::is_initialized()) return;
-    state().default_queue->fence();
-    delete state().default_queue;
-    state().default_queue = nullptr;
+    for (int32_t d : state().running) {
+      Exec* q = state().queues[d].exchange(nullptr);
+      q->fence();
+      if (d != state().device) Traits::destroy_queue(*q);  // its stream is the plugin's
+      delete q;
+    }
     state().finalized = true;
     state().initialized = false;
     Kokkos::finalize();
   }
   static bool on_owner_thread() { return std::this_thread::get_id() == state().owner; }
-  static Exec& queue_of(void* queue) { return queue ? *static_cast<Exec*>(queue) : *state().default_queue; }
+  static bool device_running(int32_t device) {
+    return device >= 0 && device < kMaxDevices && state().queues[device].load() != nullptr;
+  }
+  // The given queue, or the device's default one (which must be running).
+  static Exec& queue_of(int32_t device, void* queue) {
+    if (queue) return *static_cast<Exec*>(queue);
+    Exec* q = device >= 0 && device < kMaxDevices ? state().queues[device].load() : nullptr;
+    if (!q)
+      throw std::runtime_error(vnn::detail::str_cat(Traits::name, ":", device,
+                                                    ": used before init_device (this device is not running)"));
+    return *q;
+  }
 
   // The ABI's name table (vnn/op_names.h); "op" for an unknown kind.
   static const char* op_name(int32_t kind) {
@@ -716,6 +802,7 @@ vnn_backend& table_storage() {
       .range_pop = tool_range_pop<Traits>(),
       .event_query = &B::event_query,
       .queue_wait_event = &B::queue_wait_event,
+      .copy_peer = has_multi_device<Traits>::value ? &B::copy_peer : nullptr,
   };
   return table;
 }

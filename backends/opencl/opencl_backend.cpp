@@ -75,6 +75,7 @@ const vnn_backend kTable = {
     .comm_broadcast = nullptr,
     .comm_allgather = nullptr,
     .comm_reduce_scatter = nullptr,
+    .copy_peer = nullptr,  // the core stages copies between two OpenCL devices
 };
 
 }  // namespace

@@ -733,6 +733,15 @@ typedef struct vnn_backend {
   /** Reduce-scatter: `in` holds world_size * count elements; `out` gets the reduction of piece `rank`. */
   vnn_status (*comm_reduce_scatter)(int32_t device, void* comm, const void* in, size_t in_offset, void* out,
                                     size_t out_offset, size_t count, int32_t dtype, int32_t reduce, void* queue);
+
+  /* Optional, appended: a copy between two devices of this plugin (the CUDA
+   * plugin on Kokkos >= 4.3: cudaMemcpyPeerAsync), enqueued on `queue` of
+   * src_device (NULL = its default queue); offsets in bytes. A core finding
+   * it NULL, or getting VNN_STATUS_UNSUPPORTED (no peer access between the
+   * two), stages the bytes through pinned host memory. */
+  /** Copies `bytes` from src_device's `src` + src_offset to dst_device's `dst` + dst_offset on src_device's `queue`; UNSUPPORTED: no direct path; optional. */
+  vnn_status (*copy_peer)(int32_t dst_device, void* dst, size_t dst_offset, int32_t src_device, const void* src,
+                          size_t src_offset, size_t bytes, void* queue);
 } vnn_backend;
 
 /** Most bytes of a communicator id from comm_unique_id. */

@@ -94,6 +94,20 @@ void transfer_bytes(const Tensor& dst, const Tensor& src, bool non_blocking) {
     if (async) record_pinned_use(dst, from, queue);
     return;
   }
+  // Two devices of one plugin with a direct path (CUDA peer access): one
+  // copy on the source's stream, after the destination's earlier users and
+  // before its next ones (the host waits for it, as for a staged copy).
+  if (from.backend == to.backend && VNN_BACKEND_HAS(from.backend, copy_peer)) {
+    to.synchronize();
+    void* queue = detail::current_queue(from);
+    vnn_status s = from.backend->copy_peer(to.plugin_index, dst.raw_data(), dst_off, from.plugin_index,
+                                           src.raw_data(), src_off, bytes, queue);
+    if (s != VNN_STATUS_UNSUPPORTED) {
+      from.check(s, "to (device to device copy)");
+      from.check(from.backend->queue_synchronize(from.plugin_index, queue), "to (device to device copy)");
+      return;
+    }
+  }
   // Two devices with memories of their own: stage through pinned host memory.
   Tensor staging = empty(src.sizes(), TensorOptions(Device("cpu", 0)).with(src.dtype())).pin_memory();
   transfer_bytes(staging, src, false);

@@ -145,6 +145,7 @@ const vnn_backend table = {
     .comm_broadcast = nullptr,
     .comm_allgather = nullptr,
     .comm_reduce_scatter = nullptr,
+    .copy_peer = nullptr,
 };
 
 }  // namespace

@@ -86,7 +86,10 @@ bool matmul_device_blas(const Exec& exec, const vnn_tensor_desc& out, const vnn_
   Scratch scratch_a, scratch_b;
   vnn_tensor_desc a = a_in, b = b_in;
   auto pack = [&](const vnn_tensor_desc& d, int64_t elems, Scratch& buf) {
-    buf = Scratch(Kokkos::ViewAllocateWithoutInitializing("vnn::gemm_pack"), size_t(elems) * dtype_bytes(d.dtype));
+    // On exec's device: with several GPUs (Kokkos >= 4.3) a plain
+    // allocation would land on Kokkos's first one.
+    buf = Scratch(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("vnn::gemm_pack")),
+                  size_t(elems) * dtype_bytes(d.dtype));
     vnn_tensor_desc packed = packed_desc(d, buf.data());
     if (!copy(exec, packed, d))
       throw std::runtime_error(vnn::detail::str_cat("matmul: packing a ", vnn::detail::abi_dtype(d.dtype),

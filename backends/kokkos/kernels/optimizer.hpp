@@ -352,7 +352,7 @@ bool unscale_check(const Exec& exec, const vnn_op& op) {
     // freeing device memory (cudaFree / hipFree under Kokkos) waits for the
     // device, as in matmul_device_blas.
     Kokkos::View<UnscaleChunk*, typename Exec::memory_space> table(
-        Kokkos::ViewAllocateWithoutInitializing("vnn::amp_unscale_table"), chunks.size());
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("vnn::amp_unscale_table")), chunks.size());
     Kokkos::deep_copy(exec, table, Host(chunks.data(), chunks.size()));
     unscale_launch(exec, table, n, inv, found);
   }
