@@ -179,6 +179,20 @@ void probe_once(Registry& r) {
   }
 }
 
+// At exit, wait for every ready device's default queues. A driver that
+// compiles or runs work in its own threads (PoCL builds a kernel's
+// work-group function at its first launch, inside LLVM) must not still be
+// doing so while the process's static destructors (LLVM's among them) run:
+// test_ops_conv[opencl] crashed 1 in ~4 exits that way. Registered after the
+// ICD loader and the driver are loaded, so it runs before their teardown.
+void drain_queues_at_exit() {
+  for (Device* d : registry().devices) {
+    if (!d->ready.load(std::memory_order_acquire)) continue;
+    clFinish(d->queue);
+    clFinish(d->host_queue);
+  }
+}
+
 Registry& probed() {
   Registry& r = registry();
   std::call_once(r.once, [&r] { probe_once(r); });
@@ -369,6 +383,8 @@ vnn_status init_device(int32_t device) {
   d->queue = q;
   d->host_queue = hq;
   d->ready.store(true, std::memory_order_release);
+  static const int drain_registered = std::atexit(drain_queues_at_exit);
+  (void)drain_registered;
   return VNN_STATUS_OK;
 }
 
