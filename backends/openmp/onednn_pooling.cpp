@@ -1,30 +1,34 @@
 // Max and average pooling (POOL2D / POOL2D_BACKWARD, docs/ops.md) through
 // oneDNN's pooling_v2 primitives, float32, with vnn's exact semantics:
 //
-//  - max forward: oneDNN writes the values and its workspace (per output,
+//  - max forward (with or without indices): oneDNN writes the values and its workspace (per output,
 //    the tap a * kw + b of the window holding the maximum); one pass over
 //    the outputs turns that into vnn's int64 plane index h * W + w. Both
 //    scan a window row by row and keep the first maximum (strict >), so
 //    ties pick the same element (tests/ops/pooling_onednn.cpp checks it).
 //    oneDNN starts from -FLT_MAX and never takes NaN, where vnn's rule is
 //    "NaN wins" and a window of -inf yields -inf at its first tap: an input
-//    holding any value not above -FLT_MAX (NaN, -inf, -FLT_MAX) is declined
-//    to vnn's kernel after one parallel scan (cheaper than the pooling).
-//  - max backward: the int64 indices become oneDNN's workspace again in one
-//    pass over the outputs; an index that names no tap of its own window
-//    (vnn's rule: it routes nothing) declines the op to vnn's kernel.
+//    holding any value not above -FLT_MAX (NaN, -inf, -FLT_MAX) is found by
+//    a scan in the same parallel region as the index pass, and the op is
+//    then declined: vnn's kernel rewrites its outputs.
+//  - max backward stays on vnn's kernel: oneDNN's would need its workspace
+//    back from the int64 indices (one validating pass over the outputs: an
+//    index outside its window routes nothing in vnn), and measured, that
+//    pass plus oneDNN's backward took 1.7x the CPU time of vnn's scatter
+//    kernel on the CNN's shapes (docs/benchmarks.md).
 //  - avg forward / backward: count_include_pad = 1 is oneDNN's
 //    avg_include_padding (divisor kh * kw: with vnn's floor output sizes
 //    every window ends inside the padded input, so vnn's clipped divisor is
 //    kh * kw too), 0 is avg_exclude_padding (the taps inside the input).
 //    divisor_override and dilated avg windows stay on vnn's kernel.
 //
-// Declined to vnn's kernels (pool_rule): float64 (oneDNN 2.6 has no f64
+// Declined to vnn's kernels (selected()): float64 (oneDNN 2.6 has no f64
 // pooling on CPU) and 16-bit storage, adaptive modes, non-contiguous
 // operands, output sizes other than the floor formula, a window without a
-// tap inside the input, reference implementations, and inputs below
-// kMinElems elements (measured: docs/benchmarks.md, "oneDNN pooling in the
-// CPU plugin"). VNN_ONEDNN_POOL=all takes every size (to measure the rule).
+// tap inside the input, oneDNN's reference implementations (e.g. dilated
+// max windows), and inputs below kMinElemsMax / kMinElemsAvg elements
+// (measured, below). VNN_ONEDNN_POOL=all takes every size, =off none (for
+// measuring the rule; conv2d and matmul keep theirs).
 #include <omp.h>
 
 #include <cfloat>
@@ -45,19 +49,28 @@ namespace {
 
 using dnnl::memory;
 
-// Input elements below which vnn's kernel (inline on the calling thread
-// under the Kokkos inline grain, one parallel region above) beats oneDNN's
-// primitive plus the scan / index passes (each a parallel region).
-constexpr int64_t kMinElems = int64_t(1) << 14;
-// Max backward searches the window's taps for each index: small kernels only.
-constexpr int64_t kMaxBackwardTaps = 25;
+// Input elements from which oneDNN runs the op (onednn_ops_bench (c), 2
+// threads, shared machine; docs/benchmarks.md "oneDNN pooling in the CPU
+// plugin"): below them vnn's kernel, inline on the calling thread under the
+// Kokkos inline grain (32768 elements), is as fast or faster than a oneDNN
+// primitive (a parallel region). Max forward: 2x2 / 2 with indices at
+// 8192 elements 17.5 us (vnn) against 16-21 (oneDNN), at 16384 35 against
+// 18-29. Avg (3x3 / 2, padded): oneDNN already wins at 4096 (forward 23.5
+// against 7-9 us, backward 450 against 7-15), ties at 1024.
+constexpr int64_t kMinElemsMax = int64_t(1) << 14;
+constexpr int64_t kMinElemsAvg = int64_t(1) << 12;
 
-bool force_all() {
-  static const bool all = [] {
+// VNN_ONEDNN_POOL=all: oneDNN at every size; =off: never (conv2d and
+// matmul keep theirs); unset: the rule. For measuring the rule.
+enum class Force { rule, all, off };
+Force force() {
+  static const Force f = [] {
     const char* v = std::getenv("VNN_ONEDNN_POOL");
-    return v && std::strcmp(v, "all") == 0;
+    if (v && std::strcmp(v, "all") == 0) return Force::all;
+    if (v && std::strcmp(v, "off") == 0) return Force::off;
+    return Force::rule;
   }();
-  return all;
+  return f;
 }
 
 bool dense4(const vnn_tensor_desc& d) {
@@ -98,8 +111,10 @@ bool selected(const vnn_op& op, const vnn_pool2d_params& g, Shapes* s) {
   s->big = fwd ? &op.inputs[0] : &op.outputs[0];
   s->small = fwd ? &op.outputs[0] : &op.inputs[0];
   if (is_max) {
-    if (fwd ? op.num_outputs >= 2 : op.num_inputs >= 2) s->idx = fwd ? &op.outputs[1] : &op.inputs[1];
-    if (!fwd && !s->idx) return false;
+    // Max backward stays on vnn's kernel (measured: turning the int64
+    // indices back into oneDNN's workspace costs more than oneDNN saves).
+    if (!fwd) return false;
+    if (op.num_outputs >= 2) s->idx = &op.outputs[1];
     if (s->idx && !index_desc(*s->idx, *s->small)) return false;
   } else if (g.divisor_override > 0 || g.dilation_h != 1 || g.dilation_w != 1) {
     return false;
@@ -109,7 +124,7 @@ bool selected(const vnn_op& op, const vnn_pool2d_params& g, Shapes* s) {
   if (b.sizes[0] != o.sizes[0] || b.sizes[1] != o.sizes[1]) return false;
   int64_t n;
   if (!checked::numel(b.sizes, 4, &n) || n == 0 || o.sizes[2] == 0 || o.sizes[3] == 0) return false;
-  if (n < kMinElems && !force_all()) return false;
+  if (n < (is_max ? kMinElemsMax : kMinElemsAvg) && force() != Force::all) return false;
   // vnn's floor output size (int64-safe: sizes and geometry came through the
   // descriptor check, and the products below are bounded by the input's).
   const int64_t H = b.sizes[2], W = b.sizes[3];
@@ -123,7 +138,6 @@ bool selected(const vnn_op& op, const vnn_pool2d_params& g, Shapes* s) {
   if (!every_window_has_a_tap(o.sizes[2], H, g.kernel_h, g.stride_h, g.pad_h, g.dilation_h) ||
       !every_window_has_a_tap(o.sizes[3], W, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w))
     return false;
-  if (is_max && !fwd && g.kernel_h * g.kernel_w > kMaxBackwardTaps) return false;
   return true;
 }
 
@@ -187,85 +201,57 @@ Entry build(const vnn_op& op, const vnn_pool2d_params& g, const Shapes& s) {
   return e;
 }
 
-// Every input value lies above -FLT_MAX (no NaN, no -inf, no -FLT_MAX):
-// then oneDNN's max, which starts from -FLT_MAX and skips NaN, agrees with
-// vnn's rule.
-bool above_lowest(const float* x, int64_t n) {
-  constexpr int64_t kChunk = 1 << 14;
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-  int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad)
-  for (int64_t c = 0; c < chunks; ++c) {
-    const int64_t lo = c * kChunk, hi = lo + kChunk < n ? lo + kChunk : n;
-    int local = 0;
-#pragma omp simd reduction(| : local)
-    for (int64_t i = lo; i < hi; ++i) local |= !(x[i] > -FLT_MAX);
-    bad |= local;
-  }
-  return bad == 0;
-}
-
-// The geometry of the index passes: per tap t = a * kw + b of a window,
-// the plane offset a * dh * W + b * dw and the tap's row / column offsets.
-struct Taps {
-  std::vector<int64_t> plane, row, col;
-};
-Taps taps_of(const vnn_pool2d_params& g, int64_t W) {
-  Taps t;
+// Per tap t = a * kw + b of a window, its plane offset a * dh * W + b * dw.
+std::vector<int64_t> tap_offsets(const vnn_pool2d_params& g, int64_t W) {
+  std::vector<int64_t> t;
   for (int64_t a = 0; a < g.kernel_h; ++a)
-    for (int64_t b = 0; b < g.kernel_w; ++b) {
-      t.row.push_back(a * g.dilation_h);
-      t.col.push_back(b * g.dilation_w);
-      t.plane.push_back(a * g.dilation_h * W + b * g.dilation_w);
-    }
+    for (int64_t b = 0; b < g.kernel_w; ++b) t.push_back(a * g.dilation_h * W + b * g.dilation_w);
   return t;
 }
 
-// Workspace (tap per output) -> vnn's int64 plane indices, any index strides.
+// After oneDNN's max forward, in one parallel region (each region costs a
+// wake-up and a barrier of the pool, which on a busy machine is what a
+// call costs): (1) whether every input value lies above -FLT_MAX (no NaN,
+// -inf, -FLT_MAX), the condition under which oneDNN's max, which starts
+// from -FLT_MAX and skips NaN, agrees with vnn's rule; (2) where there are
+// indices, oneDNN's workspace (tap per output) into vnn's int64 plane
+// indices, any index strides. False: the caller declines the op and vnn's
+// kernel rewrites every output. The geometry lives in locals: the int64
+// stores may alias the members of g, which would be reloaded after each.
 template <class WS>
-void ws_to_indices(const WS* ws, const vnn_tensor_desc& idx, const vnn_pool2d_params& g, int64_t W, const Taps& t) {
-  const int64_t C = idx.sizes[1], OH = idx.sizes[2], OW = idx.sizes[3], rows = idx.sizes[0] * C * OH;
-  const int64_t *st = idx.strides, sw = g.stride_w, pw = g.pad_w;
-  int64_t* base = static_cast<int64_t*>(idx.data) + idx.offset;
-  const int64_t* plane = t.plane.data();
-#pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t oh = r % OH, nc = r / OH, c = nc % C, n = nc / C;
-    const WS* w = ws + r * OW;
-    int64_t* out = base + n * st[0] + c * st[1] + oh * st[2];
-    const int64_t row0 = (oh * g.stride_h - g.pad_h) * W - pw;
-    for (int64_t ow = 0; ow < OW; ++ow) out[ow * st[3]] = row0 + ow * sw + plane[int64_t(w[ow])];
-  }
-}
-
-// vnn's int64 indices -> workspace; false when some index names no tap of
-// its own window that lies inside the input (vnn's kernel then routes
-// nothing for it, which oneDNN's workspace cannot say).
-template <class WS>
-bool indices_to_ws(const vnn_tensor_desc& idx, WS* ws, const vnn_pool2d_params& g, int64_t H, int64_t W,
-                   const Taps& t) {
-  const int64_t C = idx.sizes[1], OH = idx.sizes[2], OW = idx.sizes[3], rows = idx.sizes[0] * C * OH;
-  const int64_t* st = idx.strides;
-  const int64_t* base = static_cast<const int64_t*>(idx.data) + idx.offset;
-  const int64_t ntaps = int64_t(t.plane.size());
-  const int64_t *plane = t.plane.data(), *trow = t.row.data(), *tcol = t.col.data();
+bool check_and_index(const float* x, int64_t n, const WS* ws, const vnn_tensor_desc* idx, const vnn_pool2d_params& g,
+                     int64_t W, const std::vector<int64_t>& taps) {
+  constexpr int64_t kChunk = 1 << 14;
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  const int64_t C = idx ? idx->sizes[1] : 0, OH = idx ? idx->sizes[2] : 0, OW = idx ? idx->sizes[3] : 0;
+  const int64_t rows = idx ? idx->sizes[0] * C * OH : 0;
+  const int64_t s0 = idx ? idx->strides[0] : 0, s1 = idx ? idx->strides[1] : 0, s2 = idx ? idx->strides[2] : 0,
+                s3 = idx ? idx->strides[3] : 0;
+  const int64_t sh = g.stride_h, ph = g.pad_h, sw = g.stride_w, pw = g.pad_w;
+  int64_t* base = idx ? static_cast<int64_t*>(idx->data) + idx->offset : nullptr;
+  const int64_t* plane = taps.data();
   int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad)
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t oh = r % OH, nc = r / OH, c = nc % C, n = nc / C;
-    const int64_t* in = base + n * st[0] + c * st[1] + oh * st[2];
-    WS* w = ws + r * OW;
-    const int64_t hs = oh * g.stride_h - g.pad_h;
-    for (int64_t ow = 0; ow < OW; ++ow) {
-      const int64_t ws0 = ow * g.stride_w - g.pad_w, rel = in[ow * st[3]] - (hs * W + ws0);
-      int64_t hit = -1;
-      for (int64_t k = 0; k < ntaps && hit < 0; ++k)
-        if (plane[k] == rel) {
-          const int64_t h = hs + trow[k], x = ws0 + tcol[k];
-          if (h >= 0 && h < H && x >= 0 && x < W) hit = k;
-        }
-      bad |= hit < 0;
-      w[ow] = WS(hit < 0 ? 0 : hit);
+#pragma omp parallel reduction(| : bad)
+  {
+#pragma omp for schedule(static) nowait
+    for (int64_t c = 0; c < chunks; ++c) {
+      const int64_t lo = c * kChunk, hi = lo + kChunk < n ? lo + kChunk : n;
+      int local = 0;
+#pragma omp simd reduction(| : local)
+      for (int64_t i = lo; i < hi; ++i) local |= !(x[i] > -FLT_MAX);
+      bad |= local;
+    }
+#pragma omp for schedule(static) nowait
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t oh = r % OH, nc = r / OH, c = nc % C, b = nc / C;
+      const WS* w = ws + r * OW;
+      int64_t* out = base + b * s0 + c * s1 + oh * s2;
+      const int64_t row0 = (oh * sh - ph) * W - pw;
+      if (s3 == 1) {
+        for (int64_t ow = 0; ow < OW; ++ow) out[ow] = row0 + ow * sw + plane[int64_t(w[ow])];
+      } else {
+        for (int64_t ow = 0; ow < OW; ++ow) out[ow * s3] = row0 + ow * sw + plane[int64_t(w[ow])];
+      }
     }
   }
   return bad == 0;
@@ -286,14 +272,10 @@ constexpr size_t kMaxEntries = 256;  // a shape-changing workload must not grow 
 Outcome run_pool(const vnn_op& op) {
   vnn_pool2d_params g;
   Shapes s;
-  if (!switched_on() || !kernels::decode_pool2d(op, &g) || !selected(op, g, &s)) return Outcome::declined;
+  if (!switched_on() || force() == Force::off || !kernels::decode_pool2d(op, &g) || !selected(op, g, &s))
+    return Outcome::declined;
   const bool fwd = op.kind == VNN_OP_POOL2D, is_max = g.mode == VNN_POOL_MAX;
-  const int64_t H = s.big->sizes[2], W = s.big->sizes[3];
-  if (is_max && fwd) {
-    int64_t n;
-    checked::numel(s.big->sizes, 4, &n);
-    if (!above_lowest(static_cast<const float*>(element0(*s.big)), n)) return Outcome::declined;
-  }
+  const int64_t W = s.big->sizes[3];
   std::lock_guard<std::mutex> lock(cache().mutex);
   auto& entries = cache().entries;
   const std::string key = op_key(op, 0);
@@ -307,12 +289,7 @@ Outcome run_pool(const vnn_op& op) {
   char* base = arena(e.bytes);
   void* ws = base + e.ws_offset;
   const bool u8 = e.ws.data_type() == memory::data_type::u8;
-  const Taps taps = is_max && s.idx ? taps_of(g, W) : Taps();
-  if (is_max && !fwd) {
-    const bool ok = u8 ? indices_to_ws(*s.idx, static_cast<uint8_t*>(ws), g, H, W, taps)
-                       : indices_to_ws(*s.idx, static_cast<int32_t*>(ws), g, H, W, taps);
-    if (!ok) return Outcome::declined;
-  }
+  const std::vector<int64_t> taps = is_max && s.idx ? tap_offsets(g, W) : std::vector<int64_t>();
   dnnl::engine& eng = engine();
   dnnl::stream& strm = stream();
   memory big(e.big, eng, element0(*s.big)), small(e.small, eng, element0(*s.small));
@@ -322,9 +299,13 @@ Outcome run_pool(const vnn_op& op) {
   if (e.ws.get_size() > 0) args.emplace(DNNL_ARG_WORKSPACE, memory(e.ws, eng, ws));
   e.prim.execute(strm, args);
   strm.wait();
-  if (is_max && fwd && s.idx) {
-    if (u8) ws_to_indices(static_cast<const uint8_t*>(ws), *s.idx, g, W, taps);
-    else ws_to_indices(static_cast<const int32_t*>(ws), *s.idx, g, W, taps);
+  if (is_max) {  // forward: the backward is vnn's (selected())
+    int64_t n = 0;
+    checked::numel(s.big->sizes, 4, &n);
+    const float* x = static_cast<const float*>(element0(*s.big));
+    const bool ok = u8 ? check_and_index(x, n, static_cast<const uint8_t*>(ws), s.idx, g, W, taps)
+                       : check_and_index(x, n, static_cast<const int32_t*>(ws), s.idx, g, W, taps);
+    if (!ok) return Outcome::declined;  // NaN / -inf in the input: vnn's kernel redoes the op
   }
   return Outcome::taken;
 }

@@ -8,7 +8,7 @@
 // (NaN / -inf, indices outside their window, divisor_override, strided
 // operands) are checked for vnn's semantics and for the path taken. The
 // profiler must name max_pool2d[onednn] & co. exactly where the rule takes
-// the op. ctest runs this program twice on the CPU: as built, and with
+// the op (max backward: never, it stays on vnn's kernel). ctest runs this program twice on the CPU: as built, and with
 // VNN_ONEDNN=0 (vnn's kernels on every case, the same expectations).
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -26,18 +26,22 @@ namespace {
 
 struct Case {
   int64_t N, C, H, W, kh, kw, sh, sw, ph, pw, d;
-  bool large;  // at least the rule's 2^14 input elements
 };
 
 const std::vector<Case> kCases = {
-    {4, 16, 28, 28, 2, 2, 2, 2, 0, 0, 1, true},   // the CNN's pooling
-    {8, 16, 15, 17, 3, 3, 2, 2, 1, 1, 1, true},   // padded, stride != kernel, odd sizes
-    {2, 32, 20, 19, 3, 2, 1, 2, 1, 0, 1, true},   // non-square kernel and stride, overlapping rows
-    {4, 8, 31, 30, 4, 4, 3, 3, 2, 2, 1, true},    // 4x4 padding 2 stride 3
-    {2, 16, 24, 24, 2, 2, 2, 2, 0, 0, 2, true},   // dilated (max only)
-    {1, 2, 9, 8, 2, 2, 2, 2, 0, 0, 1, false},     // below the rule
-    {2, 3, 7, 7, 3, 3, 2, 2, 1, 1, 1, false},     // below, padded
+    {4, 16, 28, 28, 2, 2, 2, 2, 0, 0, 1},  // the CNN's pooling
+    {8, 16, 15, 17, 3, 3, 2, 2, 1, 1, 1},  // padded, stride != kernel, odd sizes
+    {2, 32, 20, 19, 3, 2, 1, 2, 1, 0, 1},  // non-square kernel and stride, overlapping rows
+    {4, 8, 31, 30, 4, 4, 3, 3, 2, 2, 1},   // 4x4 padding 2 stride 3
+    {2, 16, 24, 24, 2, 2, 2, 2, 0, 0, 2},  // dilated (max only)
+    {2, 8, 16, 16, 3, 3, 2, 2, 1, 1, 1},   // 4096 elements: avg's side of the rule, not max's
+    {1, 2, 9, 8, 2, 2, 2, 2, 0, 0, 1},     // below both
+    {2, 3, 7, 7, 3, 3, 2, 2, 1, 1, 1},     // below both, padded
 };
+
+// The CPU plugin's size rule (onednn_pooling.cpp): input elements from
+// which oneDNN takes max (2^14) and avg (2^12) pooling.
+bool large(const Case& c, bool is_max) { return c.N * c.C * c.H * c.W >= (is_max ? 1 << 14 : 1 << 12); }
 
 std::string label(const Case& c) {
   return "N" + std::to_string(c.N) + " C" + std::to_string(c.C) + " " + std::to_string(c.H) + "x" +
@@ -160,17 +164,16 @@ TEST_CASE("max_pool2d on both sides of the oneDNN rule: values, indices with tie
         const auto gxv = gx.to_vector<double>();
         REQUIRE(gxv.size() == want.gx.size());
         for (size_t i = 0; i < gxv.size(); ++i) REQUIRE(gxv[i] == Approx(want.gx[i]).margin(1e-6));
-        // The path: oneDNN for float32 above the rule's size, both passes
-        // (the dilated case may get only oneDNN's reference kernel, which
-        // the plugin declines: no expectation there).
+        // The path: oneDNN's forward for float32 above the rule's size (the
+        // dilated case may get only oneDNN's reference kernel, which the
+        // plugin declines: no expectation there).
         const Paths f = paths(prof, "max_pool2d"), b = paths(prof, "max_pool2d_backward");
         CHECK(f.plain + f.onednn == 1);
         CHECK(b.plain + b.onednn == 1);
-        if (c.d == 1 || !(onednn && t == kFloat32 && c.large)) {
-          const int expect = onednn && t == kFloat32 && c.large ? 1 : 0;
-          CHECK(f.onednn == expect);
-          CHECK(b.onednn == expect);
-        }
+        // Max backward is always vnn's scatter kernel (the rule's comment).
+        CHECK(b.onednn == 0);
+        if (c.d == 1 || !(onednn && t == kFloat32 && large(c, true)))
+          CHECK(f.onednn == (onednn && t == kFloat32 && large(c, true) ? 1 : 0));
       }
 }
 
@@ -198,7 +201,7 @@ TEST_CASE("avg_pool2d on both sides of the oneDNN rule, count_include_pad on and
         REQUIRE(gxv.size() == wgx.size());
         for (size_t i = 0; i < yv.size(); ++i) REQUIRE(yv[i] == Approx(wy[i]).margin(1e-5));
         for (size_t i = 0; i < gxv.size(); ++i) REQUIRE(gxv[i] == Approx(wgx[i]).margin(1e-5));
-        const int expect = onednn && t == kFloat32 && c.large ? 1 : 0;
+        const int expect = onednn && t == kFloat32 && large(c, false) ? 1 : 0;
         CHECK(paths(prof, "avg_pool2d").onednn == expect);
         CHECK(paths(prof, "avg_pool2d_backward").onednn == expect);
         CHECK(paths(prof, "avg_pool2d").plain == 1 - expect);
@@ -212,7 +215,8 @@ TEST_CASE("avg_pool2d on both sides of the oneDNN rule, count_include_pad on and
 // divisor_override, a strided input.
 TEST_CASE("pooling inputs oneDNN cannot express exactly stay on vnn's kernels") {
   Device dev = device_under_test();
-  const Case c{4, 16, 16, 16, 3, 3, 2, 2, 1, 1, 1, true};
+  const Case c{4, 16, 16, 16, 3, 3, 2, 2, 1, 1, 1};
+  REQUIRE(large(c, true));
   const Shape xs{c.N, c.C, c.H, c.W};
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   for (int special : {0, 1, 2}) {  // NaN, -inf, a plane of -inf (windows whose maximum is -inf)
@@ -257,7 +261,7 @@ TEST_CASE("pooling inputs oneDNN cannot express exactly stay on vnn's kernels") 
     prof.stop();
     const auto gxv = gx.to_vector<double>();
     for (size_t i = 0; i < gxv.size(); ++i) REQUIRE(gxv[i] == Approx(want[i]).margin(1e-6));
-    CHECK(paths(prof, "max_pool2d_backward").onednn == 0);
+    CHECK(paths(prof, "max_pool2d_backward").onednn == 0);  // never oneDNN's
   }
   {  // divisor_override, and an NHWC-strided input: vnn's kernels, same values as the plain rule
     INFO("divisor_override / strided input on " << dev);
