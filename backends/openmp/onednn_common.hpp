@@ -43,6 +43,9 @@ std::string sgemm_describe();
 // oneDNN error (the caller then runs OpenBLAS).
 bool sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+// Where oneDNN's scratch memory comes from: the core's caching allocator
+// once the core handed it over (NULL: the plugin's own per-thread arena).
+void set_core_allocator(const vnn_core_allocator* allocator);
 // The op kinds run() may take (HostOps::wants).
 bool wants(int32_t kind);
 // Runs a conv or pooling op through oneDNN on the calling thread (the queue

@@ -5,9 +5,9 @@
 // around it, is the selection rule's call (conv_rule below).
 //
 // Primitives are cached by kind, shapes, strides and geometry; the
-// scratchpad (user mode) and the blocked temporaries come from one
-// grow-only arena per thread (onednn_runtime.cpp), so a step allocates
-// nothing once warm.
+// scratchpad (user mode) and the blocked temporaries come from the core's
+// caching allocator (onednn_runtime.hpp's Scratch: counted in memory_stats;
+// a warm step reuses cached blocks, no system allocation).
 //
 // Threads: Debian's oneDNN 2.6 is built with DNNL_CPU_RUNTIME=OMP and links
 // libgomp (ldd libdnnl.so.2), the runtime Kokkos OpenMP and OpenBLAS's
@@ -190,7 +190,7 @@ struct Arg {
   memory::desc user, inner;
   bool reorder = false;
   dnnl::reorder re;
-  size_t offset = 0;  // of the inner buffer in the arena
+  size_t offset = 0;  // of the inner buffer in the scratch block
 };
 
 struct Entry {
@@ -198,11 +198,11 @@ struct Entry {
   dnnl::primitive prim;
   std::vector<Arg> args;
   memory::desc scratch;
-  size_t bytes = 0;  // arena bytes: scratchpad, then the inner buffers
+  size_t bytes = 0;  // scratch bytes: scratchpad, then the inner buffers
 };
 
 // Fills e from a primitive descriptor: each argument's inner layout and
-// reorder, the arena plan. Declines (usable stays false) a reference
+// reorder, the scratch plan. Declines (usable stays false) a reference
 // implementation: the core's IM2COL + GEMM path is faster than oneDNN's
 // ref kernels.
 template <class Prim, class PD>
@@ -292,7 +292,8 @@ constexpr size_t kMaxEntries = 512;  // a shape-changing workload must not grow 
 void execute(const vnn_op& op, const Entry& e) {
   dnnl::engine& eng = engine();
   dnnl::stream& strm = stream();
-  char* base = arena(e.bytes);
+  Scratch scratch(e.bytes);  // held until the stream wait below
+  char* base = scratch.get();
   std::unordered_map<int, memory> args;
   args.reserve(e.args.size() + 1);
   std::vector<std::pair<const Arg*, memory>> outs;  // inner buffers to reorder back

@@ -145,7 +145,7 @@ struct Entry {
   bool usable = false;  // false: oneDNN offered only a reference kernel (remembered)
   dnnl::primitive prim;
   memory::desc big, small, ws, scratch;
-  size_t ws_offset = 0, bytes = 0;  // arena plan: scratchpad, then the workspace
+  size_t ws_offset = 0, bytes = 0;  // scratch plan: scratchpad, then the workspace
 };
 
 Entry build(const vnn_op& op, const vnn_pool2d_params& g, const Shapes& s) {
@@ -186,7 +186,7 @@ Entry build(const vnn_op& op, const vnn_pool2d_params& g, const Shapes& s) {
     }
     if (impl.rfind("ref", 0) == 0) return Entry();  // vnn's kernel is faster than oneDNN's reference one
     if (is_max && s.idx) {
-      // The index passes read the workspace as one u8 / s32 per output in [N, C, OH, OW] order.
+      // The index pass reads the workspace as one u8 / s32 per output in [N, C, OH, OW] order.
       const auto wt = e.ws.data_type();
       if ((wt != memory::data_type::u8 && wt != memory::data_type::s32) ||
           e.ws != memory::desc(e.small.dims(), wt, memory::format_tag::nchw))
@@ -286,7 +286,8 @@ Outcome run_pool(const vnn_op& op) {
   }
   const Entry& e = it->second;
   if (!e.usable) return Outcome::declined;
-  char* base = arena(e.bytes);
+  Scratch scratch(e.bytes);  // held until the index pass below is done
+  char* base = scratch.get();
   void* ws = base + e.ws_offset;
   const bool u8 = e.ws.data_type() == memory::data_type::u8;
   const std::vector<int64_t> taps = is_max && s.idx ? tap_offsets(g, W) : std::vector<int64_t>();

@@ -2,6 +2,8 @@
 // and the dispatch from HostOps to them (onednn_common.hpp).
 #include "openmp/onednn_runtime.hpp"
 
+#include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -58,9 +60,33 @@ bool switched_on() {
 dnnl::engine& engine() { return runtime().eng; }
 dnnl::stream& stream() { return runtime().strm; }
 
-char* arena(size_t bytes) {
+namespace {
+std::atomic<const vnn_core_allocator*> core_allocator{nullptr};
+}  // namespace
+
+void set_core_allocator(const vnn_core_allocator* a) {
+  // A table too short for alloc / free (a future core shrinking it would be
+  // a bug) is not used.
+  const bool usable = a && a->struct_size >= offsetof(vnn_core_allocator, free) + sizeof(a->free) && a->alloc &&
+                      a->free;
+  core_allocator.store(usable ? a : nullptr, std::memory_order_release);
+}
+
+Scratch::Scratch(size_t bytes) : bytes_(bytes) {
+  if (bytes == 0) return;  // nothing to hold (oneDNN then gets a null pointer for empty descriptors)
+  core_ = core_allocator.load(std::memory_order_acquire);
+  if (core_) {
+    // The CPU plugin's block handles are host pointers (plugin.hpp's alloc).
+    base_ = static_cast<char*>(core_->alloc(core_->ctx, bytes));
+    if (!base_) throw std::bad_alloc();
+    return;
+  }
   thread_local Arena a;
-  return a.get(bytes);
+  base_ = a.get(bytes);
+}
+
+Scratch::~Scratch() {
+  if (core_ && base_) core_->free(core_->ctx, base_, bytes_);
 }
 
 std::string op_key(const vnn_op& op, int64_t tag) {

@@ -112,6 +112,9 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
 #endif
 
 #ifdef VNN_CPU_HAVE_ONEDNN
+  // oneDNN's scratchpads and temporaries from the core's caching allocator.
+  static void set_core_allocator(const vnn_core_allocator* a) { onednn::set_core_allocator(a); }
+
   // conv2d and pooling (float32) through oneDNN where their selection rules
   // take them (onednn_conv.cpp, onednn_pooling.cpp); everything else stays
   // on the kernels above.
