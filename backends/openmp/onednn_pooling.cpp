@@ -1,7 +1,8 @@
 // Max and average pooling (POOL2D / POOL2D_BACKWARD, docs/ops.md) through
 // oneDNN's pooling_v2 primitives, float32, with vnn's exact semantics:
 //
-//  - max forward (with or without indices): oneDNN writes the values and its workspace (per output,
+//  - max forward (with or without indices; only under VNN_ONEDNN_POOL=all,
+//    see the rule below): oneDNN writes the values and its workspace (per output,
 //    the tap a * kw + b of the window holding the maximum); one pass over
 //    the outputs turns that into vnn's int64 plane index h * W + w. Both
 //    scan a window row by row and keep the first maximum (strict >), so
@@ -26,9 +27,10 @@
 // pooling on CPU) and 16-bit storage, adaptive modes, non-contiguous
 // operands, output sizes other than the floor formula, a window without a
 // tap inside the input, oneDNN's reference implementations (e.g. dilated
-// max windows), and inputs below kMinElemsMax / kMinElemsAvg elements
-// (measured, below). VNN_ONEDNN_POOL=all takes every size, =off none (for
-// measuring the rule; conv2d and matmul keep theirs).
+// max windows), avg inputs below kMinElemsAvg elements and, by default, max
+// forward (measured, below). VNN_ONEDNN_POOL=all takes every size and max
+// forward, =off none (for measuring the rule; conv2d and matmul keep
+// theirs); ctest runs the pooling tests under =all too.
 #include <omp.h>
 
 #include <cfloat>
@@ -49,15 +51,17 @@ namespace {
 
 using dnnl::memory;
 
-// Input elements from which oneDNN runs the op (onednn_ops_bench (c), 2
-// threads, shared machine; docs/benchmarks.md "oneDNN pooling in the CPU
-// plugin"): below them vnn's kernel, inline on the calling thread under the
-// Kokkos inline grain (32768 elements), is as fast or faster than a oneDNN
-// primitive (a parallel region). Max forward: 2x2 / 2 with indices at
-// 8192 elements 17.5 us (vnn) against 16-21 (oneDNN), at 16384 35 against
-// 18-29. Avg (3x3 / 2, padded): oneDNN already wins at 4096 (forward 23.5
-// against 7-9 us, backward 450 against 7-15), ties at 1024.
-constexpr int64_t kMinElemsMax = int64_t(1) << 14;
+// Avg pooling runs through oneDNN from kMinElemsAvg input elements
+// (onednn_ops_bench (c), 2 threads, shared machine; docs/benchmarks.md
+// "oneDNN pooling in the CPU plugin"): below that vnn's kernel, inline on
+// the calling thread under the Kokkos inline grain, is as fast; at 4096
+// elements (3x3 / 2, padded) oneDNN's forward took 7-9 us against 23.5 and
+// its backward 7-15 against 450; they tie at 1024.
+// Max forward runs through oneDNN only under VNN_ONEDNN_POOL=all: alone it
+// took 0.65-0.8x vnn's CPU time on one thread, but in the CNN training step
+// at 2 threads (train_bench, same binary, VNN_ONEDNN_POOL=off against on)
+// the step ran at 311 against 229 and 466 against 230 samples/s, with the
+// extra time spinning in libgomp: a loss, so not the default.
 constexpr int64_t kMinElemsAvg = int64_t(1) << 12;
 
 // VNN_ONEDNN_POOL=all: oneDNN at every size; =off: never (conv2d and
@@ -124,7 +128,7 @@ bool selected(const vnn_op& op, const vnn_pool2d_params& g, Shapes* s) {
   if (b.sizes[0] != o.sizes[0] || b.sizes[1] != o.sizes[1]) return false;
   int64_t n;
   if (!checked::numel(b.sizes, 4, &n) || n == 0 || o.sizes[2] == 0 || o.sizes[3] == 0) return false;
-  if (n < (is_max ? kMinElemsMax : kMinElemsAvg) && force() != Force::all) return false;
+  if (force() != Force::all && (is_max || n < kMinElemsAvg)) return false;
   // vnn's floor output size (int64-safe: sizes and geometry came through the
   // descriptor check, and the products below are bounded by the input's).
   const int64_t H = b.sizes[2], W = b.sizes[3];
