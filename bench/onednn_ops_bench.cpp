@@ -3,12 +3,16 @@
 //  (a) max / avg pooling 2x2 forward (training) and backward on the CNN's
 //      shapes: vnn's Kokkos pooling (vnn::max_pool2d_with_indices and
 //      *_backward) against oneDNN's pooling primitives on plain NCHW.
+//  (c) vnn's own pooling API over a range of sizes (2x2 / 2 max with
+//      indices and its backward, 3x3 / 2 padded avg and its backward):
+//      run it with VNN_ONEDNN_POOL=off, =all and unset in alternation to
+//      find and check the plugin's size rule (onednn_pooling.cpp).
 //  (b) conv2d followed by ReLU on the quick start's layers: vnn's conv2d
 //      (oneDNN inside the plugin) and its separate relu, against oneDNN's
 //      convolution with and without an eltwise_relu post-op (what a fused
 //      conv2d_relu would save is the relu pass minus the post-op's cost).
 // Times are per call, median of 5 batches; CPU time is the process's.
-//   onednn_ops_bench [--inner N]
+//   onednn_ops_bench [--inner N] [--only-pool-sizes]
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
@@ -119,6 +123,27 @@ void pooling(Dnnl& k, int inner) {
     }
 }
 
+void pool_sizes(int inner) {
+  const char* env = std::getenv("VNN_ONEDNN_POOL");
+  std::printf("\n## (c) vnn pooling API, VNN_ONEDNN_POOL=%s, us per call (wall / CPU)\n\n", env ? env : "(unset)");
+  std::printf("| input | elements | max fwd | max bwd | avg 3x3/2 p1 fwd | avg bwd |\n|---|---|---|---|---|---|\n");
+  const std::vector<vnn::Shape> shapes = {{1, 4, 16, 16},  {1, 16, 16, 16}, {2, 16, 16, 16}, {4, 16, 16, 16},
+                                          {8, 16, 16, 16}, {16, 16, 16, 16}, {64, 32, 28, 28}, {64, 64, 14, 14}};
+  for (const vnn::Shape& s : shapes) {
+    vnn::Tensor x = vnn::randn(s), y, idx, gx, ya, gxa;
+    std::tie(y, idx) = vnn::max_pool2d_with_indices(x, 2);
+    vnn::Tensor gy = vnn::randn(y.sizes()), gya = vnn::randn(vnn::avg_pool2d(x, 3, 2, 1).sizes());
+    const Timing mf = per_call(inner, [&] { std::tie(y, idx) = vnn::max_pool2d_with_indices(x, 2); });
+    const Timing mb = per_call(inner, [&] { gx = vnn::max_pool2d_backward(gy, x, idx, 2); });
+    const Timing af = per_call(inner, [&] { ya = vnn::avg_pool2d(x, 3, 2, 1); });
+    const Timing ab = per_call(inner, [&] { gxa = vnn::avg_pool2d_backward(gya, x, 3, 2, 1); });
+    std::printf("| %s | %lld | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f |\n", s.str().c_str(),
+                (long long)s.numel(), mf.wall * 1e6, mf.cpu * 1e6, mb.wall * 1e6, mb.cpu * 1e6, af.wall * 1e6,
+                af.cpu * 1e6, ab.wall * 1e6, ab.cpu * 1e6);
+    std::fflush(stdout);
+  }
+}
+
 void conv_relu(Dnnl& k, int inner) {
   std::printf("\n## (b) conv2d 3x3 padding 1 + bias, then ReLU, float32, us per call\n\n");
   std::printf("CPU time per call (wall in brackets); oneDNN's conv here is plain NCHW, x64:gemm:jit with or without\n"
@@ -170,10 +195,12 @@ void conv_relu(Dnnl& k, int inner) {
 
 int main(int argc, char** argv) {
   int inner = 20;
+  bool only_sizes = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--inner") && i + 1 < argc) inner = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--only-pool-sizes")) only_sizes = true;
     else {
-      std::fprintf(stderr, "usage: %s [--inner N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--inner N] [--only-pool-sizes]\n", argv[0]);
       return 2;
     }
   }
@@ -182,8 +209,11 @@ int main(int argc, char** argv) {
     Dnnl k;
     std::printf("# onednn_ops_bench: vnn %s on cpu:0 vs oneDNN %d.%d called directly\n", VNN_VERSION_STRING,
                 dnnl_version()->major, dnnl_version()->minor);
-    pooling(k, inner);
-    conv_relu(k, inner);
+    if (!only_sizes) {
+      pooling(k, inner);
+      conv_relu(k, inner);
+    }
+    pool_sizes(inner);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "onednn_ops_bench: %s\n", e.what());
     return 1;

@@ -26,6 +26,9 @@
 //             to the Kokkos kernels (or VNN_STATUS_UNSUPPORTED)
 //   optional: struct DeviceBlas { supports(dtype); gemm(...); } for MATMUL
 //             on the device queue (cuBLAS; see matmul_device_blas)
+//   optional: static void set_core_allocator(const vnn_core_allocator*) for
+//             the ABI's set_core_allocator (the core's caching allocator
+//             for a host library's temporaries; one device per host plugin)
 //   optional: struct Comm { unique_id, create, destroy, allreduce, broadcast,
 //             allgather, reduce_scatter } for the ABI's comm_* entries
 //             (NCCL; backends/cuda/nccl_comm.hpp)
@@ -188,6 +191,20 @@ struct has_multi_device<Traits, std::void_t<decltype(&Traits::admit), decltype(&
 // Traits::admit alone: a plugin that only words its one-device rule.
 template <class Traits, class = void> struct has_admit : std::false_type {};
 template <class Traits> struct has_admit<Traits, std::void_t<decltype(&Traits::admit)>> : std::true_type {};
+// Traits::set_core_allocator(const vnn_core_allocator*), where a plugin's
+// host library takes its temporaries from the core (oneDNN in the CPU plugin).
+template <class Traits, class = void> struct has_core_allocator : std::false_type {};
+template <class Traits>
+struct has_core_allocator<Traits, std::void_t<decltype(&Traits::set_core_allocator)>> : std::true_type {};
+template <class Traits>
+void core_allocator_entry(int32_t, const vnn_core_allocator* a) {
+  Traits::set_core_allocator(a);  // one device per host plugin
+}
+template <class Traits>
+constexpr void (*core_allocator_fn())(int32_t, const vnn_core_allocator*) {
+  if constexpr (has_core_allocator<Traits>::value) return &core_allocator_entry<Traits>;
+  else return nullptr;
+}
 
 // Traits::Comm: collectives of the vendor's communication library.
 template <class Traits, class = void> struct has_comm : std::false_type {};
@@ -803,6 +820,7 @@ vnn_backend& table_storage() {
       .event_query = &B::event_query,
       .queue_wait_event = &B::queue_wait_event,
       .copy_peer = has_multi_device<Traits>::value ? &B::copy_peer : nullptr,
+      .set_core_allocator = core_allocator_fn<Traits>(),
   };
   return table;
 }

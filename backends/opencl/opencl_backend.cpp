@@ -76,6 +76,7 @@ const vnn_backend kTable = {
     .comm_allgather = nullptr,
     .comm_reduce_scatter = nullptr,
     .copy_peer = nullptr,  // the core stages copies between two OpenCL devices
+    .set_core_allocator = nullptr,  // no host library that takes temporaries
 };
 
 }  // namespace

@@ -5,8 +5,9 @@
 // around it, is the selection rule's call (conv_rule below).
 //
 // Primitives are cached by kind, shapes, strides and geometry; the
-// scratchpad (user mode) and the blocked temporaries come from one
-// grow-only arena per thread, so a step allocates nothing once warm.
+// scratchpad (user mode) and the blocked temporaries come from the core's
+// caching allocator (onednn_runtime.hpp's Scratch: counted in memory_stats;
+// a warm step reuses cached blocks, no system allocation).
 //
 // Threads: Debian's oneDNN 2.6 is built with DNNL_CPU_RUNTIME=OMP and links
 // libgomp (ldd libdnnl.so.2), the runtime Kokkos OpenMP and OpenBLAS's
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "openmp/onednn_common.hpp"
+#include "openmp/onednn_runtime.hpp"
 #include "vnn/checked_size.h"
 
 namespace vnn::openmp_backend::onednn {
@@ -33,52 +35,6 @@ namespace {
 
 using dnnl::memory;
 using dims = memory::dims;
-
-bool switched_on() {
-  static const bool on = [] {
-    const char* v = std::getenv("VNN_ONEDNN");
-    return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0 || std::strcmp(v, "false") == 0));
-  }();
-  return on;
-}
-
-struct Runtime {
-  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
-  dnnl::stream strm{eng};
-};
-Runtime& runtime() {
-  static Runtime* r = new Runtime();  // never destroyed: ops may run from atexit paths
-  return *r;
-}
-
-// Grow-only, 64-byte aligned scratch memory for the thread that runs
-// oneDNN: the primitives' scratchpads and the blocked-layout temporaries.
-class Arena {
- public:
-  Arena() = default;
-  Arena(const Arena&) = delete;
-  Arena& operator=(const Arena&) = delete;
-  ~Arena() { std::free(base_); }
-  char* get(size_t bytes) {
-    if (bytes > cap_) {
-      size_t want = (bytes + 4095) & ~size_t(4095);
-      void* p = std::aligned_alloc(64, want);
-      if (!p) throw std::bad_alloc();
-      std::free(base_);
-      base_ = static_cast<char*>(p);
-      cap_ = want;
-    }
-    return base_;
-  }
-
- private:
-  char* base_ = nullptr;
-  size_t cap_ = 0;
-};
-Arena& arena() {
-  thread_local Arena a;
-  return a;
-}
 
 struct Geom {
   int64_t N, C, H, W, O, Cg, kh, kw, sh, sw, ph, pw, dh, dw, groups, OH, OW;
@@ -234,7 +190,7 @@ struct Arg {
   memory::desc user, inner;
   bool reorder = false;
   dnnl::reorder re;
-  size_t offset = 0;  // of the inner buffer in the arena
+  size_t offset = 0;  // of the inner buffer in the scratch block
 };
 
 struct Entry {
@@ -242,13 +198,11 @@ struct Entry {
   dnnl::primitive prim;
   std::vector<Arg> args;
   memory::desc scratch;
-  size_t bytes = 0;  // arena bytes: scratchpad, then the inner buffers
+  size_t bytes = 0;  // scratch bytes: scratchpad, then the inner buffers
 };
 
-size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
-
 // Fills e from a primitive descriptor: each argument's inner layout and
-// reorder, the arena plan. Declines (usable stays false) a reference
+// reorder, the scratch plan. Declines (usable stays false) a reference
 // implementation: the core's IM2COL + GEMM path is faster than oneDNN's
 // ref kernels.
 template <class Prim, class PD>
@@ -256,7 +210,7 @@ void finish(Entry* e, const PD& pd, std::vector<Arg> args) {
   if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return;
   e->scratch = pd.scratchpad_desc();
   size_t off = align64(e->scratch.get_size());
-  auto& eng = runtime().eng;
+  auto& eng = engine();
   for (Arg& a : args) {
     a.inner = pd.query_md(dnnl::query::exec_arg_md, a.id);
     a.reorder = a.inner != a.user;
@@ -275,7 +229,7 @@ void finish(Entry* e, const PD& pd, std::vector<Arg> args) {
 
 Entry build(const vnn_op& op, const Operands& o, const Geom& g, Layout layout) {
   Entry e;
-  auto& eng = runtime().eng;
+  auto& eng = engine();
   const memory::desc img = user_md(*o.img), wei = weight_md(*o.wei, g.groups), out = user_md(*o.out);
   const bool blocked = layout == Layout::blocked;
   const memory::desc img_p = blocked ? any_like(img) : img, wei_p = blocked ? any_like(wei) : wei,
@@ -335,43 +289,29 @@ Cache& cache() {
 }
 constexpr size_t kMaxEntries = 512;  // a shape-changing workload must not grow it forever
 
-std::string key_of(const vnn_op& op, Layout layout) {
-  std::vector<int64_t> k{op.kind, int64_t(layout), op.num_inputs, op.num_outputs};
-  auto add = [&](const vnn_tensor_desc& d) {
-    k.push_back(d.dtype);
-    k.push_back(d.ndim);
-    k.insert(k.end(), d.sizes, d.sizes + d.ndim);
-    k.insert(k.end(), d.strides, d.strides + d.ndim);
-  };
-  for (int i = 0; i < op.num_inputs; ++i) add(op.inputs[i]);
-  for (int i = 0; i < op.num_outputs; ++i) add(op.outputs[i]);
-  k.insert(k.end(), op.ints, op.ints + op.num_ints);
-  return std::string(reinterpret_cast<const char*>(k.data()), k.size() * sizeof(int64_t));
-}
-
-void* element0(const vnn_tensor_desc& d) { return static_cast<float*>(d.data) + d.offset; }
-
 void execute(const vnn_op& op, const Entry& e) {
-  auto& rt = runtime();
-  char* base = arena().get(e.bytes);
+  dnnl::engine& eng = engine();
+  dnnl::stream& strm = stream();
+  Scratch scratch(e.bytes);  // held until the stream wait below
+  char* base = scratch.get();
   std::unordered_map<int, memory> args;
   args.reserve(e.args.size() + 1);
   std::vector<std::pair<const Arg*, memory>> outs;  // inner buffers to reorder back
   for (const Arg& a : e.args) {
-    memory user(a.user, rt.eng, element0(a.input ? op.inputs[a.index] : op.outputs[a.index]));
+    memory user(a.user, eng, element0(a.input ? op.inputs[a.index] : op.outputs[a.index]));
     if (!a.reorder) {
       args.emplace(a.id, user);
       continue;
     }
-    memory inner(a.inner, rt.eng, base + a.offset);
-    if (a.input) a.re.execute(rt.strm, user, inner);
+    memory inner(a.inner, eng, base + a.offset);
+    if (a.input) a.re.execute(strm, user, inner);
     else outs.emplace_back(&a, user);
     args.emplace(a.id, inner);
   }
-  args.emplace(DNNL_ARG_SCRATCHPAD, memory(e.scratch, rt.eng, base));
-  e.prim.execute(rt.strm, args);
-  for (auto& [a, user] : outs) a->re.execute(rt.strm, args.at(a->id), user);
-  rt.strm.wait();
+  args.emplace(DNNL_ARG_SCRATCHPAD, memory(e.scratch, eng, base));
+  e.prim.execute(strm, args);
+  for (auto& [a, user] : outs) a->re.execute(strm, args.at(a->id), user);
+  strm.wait();
 }
 
 }  // namespace
@@ -396,7 +336,7 @@ std::string describe() {
          " (jit isa " + isa + ")";
 }
 
-Outcome run(const vnn_op& op, std::string* why) {
+Outcome run_conv(const vnn_op& op, std::string* why) {
   if (op.kind != VNN_OP_CONV2D && op.kind != VNN_OP_CONV2D_BACKWARD_DATA && op.kind != VNN_OP_CONV2D_BACKWARD_WEIGHT)
     return Outcome::declined;
   Operands o;
@@ -408,7 +348,7 @@ Outcome run(const vnn_op& op, std::string* why) {
       if (d->sizes[i] == 0) return Outcome::declined;  // nothing to compute, or a zero gradient: the core's path
   const Layout layout = conv_rule(op.kind, g);
   if (layout == Layout::none) return Outcome::declined;
-  const std::string key = key_of(op, layout);
+  const std::string key = op_key(op, int64_t(layout));
   std::lock_guard<std::mutex> lock(cache().mutex);
   auto& entries = cache().entries;
   auto it = entries.find(key);

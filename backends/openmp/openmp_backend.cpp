@@ -112,13 +112,15 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
 #endif
 
 #ifdef VNN_CPU_HAVE_ONEDNN
-  // conv2d (float32) through oneDNN where its selection rule takes it
-  // (onednn_conv.cpp); everything else stays on the kernels above.
+  // oneDNN's scratchpads and temporaries from the core's caching allocator.
+  static void set_core_allocator(const vnn_core_allocator* a) { onednn::set_core_allocator(a); }
+
+  // conv2d and pooling (float32) through oneDNN where their selection rules
+  // take them (onednn_conv.cpp, onednn_pooling.cpp); everything else stays
+  // on the kernels above.
   struct HostOps {
     static constexpr const char* name = "onednn";
-    static bool wants(int32_t kind) {
-      return kind == VNN_OP_CONV2D || kind == VNN_OP_CONV2D_BACKWARD_DATA || kind == VNN_OP_CONV2D_BACKWARD_WEIGHT;
-    }
+    static bool wants(int32_t kind) { return onednn::wants(kind); }
     static kokkos_backend::HostOutcome run(const vnn_op& op, std::string* why) {
       switch (onednn::run(op, why)) {
         case onednn::Outcome::taken: return kokkos_backend::HostOutcome::taken;

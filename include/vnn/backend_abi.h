@@ -591,6 +591,23 @@ typedef struct vnn_op {
   void* queue;                  /* NULL = the device's default queue */
 } vnn_op;
 
+/* Allocation callbacks into the core's caching allocator, which the core
+ * hands a plugin (set_core_allocator below) for the temporary memory a
+ * host library of the plugin asks for (oneDNN's scratchpads in the CPU
+ * plugin; docs/onednn-scratchpad.md). Blocks come from, and go back to, the
+ * device's cache: memory_stats counts them, empty_cache returns them. */
+/** The core's caching allocator as a plugin sees it (set_core_allocator). */
+typedef struct vnn_core_allocator {
+  /** sizeof(vnn_core_allocator) the core was built with. */
+  size_t struct_size;
+  /** The core's context; passed back to alloc and free. */
+  void* ctx;
+  /** A block of at least `bytes` (a handle the plugin's own alloc returned) from the device's cache; NULL when the device is out of memory after the cache was emptied. Never throws; thread-safe; may call the plugin's alloc. */
+  void* (*alloc)(void* ctx, size_t bytes);
+  /** Gives a block from alloc back to the cache, with the same `bytes`, once no work queued on the device still uses it. */
+  void (*free)(void* ctx, void* block, size_t bytes);
+} vnn_core_allocator;
+
 /** The table a plugin's entry point returns: identity, then function pointers (later fields optional by struct_size). */
 typedef struct vnn_backend {
   /** VNN_BACKEND_ABI_VERSION the plugin was built with. */
@@ -742,6 +759,12 @@ typedef struct vnn_backend {
   /** Copies `bytes` from src_device's `src` + src_offset to dst_device's `dst` + dst_offset on src_device's `queue`; UNSUPPORTED: no direct path; optional. */
   vnn_status (*copy_peer)(int32_t dst_device, void* dst, size_t dst_offset, int32_t src_device, const void* src,
                           size_t src_offset, size_t bytes, void* queue);
+  /* Optional, appended: the core's allocator for the plugin's temporaries.
+   * The core calls it once per device after init_device; the table stays
+   * valid for the process. NULL turns it off again (the plugin then uses
+   * memory of its own). A plugin without the entry never gets it. */
+  /** Hands the plugin the core's caching allocator of `device` (NULL: none) for its temporaries; optional. */
+  void (*set_core_allocator)(int32_t device, const vnn_core_allocator* allocator);
 } vnn_backend;
 
 /** Most bytes of a communicator id from comm_unique_id. */

@@ -199,10 +199,39 @@ void for_each_initialized(void (*fn)(DeviceContext&)) {
   for (auto& c : registry().contexts) fn(c);
 }
 
+namespace {
+
+// vnn_core_allocator's callbacks: the device's CachingAllocator, with its
+// failures (OutOfMemory after emptying the cache, or anything else) as NULL,
+// never an exception across the C boundary.
+void* core_alloc(void* ctx, size_t bytes) noexcept {
+  try {
+    size_t rounded = 0;
+    return static_cast<DeviceContext*>(ctx)->allocator.allocate(bytes, &rounded);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void core_free(void* ctx, void* block, size_t bytes) noexcept {
+  try {
+    static_cast<DeviceContext*>(ctx)->allocator.release(block, CachingAllocator::round_size(bytes));
+  } catch (...) {
+    // release only takes a lock and updates maps; nothing to report here
+  }
+}
+
+}  // namespace
+
 void DeviceContext::initialize() {
   std::lock_guard<std::mutex> lock(init_mutex_);
   if (initialized_.load(std::memory_order_relaxed)) return;
   if (backend->init_device) check(backend->init_device(plugin_index), "init_device");
+  // Older plugins lack the entry (VNN_BACKEND_HAS): they keep their own memory.
+  if (VNN_BACKEND_HAS(backend, set_core_allocator)) {
+    core_allocator_ = vnn_core_allocator{sizeof(vnn_core_allocator), this, &core_alloc, &core_free};
+    backend->set_core_allocator(plugin_index, &core_allocator_);
+  }
   initialized_.store(true, std::memory_order_release);
 }
 

@@ -50,6 +50,8 @@ struct DeviceContext {
 
  private:
   void initialize();
+  // What set_core_allocator hands the plugin: `allocator` behind C callbacks.
+  vnn_core_allocator core_allocator_{};
   std::atomic<bool> initialized_{false};
   std::mutex init_mutex_;
 };

@@ -146,6 +146,7 @@ const vnn_backend table = {
     .comm_allgather = nullptr,
     .comm_reduce_scatter = nullptr,
     .copy_peer = nullptr,
+    .set_core_allocator = nullptr,
 };
 
 }  // namespace
