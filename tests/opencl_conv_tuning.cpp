@@ -22,18 +22,9 @@
 #include <string>
 
 #include "vnn/vnn.h"
+#include "support/exit_check.hpp"
 
 namespace {
-
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "FAILED %s:%d: %s\n  ", __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                                       \
-      std::fprintf(stderr, "\n");                                              \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 vnn::Tensor values(const vnn::Shape& s, uint32_t seed) {
   std::vector<float> v(size_t(s.numel()));

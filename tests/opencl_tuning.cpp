@@ -22,18 +22,9 @@
 #include <vector>
 
 #include "vnn/backend_abi.h"
+#include "support/exit_check.hpp"
 
 namespace {
-
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "FAILED %s:%d: %s\n  ", __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                                       \
-      std::fprintf(stderr, "\n");                                              \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 vnn_tensor_desc matrix(void* h, int64_t rows, int64_t cols, bool transposed) {
   vnn_tensor_desc d{};

@@ -279,15 +279,10 @@ Entry build(const vnn_op& op, const Operands& o, const Geom& g, Layout layout) {
 }
 
 // The cache: key = kind, layout, and every size, stride and int of the op.
-struct Cache {
-  std::mutex mutex;
-  std::unordered_map<std::string, Entry> entries;
-};
-Cache& cache() {
-  static Cache* c = new Cache();
+PrimitiveCache<Entry, 512>& cache() {
+  static auto* c = new PrimitiveCache<Entry, 512>();
   return *c;
 }
-constexpr size_t kMaxEntries = 512;  // a shape-changing workload must not grow it forever
 
 void execute(const vnn_op& op, const Entry& e) {
   dnnl::engine& eng = engine();
@@ -349,15 +344,10 @@ Outcome run_conv(const vnn_op& op, std::string* why) {
   const Layout layout = conv_rule(op.kind, g);
   if (layout == Layout::none) return Outcome::declined;
   const std::string key = op_key(op, int64_t(layout));
-  std::lock_guard<std::mutex> lock(cache().mutex);
-  auto& entries = cache().entries;
-  auto it = entries.find(key);
-  if (it == entries.end()) {
-    if (entries.size() >= kMaxEntries) entries.clear();
-    it = entries.emplace(key, build(op, o, g, layout)).first;
-  }
-  if (!it->second.usable) return Outcome::declined;
-  execute(op, it->second);
+  std::lock_guard<std::mutex> lock(cache().mutex());
+  const Entry& e = cache().get(key, [&] { return build(op, o, g, layout); });
+  if (!e.usable) return Outcome::declined;
+  execute(op, e);
   return Outcome::taken;
 }
 

@@ -261,15 +261,10 @@ bool check_and_index(const float* x, int64_t n, const WS* ws, const vnn_tensor_d
   return bad == 0;
 }
 
-struct Cache {
-  std::mutex mutex;
-  std::unordered_map<std::string, Entry> entries;
-};
-Cache& cache() {
-  static Cache* c = new Cache();
+PrimitiveCache<Entry, 256>& cache() {
+  static auto* c = new PrimitiveCache<Entry, 256>();
   return *c;
 }
-constexpr size_t kMaxEntries = 256;  // a shape-changing workload must not grow it forever
 
 }  // namespace
 
@@ -280,15 +275,8 @@ Outcome run_pool(const vnn_op& op) {
     return Outcome::declined;
   const bool fwd = op.kind == VNN_OP_POOL2D, is_max = g.mode == VNN_POOL_MAX;
   const int64_t W = s.big->sizes[3];
-  std::lock_guard<std::mutex> lock(cache().mutex);
-  auto& entries = cache().entries;
-  const std::string key = op_key(op, 0);
-  auto it = entries.find(key);
-  if (it == entries.end()) {
-    if (entries.size() >= kMaxEntries) entries.clear();
-    it = entries.emplace(key, build(op, g, s)).first;
-  }
-  const Entry& e = it->second;
+  std::lock_guard<std::mutex> lock(cache().mutex());
+  const Entry& e = cache().get(op_key(op, 0), [&] { return build(op, g, s); });
   if (!e.usable) return Outcome::declined;
   Scratch scratch(e.bytes);  // held until the index pass below is done
   char* base = scratch.get();

@@ -8,7 +8,9 @@
 #include <cstddef>
 #include <new>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "vnn/backend_abi.h"
 
@@ -48,6 +50,28 @@ inline size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
 // A primitive-cache key: tag, the op's kind, every operand's dtype, sizes
 // and strides, and its ints.
 std::string op_key(const vnn_op& op, int64_t tag);
+
+// Built primitives by op_key, bounded: a shape-changing workload must not
+// grow it forever, so a full cache starts again. The caller holds mutex()
+// while it looks up and while it runs the entry.
+template <class Entry, size_t MaxEntries>
+class PrimitiveCache {
+ public:
+  std::mutex& mutex() { return mutex_; }
+  template <class Build>
+  const Entry& get(const std::string& key, Build&& build) {
+    auto it = entries_.find(key);
+    if (it == entries_.end()) {
+      if (entries_.size() >= MaxEntries) entries_.clear();
+      it = entries_.emplace(key, build()).first;
+    }
+    return it->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::string, Entry> entries_;
+};
 
 // The first element of an operand.
 inline void* element0(const vnn_tensor_desc& d) { return static_cast<float*>(d.data) + d.offset; }
