@@ -43,7 +43,7 @@ double max_diff(const Tensor& a, const Tensor& b) {
 }
 
 std::vector<float> values(int64_t n, float scale) {
-  std::vector<float> v(size_t(n));
+  std::vector<float> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[size_t(i)] = scale * float((i * 37) % 101) / 101.f;
   return v;
 }
