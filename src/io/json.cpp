@@ -14,27 +14,9 @@ void Reader::fail(const std::string& what) const {
   VNN_THROW(FormatError, source_, ": invalid JSON header at byte ", p_ - begin_, ": ", what);
 }
 
-bool Reader::at_end() {
-  while (p_ != end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
-  return p_ == end_;
-}
-
-char Reader::peek() {
-  if (at_end()) fail("unexpected end of header");
-  return *p_;
-}
-
-bool Reader::consume(char c) {
-  if (at_end() || *p_ != c) return false;
-  ++p_;
-  return true;
-}
-
-void Reader::expect(char c, const char* what) {
-  if (!consume(c)) {
-    if (p_ == end_) fail(std::string("unexpected end of header, expected ") + what);
-    fail(std::string("expected ") + what);
-  }
+void Reader::fail_expected(const char* what) const {
+  if (p_ == end_) fail(std::string("unexpected end of header, expected ") + what);
+  fail(std::string("expected ") + what);
 }
 
 void Reader::word(const char* w) {
@@ -131,6 +113,23 @@ void Reader::utf8_sequence(std::string& out) {
   p_ += n + 1;
 }
 
+std::string_view Reader::key(std::string& scratch) {
+  if (peek() != '"') fail("expected a string");
+  const char* run = p_ + 1;
+  const char* q = run;
+  while (q != end_) {
+    unsigned char c = static_cast<unsigned char>(*q);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+    ++q;
+  }
+  if (q != end_ && *q == '"') {  // plain ASCII: a view of the input
+    p_ = q + 1;
+    return std::string_view(run, size_t(q - run));
+  }
+  string(scratch);
+  return scratch;
+}
+
 void Reader::string(std::string& out) {
   out.clear();
   if (peek() != '"') fail("expected a string");
@@ -225,9 +224,9 @@ Value tree(Reader& r, int depth) {
   if (c == '{') {
     v.type = Value::Type::object;
     std::unordered_set<std::string> keys;  // duplicate check, linear overall
-    r.object([&](const std::string& key) {
-      if (!keys.insert(key).second) r.fail("duplicate key \"" + key + "\"");
-      v.members.emplace_back(key, tree(r, depth + 1));
+    r.object([&](std::string_view key) {
+      if (!keys.emplace(key).second) r.fail("duplicate key \"" + std::string(key) + "\"");
+      v.members.emplace_back(std::string(key), tree(r, depth + 1));
     });
   } else if (c == '[') {
     v.type = Value::Type::array;

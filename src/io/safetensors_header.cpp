@@ -21,7 +21,7 @@ namespace vnn::io {
 namespace {
 // s == lit without strlen (keys are compared once per entry).
 template <size_t N>
-bool is(const std::string& s, const char (&lit)[N]) {
+bool is(std::string_view s, const char (&lit)[N]) {
   return s.size() == N - 1 && std::memcmp(s.data(), lit, N - 1) == 0;
 }
 
@@ -64,7 +64,8 @@ uint64_t uint_value(json::Reader& r, const std::string& source, const Where& whe
 void read_metadata(json::Reader& r, Metadata& out, const std::string& source) {
   if (r.peek() != '{') bad(source, "__metadata__ must be an object of strings");
   std::string value;
-  r.object([&](const std::string& key) {
+  r.object([&](std::string_view k) {
+    const std::string key(k);
     if (r.peek() != '"') bad(source, "__metadata__[\"" + key + "\"] is not a string");
     r.string(value);
     if (out.size() == kMaxMetadataEntries)
@@ -73,17 +74,16 @@ void read_metadata(json::Reader& r, Metadata& out, const std::string& source) {
   });
 }
 
-// Reads one entry; takes the name (moved, not copied: it may be as long as
-// the header).
-TensorEntry read_entry(json::Reader& r, std::string& name, uint64_t data_size, const std::string& source) {
+// Reads one entry named `name` (copied once, into the entry).
+TensorEntry read_entry(json::Reader& r, std::string_view name, uint64_t data_size, const std::string& source) {
   TensorEntry e;
-  e.name = std::move(name);
+  e.name.assign(name.data(), name.size());
   const Where where{e.name};
   if (e.name.empty()) bad(source, "a tensor has an empty name");
   if (e.name.find('\0') != std::string::npos) bad(source, where + "the name contains a NUL character");
   if (r.peek() != '{') bad(source, where + "entry is not an object");
   bool has_dtype = false, has_shape = false, has_offsets = false;
-  r.object([&](const std::string& key) {
+  r.object([&](std::string_view key) {
     if (is(key, "dtype")) {
       if (has_dtype) bad(source, where + "duplicate key \"dtype\"");
       has_dtype = true;
@@ -110,7 +110,7 @@ TensorEntry read_entry(json::Reader& r, std::string& name, uint64_t data_size, c
       });
       if (count != 2) bad(source, where + "\"data_offsets\" must be an array [begin, end]");
     } else {
-      bad(source, where + "unknown key \"" + key + "\" (an entry holds dtype, shape and data_offsets)");
+      bad(source, where + "unknown key \"" + std::string(key) + "\" (an entry holds dtype, shape and data_offsets)");
     }
   });
   if (!has_dtype) bad(source, where + "missing string \"dtype\"");
@@ -140,13 +140,27 @@ TensorEntry read_entry(json::Reader& r, std::string& name, uint64_t data_size, c
 // bits) slots, 8 bytes each at load <= 1/2, no copies of the names; names
 // are compared only when the stored hash bits agree, so probing seldom
 // touches the (large) entry array.
+//
+// For 2M names the table is 32 MB, past any cache, and each insert missed
+// on its slot: that was a tenth of a 100 MB header's parse. The hashes are
+// computed kAhead entries early and their slots prefetched, so the misses
+// overlap instead of queueing.
 void check_unique_names(const std::vector<TensorEntry>& t, const std::string& source) {
   size_t cap = 16;
   while (cap < 2 * t.size()) cap *= 2;
   std::vector<std::pair<uint32_t, uint32_t>> slot(cap, {UINT32_MAX, 0});
   std::hash<std::string> hash;
-  for (uint32_t i = 0; i < uint32_t(t.size()); ++i) {
-    const size_t h = hash(t[i].name);
+  constexpr uint32_t kAhead = 16;  // a power of two: the ring index is a mask
+  size_t ahead[kAhead];
+  const uint32_t n = uint32_t(t.size());
+  auto hash_and_prefetch = [&](uint32_t k) {
+    ahead[k & (kAhead - 1)] = hash(t[k].name);
+    __builtin_prefetch(&slot[ahead[k & (kAhead - 1)] & (cap - 1)]);
+  };
+  for (uint32_t k = 0; k < std::min(n, kAhead); ++k) hash_and_prefetch(k);
+  for (uint32_t i = 0; i < n; ++i) {
+    const size_t h = ahead[i & (kAhead - 1)];
+    if (i + kAhead < n) hash_and_prefetch(i + kAhead);
     const uint32_t tag = uint32_t(h >> 32) ^ uint32_t(h);
     size_t j = h & (cap - 1);
     while (slot[j].first != UINT32_MAX) {
@@ -212,7 +226,7 @@ Header parse_header(const uint8_t* data, size_t size, uint64_t file_size, const 
   // briefly hold 3x the entries); pages never written cost no memory.
   h.tensors.reserve(size_t(n / kMinEntryBytes + 1));
   bool have_metadata = false;
-  r.object([&](std::string& name) {
+  r.object([&](std::string_view name) {
     if (is(name, "__metadata__")) {
       if (have_metadata) bad(source, "duplicate key \"__metadata__\"");
       have_metadata = true;
