@@ -33,9 +33,8 @@ bool enabled();
 // "onednn=not built": one line for the device's properties.
 std::string describe();
 // float32 GEMM through oneDNN's dnnl_sgemm instead of OpenBLAS: the rule
-// of onednn_matmul.cpp (large GEMMs while OpenBLAS runs a core without the
-// CPU's AVX-512, e.g. under OPENBLAS_CORETYPE=Haswell). Plugins built with
-// OpenBLAS only.
+// of onednn_matmul.cpp (large GEMMs where oneDNN's JIT has AVX-512).
+// Plugins built with OpenBLAS only.
 bool sgemm_selected(int64_t m, int64_t n, int64_t k);
 // "matmul_onednn=yes (OpenBLAS core Haswell, ...)" for the device's properties.
 std::string sgemm_describe();

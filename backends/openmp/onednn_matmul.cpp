@@ -1,12 +1,18 @@
 // float32 matmul through oneDNN's sgemm where it beats OpenBLAS (built only
-// with both). The rule, from tensor_bench (a) in one run with both
-// libraries called directly (docs/benchmarks.md, "oneDNN"):
-//  - OpenBLAS running a core without AVX-512 on a CPU that has it (what
-//    OPENBLAS_CORETYPE=Haswell does on these AVX-512 machines): oneDNN
-//    for GEMMs of at least kMinWork = 512^3 multiply-adds (n = 2048: 32.2
-//    against 24.7 GFLOP/s); below that the two were within the noise.
-//  - OpenBLAS on its widest core (OPENBLAS_CORETYPE unset here): OpenBLAS
-//    everywhere (n = 2048: 29.1 against 28.7 GFLOP/s, a tie).
+// with both). The rule, from tensor_bench (a) with both libraries called
+// directly in the same run (docs/benchmarks.md, "oneDNN" and "sgemm"):
+//  - oneDNN's JIT has AVX-512 (this day's Xeons): oneDNN for GEMMs of at
+//    least kMinWork = 512^3 multiply-adds, whichever core OpenBLAS runs.
+//    - OpenBLAS on a core without AVX-512 (OPENBLAS_CORETYPE=Haswell on
+//      these machines): n = 2048, 32.2 against 24.7 GFLOP/s.
+//    - OpenBLAS on its AVX-512 core (SkylakeX, CORETYPE unset): idle
+//      machine, n = 1024 249.5 against 229.1, n = 2048 219.7 against 174.0;
+//      a loaded one gave a tie (28.7 against 29.1). oneDNN never lost by
+//      more than the noise, OpenBLAS did (0.94x of the best at n = 1024).
+//    Below 512^3 the two were within the noise; OpenBLAS stays (its
+//    small-GEMM path has less set-up per call).
+//  - No AVX-512 in oneDNN's JIT (AVX2 CPUs): OpenBLAS everywhere, not
+//    measured against oneDNN on such a CPU.
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -50,11 +56,12 @@ const Decision& decision() {
                              isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
     if (!enabled()) {
       r.why = "no (oneDNN off)";
-    } else if (dnnl_avx512 && !avx512_core_name(core)) {
+    } else if (dnnl_avx512) {
       r.on = true;
-      r.why = "yes, m*n*k >= 512^3 (OpenBLAS core " + core + " lacks the CPU's AVX-512)";
+      r.why = "yes, m*n*k >= 512^3 (oneDNN JIT AVX-512; OpenBLAS core " + core +
+              (avx512_core_name(core) ? ", AVX-512)" : ", without the CPU's AVX-512)");
     } else {
-      r.why = "no (OpenBLAS core " + core + ")";
+      r.why = "no (oneDNN's JIT has no AVX-512; OpenBLAS core " + core + ")";
     }
     return r;
   }();

@@ -163,17 +163,12 @@ TEST_CASE("conv2d whole-pass ops refuse malformed requests from the C ABI, never
     blocks.push_back(r.data);
     return r;
   };
-  vnn_tensor_desc in[2] = {desc({4, 16, 14, 14}), desc({12, 16, 3, 3})}, out = desc({4, 12, 14, 14});
-  int64_t ints[9] = {3, 3, 1, 1, 1, 1, 1, 1, 1};
-  vnn_op op{};
-  op.struct_size = sizeof(vnn_op);
-  op.kind = VNN_OP_CONV2D;
-  op.num_inputs = 2;
-  op.num_outputs = 1;
-  op.num_ints = 9;
-  op.inputs = in;
-  op.outputs = &out;
-  op.ints = ints;
+  vnn::test::Conv2dRequest req;
+  req.in[0] = desc({4, 16, 14, 14}), req.in[1] = desc({12, 16, 3, 3}), req.out = desc({4, 12, 14, 14});
+  vnn_op& op = req.op;
+  vnn_tensor_desc* in = req.in;
+  vnn_tensor_desc& out = req.out;
+  int64_t* ints = req.ints;
   vnn_status s = b->run(dev, &op);
   // A backend without whole-pass convolution answers UNSUPPORTED; the CPU
   // plugin with oneDNN runs it.

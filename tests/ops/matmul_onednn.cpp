@@ -1,6 +1,6 @@
 // float32 matmul where the CPU plugin may route it to oneDNN's sgemm
-// (backends/openmp/onednn_matmul.cpp: large GEMMs while OpenBLAS runs a
-// core without the CPU's AVX-512): results against float64 on the same
+// (backends/openmp/onednn_matmul.cpp: large GEMMs where oneDNN's JIT has
+// AVX-512): results against float64 on the same
 // device, transposed operands included, and the profiler names the path the
 // device's properties announce (matmul_onednn=yes...), on either side of the
 // size rule. OPENBLAS_CORETYPE is left as the machine sets it.

@@ -110,7 +110,7 @@ TEST_CASE("set_core_allocator: blocks returned with their size, NULL is out of m
   const bool expect_use = plugin == "openmp" && onednn_on(d);
   Tensor x = randn(kX).to(d), w = randn(kW).to(d);
   Tensor y = zeros(kY, d);
-  vnn_tensor_desc in[2]{}, out{};
+  vnn::test::Conv2dRequest req;
   auto fill = [](vnn_tensor_desc* r, const Tensor& t) {
     r->dtype = VNN_FLOAT32;
     r->ndim = int32_t(t.dim());
@@ -118,17 +118,8 @@ TEST_CASE("set_core_allocator: blocks returned with their size, NULL is out of m
     r->offset = t.storage_offset();
     for (int i = 0; i < r->ndim; ++i) r->sizes[i] = t.size(i), r->strides[i] = t.stride(i);
   };
-  fill(&in[0], x), fill(&in[1], w), fill(&out, y);
-  int64_t ints[9] = {3, 3, 1, 1, 1, 1, 1, 1, 1};
-  vnn_op op{};
-  op.struct_size = sizeof(vnn_op);
-  op.kind = VNN_OP_CONV2D;
-  op.num_inputs = 2;
-  op.num_outputs = 1;
-  op.num_ints = 9;
-  op.inputs = in;
-  op.outputs = &out;
-  op.ints = ints;
+  fill(&req.in[0], x), fill(&req.in[1], w), fill(&req.out, y);
+  vnn_op& op = req.op;
 
   Counting c;
   vnn_core_allocator mine{sizeof(vnn_core_allocator), &c, &counting_alloc, &counting_free};

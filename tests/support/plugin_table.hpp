@@ -25,4 +25,25 @@ inline const vnn_backend* plugin_table(std::string* plugin_name) {
   return nullptr;
 }
 
+// A VNN_OP_CONV2D request over caller-owned descriptors and geometry:
+// 3x3 kernel, stride 1, padding 1, dilation 1, groups 1 by default (the
+// ints a core-side conv2d sends: kh, kw, sh, sw, ph, pw, dh, dw, groups).
+struct Conv2dRequest {
+  vnn_tensor_desc in[2]{}, out{};
+  int64_t ints[9] = {3, 3, 1, 1, 1, 1, 1, 1, 1};
+  vnn_op op{};
+  Conv2dRequest() {
+    op.struct_size = sizeof(vnn_op);
+    op.kind = VNN_OP_CONV2D;
+    op.num_inputs = 2;
+    op.num_outputs = 1;
+    op.num_ints = 9;
+    op.inputs = in;
+    op.outputs = &out;
+    op.ints = ints;
+  }
+  Conv2dRequest(const Conv2dRequest&) = delete;  // op points into this object
+  Conv2dRequest& operator=(const Conv2dRequest&) = delete;
+};
+
 }  // namespace vnn::test
