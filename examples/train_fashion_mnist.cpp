@@ -89,7 +89,7 @@ vnn::nn::Sequential make_model(const std::string& kind) {
   if (kind == "mlp")
     return Sequential(Flatten(), Linear(784, 256), ReLU(), Linear(256, 128), ReLU(), Linear(128, 10));
   // BatchNorm after each pooling: the statistics and the scaling run on a
-  // quarter of the conv output (docs/benchmarks.md, "The main example").
+  // quarter of the conv output (docs/benchmarks/cpu-training.md, "The main example").
   return Sequential(Conv2d(Conv2dOptions(1, 32, 3).padding(1)), ReLU(), MaxPool2d(2), BatchNorm2d(32),
                     Conv2d(Conv2dOptions(32, 64, 3).padding(1)), ReLU(), MaxPool2d(2), BatchNorm2d(64),
                     Flatten(), Linear(64 * 7 * 7, 128), ReLU(), Linear(128, 10));

@@ -16,7 +16,7 @@
 // thread's libgomp team: one pool. Seen with OMP_DISPLAY_ENV=true and
 // /proc/self/task during a CNN training step: one OpenMP environment
 // block, and as many threads as OMP_NUM_THREADS plus the process's own
-// helpers (docs/benchmarks.md, "oneDNN").
+// helpers (docs/benchmarks/cpu-training.md, "oneDNN").
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdlib>
@@ -124,7 +124,7 @@ bool geometry(const vnn_op& op, const Operands& o, Geom* g, std::string* why) {
 
 enum class Layout { none, plain, blocked };
 
-// The selection rule (measured: docs/benchmarks.md, "oneDNN"), float32:
+// The selection rule (measured: docs/benchmarks/cpu-training.md, "oneDNN"), float32:
 //  - oneDNN for every conv2d whose MACs reach kMinMacs; below that the
 //    IM2COL + GEMM path, run inline on the calling thread without opening
 //    a parallel region, is cheaper than a oneDNN call (each primitive and

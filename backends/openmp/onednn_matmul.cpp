@@ -1,6 +1,6 @@
 // float32 matmul through oneDNN's sgemm where it beats OpenBLAS (built only
 // with both). The rule, from tensor_bench (a) with both libraries called
-// directly in the same run (docs/benchmarks.md, "oneDNN" and "sgemm"):
+// directly in the same run (docs/benchmarks/cpu-training.md, "oneDNN", and docs/benchmarks.md):
 //  - oneDNN's JIT has AVX-512 (this day's Xeons): oneDNN for GEMMs of at
 //    least kMinWork = 512^3 multiply-adds, whichever core OpenBLAS runs.
 //    - OpenBLAS on a core without AVX-512 (OPENBLAS_CORETYPE=Haswell on

@@ -16,7 +16,7 @@
 //    back from the int64 indices (one validating pass over the outputs: an
 //    index outside its window routes nothing in vnn), and measured, that
 //    pass plus oneDNN's backward took 1.7x the CPU time of vnn's scatter
-//    kernel on the CNN's shapes (docs/benchmarks.md).
+//    kernel on the CNN's shapes (docs/benchmarks/cpu-training.md).
 //  - avg forward / backward: count_include_pad = 1 is oneDNN's
 //    avg_include_padding (divisor kh * kw: with vnn's floor output sizes
 //    every window ends inside the padded input, so vnn's clipped divisor is
@@ -52,7 +52,7 @@ namespace {
 using dnnl::memory;
 
 // Avg pooling runs through oneDNN from kMinElemsAvg input elements
-// (onednn_ops_bench (c), 2 threads, shared machine; docs/benchmarks.md
+// (onednn_ops_bench (c), 2 threads, shared machine; docs/benchmarks/cpu-training.md
 // "oneDNN pooling in the CPU plugin"): below that vnn's kernel, inline on
 // the calling thread under the Kokkos inline grain, is as fast; at 4096
 // elements (3x3 / 2, padded) oneDNN's forward took 7-9 us against 23.5 and
