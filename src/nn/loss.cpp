@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "amp/autocast.hpp"
+#include "tensor/tensor_impl.hpp"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
 #include "vnn/indexing.h"
@@ -75,7 +76,15 @@ Tensor nll_loss(const Tensor& logp_in, const Tensor& target_in, const CrossEntro
   const int64_t n = target.numel();
   int64_t lo = 0, hi = 0, ignored = -1;  // ignored: how many targets equal ignore_index (-1: not counted)
   Tensor valid, safe;
-  if (n > 0 && n <= kHostCheckedTargets) {
+  // Bounds known on the host (targets that came from host memory, or were
+  // picked from such a tensor) answer the check without a blocking read
+  // when no target can equal ignore_index.
+  int64_t known_lo = 0, known_hi = 0;
+  const bool known = n > 0 && detail::known_range(target_in, &known_lo, &known_hi) && known_lo >= 0 &&
+                     known_hi < classes && (opt.ignore_index < known_lo || opt.ignore_index > known_hi);
+  if (known) {
+    ignored = 0, lo = known_lo, hi = known_hi;
+  } else if (n > 0 && n <= kHostCheckedTargets) {
     std::vector<int64_t> v = target.to_vector<int64_t>();
     ignored = 0;
     lo = INT64_MAX, hi = INT64_MIN;

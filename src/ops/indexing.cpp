@@ -30,6 +30,10 @@ Tensor checked_index(const Tensor& index, const Tensor& data, const char* op, in
   detail::check_same_device(data, index, op, "index");
   Tensor idx = index.to(kInt64);
   if (idx.numel() == 0) return idx;
+  // Bounds known on the host (indices that came from host memory) spare
+  // the blocking read below; outside them, the read finds the culprit.
+  int64_t known_lo = 0, known_hi = 0;
+  if (detail::known_range(index, &known_lo, &known_hi) && known_lo >= 0 && known_hi < bound) return idx;
   std::vector<int64_t> v = idx.to_vector<int64_t>();
   auto [lo, hi] = std::minmax_element(v.begin(), v.end());
   if (*lo < 0 || *hi >= bound)
@@ -210,6 +214,7 @@ Tensor index_select(const Tensor& t, int dim, const Tensor& index) {
   int d = detail::normalize_dim(dim, t.dim(), "index_select");
   Tensor idx = checked_index(index, t1, "index_select", d, t1.sizes()[d]).reshape({-1});
   Tensor out = run_index_select(t1, d, idx);
+  detail::inherit_range(out, t1);  // picked values keep the source's bounds
   return t.dim() == 0 ? out.reshape(index.sizes()) : out;
 }
 
@@ -227,6 +232,7 @@ Tensor gather(const Tensor& t, int dim, const Tensor& index) {
   Tensor idx = checked_index(as_1d(index), t1, "gather", d, t1.sizes()[d]);
   Tensor out = detail::make_empty(t.impl()->ctx(), idx.sizes(), t.dtype());
   detail::enqueue(VNN_OP_GATHER, "gather", {&t1, &idx}, out, {}, {int64_t(d)});
+  detail::inherit_range(out, t1);
   if (detail::needs_grad({&t1}) && is_floating(t.dtype())) {
     Shape in_sizes = t1.sizes();
     detail::record("gather", out, {&t1}, [in_sizes, d, idx](const Tensor& g) {

@@ -74,6 +74,7 @@ Tensor from_blob(const void* data, const Shape& shape, DType dtype, Device devic
   ctx.check(ctx.backend->copy_to_device(ctx.plugin_index, t.raw_data(), 0, data, t.nbytes(),
                                         detail::current_queue(ctx), 1),
             "from_blob (host to device copy)");
+  detail::note_host_values(t, data, dtype, t.numel());
   return t;
 }
 

@@ -309,6 +309,57 @@ void* host_pointer(const TensorImpl& t) {
   return static_cast<char*>(t.storage->handle) + t.offset * int64_t(itemsize(t.dtype));
 }
 
+bool known_range(const Tensor& t, int64_t* lo, int64_t* hi) {
+  if (!t.defined() || (t.dtype() != kInt64 && t.dtype() != kInt32)) return false;
+  const Storage& s = *t.impl()->storage;
+  if (s.range_version != s.version.load(std::memory_order_acquire)) return false;
+  *lo = s.range_lo;
+  *hi = s.range_hi;
+  return true;
+}
+
+namespace {
+template <class T>
+void host_bounds(const T* p, int64_t n, int64_t* lo, int64_t* hi) {
+  T l = p[0], h = p[0];
+  for (int64_t i = 1; i < n; ++i) l = p[i] < l ? p[i] : l, h = p[i] > h ? p[i] : h;
+  *lo = int64_t(l), *hi = int64_t(h);
+}
+}  // namespace
+
+void note_host_values(const Tensor& dst, const void* host, DType dt, int64_t n) {
+  // A scan of at most 32 MB on the host, against a transfer of as many
+  // bytes: index-sized tensors (labels, batch orders) pay next to nothing.
+  constexpr int64_t kMaxScanned = int64_t(1) << 22;
+  if (n == 0 || n > kMaxScanned || (dt != kInt64 && dt != kInt32) || (dst.dtype() != kInt64 && dst.dtype() != kInt32))
+    return;
+  if (dst.impl()->ctx().host_accessible) return;  // reading it back costs no queue drain
+  int64_t lo = 0, hi = 0;
+  if (dt == kInt64) host_bounds(static_cast<const int64_t*>(host), n, &lo, &hi);
+  else host_bounds(static_cast<const int32_t*>(host), n, &lo, &hi);
+  if (dst.dtype() == kInt32 && (lo < INT32_MIN || hi > INT32_MAX)) return;  // narrowed values wrapped
+  Storage& s = *dst.impl()->storage;
+  s.range_lo = lo, s.range_hi = hi;
+  s.range_version = s.version.load(std::memory_order_acquire);
+}
+
+void note_range_from_host(const Tensor& dst, const Tensor& host_src) {
+  const DType dt = host_src.dtype();
+  if ((dt != kInt64 && dt != kInt32) || dst.impl()->ctx().host_accessible) return;
+  if (!host_src.impl()->ctx().host_accessible || !host_src.is_contiguous() || host_src.numel() == 0) return;
+  host_src.impl()->ctx().synchronize();
+  note_host_values(dst, host_pointer(*host_src.impl()), dt, host_src.numel());
+}
+
+void inherit_range(const Tensor& dst, const Tensor& src) {
+  int64_t lo = 0, hi = 0;
+  if (!known_range(src, &lo, &hi) || (dst.dtype() != kInt64 && dst.dtype() != kInt32)) return;
+  if (dst.dtype() == kInt32 && (lo < INT32_MIN || hi > INT32_MAX)) return;
+  Storage& s = *dst.impl()->storage;
+  s.range_lo = lo, s.range_hi = hi;
+  s.range_version = s.version.load(std::memory_order_acquire);
+}
+
 int normalize_dim(int dim, int ndim, const char* op) {
   int n = ndim == 0 ? 1 : ndim;
   if (dim < -n || dim >= n)

@@ -31,6 +31,16 @@ struct Storage {
   // Bumped by every in-place op; autograd compares it with the version a
   // saved tensor had when it was saved.
   std::atomic<uint64_t> version{0};
+  // Bounds of an integer storage's values known on the host, so an index
+  // check needs no blocking read of the device (each one drained an
+  // OpenCL queue, four times per training step). Set only on a fresh
+  // storage, before any other tensor refers to it: by Tensor::to from host
+  // memory, and by index_select/gather from a source whose bounds are
+  // known. Valid while version == range_version; every view of the storage
+  // lies within them. The kernels still check each index (a stale bound
+  // can only cost an error message, never an out-of-bounds access).
+  uint64_t range_version = UINT64_MAX;
+  int64_t range_lo = 0, range_hi = 0;
   ~Storage();
 };
 
@@ -123,6 +133,17 @@ DeviceContext* pinning_context();
 Tensor pinned_empty(DeviceContext& pinner, const Shape& sizes, DType dtype);
 // A host pointer to element 0 of a host-accessible tensor (after a sync).
 void* host_pointer(const TensorImpl& t);
+// The bounds above: true with *lo <= every element <= *hi when known
+// (int32/int64 tensors only).
+bool known_range(const Tensor& t, int64_t* lo, int64_t* hi);
+// dst (fresh, on a device) holds a copy of host_src's values: their bounds
+// are read from host memory (contiguous int32/int64 up to 2^22 elements;
+// nothing is recorded otherwise).
+void note_range_from_host(const Tensor& dst, const Tensor& host_src);
+// The same from n raw host values of dtype dt (from_blob).
+void note_host_values(const Tensor& dst, const void* host, DType dt, int64_t n);
+// dst (fresh) holds values picked from src: it inherits src's bounds.
+void inherit_range(const Tensor& dst, const Tensor& src);
 int normalize_dim(int dim, int ndim, const char* op);
 
 }  // namespace vnn::detail

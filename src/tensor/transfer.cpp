@@ -163,6 +163,7 @@ Tensor Tensor::to(const Device& device, DType dt, bool non_blocking) const {
   if (device == this->device() && dt == dtype()) return *this;
   Tensor out = detail::make_empty(detail::context(device), sizes(), dt);
   copy_data(out, *this, non_blocking);
+  detail::note_range_from_host(out, *this);
   if (detail::needs_grad({this}) && is_floating(dt)) detail::record("ToBackward", out, {this}, move_back(*this));
   return out;
 }
