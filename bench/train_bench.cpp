@@ -8,7 +8,10 @@
 // Both sides see the same normalised data and the same batch order; each
 // gathers its own batches with its own index_select, as a loader would.
 //   train_bench [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops|optim|example|none]
-//               [--epochs N] [--breakdown] [--device DEV]
+//               [--epochs N] [--breakdown] [--device DEV] [--unknown-bounds]
+// --unknown-bounds keeps the data set's index bounds unknown to the host
+// (device-side clones of X, Y and the batch order), so every index check
+// reads its indices back: the step as it was before host-known bounds.
 // --only example (g): the quick start's CNN for --epochs (5) epochs on both
 // sides, test accuracy per epoch.
 // (f) (also --only optim) times one optimizer step (Adam, AdamW, SGD with
@@ -78,6 +81,7 @@ double secs(clk::time_point a, clk::time_point b) { return std::chrono::duration
 const vnn::Device kCpu("cpu");
 void sync_cpu() { vnn::synchronize(kCpu); }
 vnn::Device g_dev("cpu");  // where train_vnn trains (--device)
+bool g_unknown_bounds = false;  // --unknown-bounds
 
 // Resident-set high-water mark (VmHWM, MiB). Writing 5 to clear_refs resets
 // it, so each framework's run gets its own figure.
@@ -254,6 +258,7 @@ Result train_vnn(const Data& d, int64_t batches, Phases* phases = nullptr, std::
   vnn::Tensor X = vnn::from_vector(d.train_x, {n_train, 1, 28, 28}).to(g_dev);
   vnn::Tensor Y = vnn::from_vector(d.train_y, {n_train}).to(g_dev);
   vnn::Tensor order = vnn::from_vector(d.order, {int64_t(d.order.size())}).to(g_dev);
+  if (g_unknown_bounds) X = X.clone(), Y = Y.clone(), order = order.clone();
   auto step = [&](int64_t b) {
     clk::time_point t[kTbPhases + 1];
     const bool timed = phases != nullptr;
@@ -490,11 +495,12 @@ int run(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--data") && i + 1 < argc) root = argv[++i];
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--skip-torch")) torch_on = false;
+    else if (!std::strcmp(argv[i], "--unknown-bounds")) g_unknown_bounds = true;
     else if (!std::strcmp(argv[i], "--epochs") && i + 1 < argc) epochs = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--breakdown")) breakdown = true;
     else if (!std::strcmp(argv[i], "--device") && i + 1 < argc) g_dev = vnn::Device(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: %s [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops|optim|example|none] [--epochs N] [--breakdown] [--device DEV]\n",
+      std::fprintf(stderr, "usage: %s [--batches N] [--data DIR] [--skip-torch] [--only mlp|cnn|ops|optim|example|none] [--epochs N] [--breakdown] [--device DEV] [--unknown-bounds]\n",
                    argv[0]);
       return 2;
     }
