@@ -39,7 +39,7 @@ KOKKOS_INLINE_FUNCTION float bits_float(uint32_t u) {
 // float16 <-> float32 without branches (mask selects), so that the loops
 // over 16-bit storage vectorise (GCC at plain x86-64: 4 lanes of SSE2);
 // the branchy bit-by-bit versions made float16 3-6x slower than bfloat16
-// on the CPU (docs/benchmarks/mixed-precision.md). Both
+// on the CPU (docs/benchmarks.md). Both
 // are exact (round to nearest even, NaN stays a quiet NaN) and checked
 // against reference versions for every half and every rounding boundary
 // (tests/backends/half_convert.cpp).
