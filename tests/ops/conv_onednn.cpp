@@ -18,6 +18,7 @@
 
 using namespace vnn;
 using vnn::test::device_under_test;
+using vnn::test::onednn_on;
 using vnn::test::max_abs_diff;
 
 namespace {
@@ -49,13 +50,6 @@ std::string label(const Case& c) {
 
 Tensor values(const Shape& s, uint32_t seed, const Device& dev) {
   return from_vector(vnn::test::lcg_values(size_t(s.numel()), seed, 12345u, -1.0, 1.0), s).to(dev);
-}
-
-// "2.6.3 (...)" where the CPU plugin runs oneDNN; "off ..." / "not built" / absent otherwise.
-bool onednn_on(const Device& dev) {
-  for (const auto& [k, v] : device_info(dev).properties)
-    if (k == "onednn") return !v.empty() && v[0] >= '0' && v[0] <= '9';
-  return false;
 }
 
 struct Grads {

@@ -20,14 +20,9 @@
 
 using namespace vnn;
 using vnn::test::device_under_test;
+using vnn::test::onednn_on;
 
 namespace {
-
-bool onednn_on(const Device& dev) {
-  for (const auto& [k, v] : device_info(dev).properties)
-    if (k == "onednn") return !v.empty() && v[0] >= '0' && v[0] <= '9';
-  return false;
-}
 
 // A conv2d that oneDNN runs in its blocked layout (>= 8 input channels):
 // reorders into and out of nChw16c temporaries, so the scratch is not empty.

@@ -21,6 +21,7 @@
 
 using namespace vnn;
 using vnn::test::device_under_test;
+using vnn::test::onednn_on;
 using vnn::test::max_abs_diff;
 
 namespace {
@@ -67,13 +68,6 @@ std::vector<double> values(size_t n, uint32_t seed, bool ties) {
   auto v = vnn::test::lcg_values(n, seed, 11u, -3.0, 3.0);
   for (double& x : v) x = ties ? std::floor(x) : x * (2.0 / 3.0);
   return v;
-}
-
-// "2.6.3 (...)" where the CPU plugin runs oneDNN; "off ..." / "not built" / absent otherwise.
-bool onednn_on(const Device& dev) {
-  for (const auto& [k, v] : device_info(dev).properties)
-    if (k == "onednn") return !v.empty() && v[0] >= '0' && v[0] <= '9';
-  return false;
 }
 
 // How many events of the profile are named `name`, and `name[onednn]`.

@@ -24,4 +24,12 @@ std::vector<double> lcg_values(size_t n, uint32_t seed, uint32_t salt, double lo
 // ... and n values spread evenly over [lo, hi) in a scrambled order.
 std::vector<float> spread_values(int64_t n, float lo, float hi);
 
+// True where the device's plugin runs oneDNN: its "onednn" property reads
+// "2.6.3 (...)"; "off ...", "not built" or no property otherwise.
+inline bool onednn_on(const Device& dev) {
+  for (const auto& [k, v] : device_info(dev).properties)
+    if (k == "onednn") return !v.empty() && v[0] >= '0' && v[0] <= '9';
+  return false;
+}
+
 }  // namespace vnn::test
