@@ -227,7 +227,38 @@ void finish(Entry* e, const PD& pd, std::vector<Arg> args) {
   e->usable = true;
 }
 
+Entry build_with(const vnn_op& op, const Operands& o, const Geom& g, Layout layout, dnnl::algorithm algo);
+
+// Winograd F(4x4, 3x3) (oneDNN's jit_wino_4x3, AVX-512 only) for 3x3,
+// stride 1, undilated, ungrouped convolutions in the blocked layout with
+// at least kBlockedMinChannels input channels. On
+// the CNN's second layer (64x32x14x14 -> 64, tensor_bench (d), 2 threads,
+// two rounds alternated with the direct kernel in one window) forward
+// 2.11-2.33 ms against 2.80-3.36, forward + both gradients 7.29-7.61
+// against 9.18-10.68 (LibTorch: 3.26-3.46 and 9.84-12.93). Rounding
+// differs from direct convolution by a few float32 ulps of the sums.
+// On the first layer (C = 1, whose weight gradient runs blocked) it made
+// forward + gradients 2x slower (4.72-5.73 against 2.44-3.25 ms).
+// Where oneDNN has no Winograd kernel (no AVX-512, other shapes), the
+// direct one runs. VNN_ONEDNN_CONV_ALGO=direct turns it off (measuring).
+bool winograd_shape(const Geom& g, Layout layout) {
+  static const bool off = [] {
+    const char* v = std::getenv("VNN_ONEDNN_CONV_ALGO");
+    return v && std::strcmp(v, "direct") == 0;
+  }();
+  return !off && layout == Layout::blocked && g.Cg >= kBlockedMinChannels && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
+         g.dw == 1 && g.groups == 1;
+}
+
 Entry build(const vnn_op& op, const Operands& o, const Geom& g, Layout layout) {
+  if (winograd_shape(g, layout)) {
+    Entry w = build_with(op, o, g, layout, dnnl::algorithm::convolution_winograd);
+    if (w.usable) return w;
+  }
+  return build_with(op, o, g, layout, dnnl::algorithm::convolution_direct);
+}
+
+Entry build_with(const vnn_op& op, const Operands& o, const Geom& g, Layout layout, dnnl::algorithm algo) {
   Entry e;
   auto& eng = engine();
   const memory::desc img = user_md(*o.img), wei = weight_md(*o.wei, g.groups), out = user_md(*o.out);
@@ -239,7 +270,6 @@ Entry build(const vnn_op& op, const Operands& o, const Geom& g, Layout layout) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   using fwd = dnnl::convolution_forward;
-  const auto algo = dnnl::algorithm::convolution_direct;
   const auto train = dnnl::prop_kind::forward_training;
   try {
     switch (op.kind) {
