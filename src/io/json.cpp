@@ -113,15 +113,19 @@ void Reader::utf8_sequence(std::string& out) {
   p_ += n + 1;
 }
 
-std::string_view Reader::key(std::string& scratch) {
-  if (peek() != '"') fail("expected a string");
-  const char* run = p_ + 1;
-  const char* q = run;
+const char* Reader::plain_run_end(const char* q) const {
   while (q != end_) {
     unsigned char c = static_cast<unsigned char>(*q);
     if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
     ++q;
   }
+  return q;
+}
+
+std::string_view Reader::key(std::string& scratch) {
+  if (peek() != '"') fail("expected a string");
+  const char* run = p_ + 1;
+  const char* q = plain_run_end(run);
   if (q != end_ && *q == '"') {  // plain ASCII: a view of the input
     p_ = q + 1;
     return std::string_view(run, size_t(q - run));
@@ -138,11 +142,7 @@ void Reader::string(std::string& out) {
   for (;;) {
     // Plain ASCII runs are copied in one append.
     const char* run = p_;
-    while (p_ != end_) {
-      unsigned char c = static_cast<unsigned char>(*p_);
-      if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
-      ++p_;
-    }
+    p_ = plain_run_end(p_);
     if (p_ != end_ && *p_ == '"' && !reserved) {  // the common case: plain ASCII, one exact copy
       out.assign(run, size_t(p_ - run));
       ++p_;

@@ -96,6 +96,9 @@ class Reader {
 
  private:
   [[noreturn]] void fail_expected(const char* what) const;
+  // The end of the run of plain ASCII from q: the first quote, backslash,
+  // control character or byte >= 0x80, or end_.
+  const char* plain_run_end(const char* q) const;
   unsigned hex4();
   void utf8_sequence(std::string& out);
 

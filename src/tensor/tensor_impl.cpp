@@ -319,6 +319,12 @@ bool known_range(const Tensor& t, int64_t* lo, int64_t* hi) {
 }
 
 namespace {
+void set_range(const Tensor& dst, int64_t lo, int64_t hi) {
+  Storage& s = *dst.impl()->storage;
+  s.range_lo = lo, s.range_hi = hi;
+  s.range_version = s.version.load(std::memory_order_acquire);
+}
+
 template <class T>
 void host_bounds(const T* p, int64_t n, int64_t* lo, int64_t* hi) {
   T l = p[0], h = p[0];
@@ -338,9 +344,7 @@ void note_host_values(const Tensor& dst, const void* host, DType dt, int64_t n) 
   if (dt == kInt64) host_bounds(static_cast<const int64_t*>(host), n, &lo, &hi);
   else host_bounds(static_cast<const int32_t*>(host), n, &lo, &hi);
   if (dst.dtype() == kInt32 && (lo < INT32_MIN || hi > INT32_MAX)) return;  // narrowed values wrapped
-  Storage& s = *dst.impl()->storage;
-  s.range_lo = lo, s.range_hi = hi;
-  s.range_version = s.version.load(std::memory_order_acquire);
+  set_range(dst, lo, hi);
 }
 
 void note_range_from_host(const Tensor& dst, const Tensor& host_src) {
@@ -355,9 +359,7 @@ void inherit_range(const Tensor& dst, const Tensor& src) {
   int64_t lo = 0, hi = 0;
   if (!known_range(src, &lo, &hi) || (dst.dtype() != kInt64 && dst.dtype() != kInt32)) return;
   if (dst.dtype() == kInt32 && (lo < INT32_MIN || hi > INT32_MAX)) return;
-  Storage& s = *dst.impl()->storage;
-  s.range_lo = lo, s.range_hi = hi;
-  s.range_version = s.version.load(std::memory_order_acquire);
+  set_range(dst, lo, hi);
 }
 
 int normalize_dim(int dim, int ndim, const char* op) {
