@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "support/device_under_test.hpp"
 
@@ -24,7 +25,9 @@ const std::vector<P> kCases = {{2, 3, 7, 6, 2, 2, 0, 1}, {2, 3, 7, 7, 3, 2, 1, 1
                                {1, 2, 5, 5, 3, 1, 0, 1}, {4, 16, 40, 40, 3, 2, 1, 1},   // > inline grain
                                // unpadded: the branch-free max path (CNN's 2x2 / 2, a dilated one, one above
                                // the inline grain)
-                               {1, 2, 9, 8, 2, 2, 0, 2}, {8, 16, 40, 40, 2, 2, 0, 1}};
+                               {1, 2, 9, 8, 2, 2, 0, 2}, {8, 16, 40, 40, 2, 2, 0, 1},
+                               // 2x2 / 2 with an odd height and width: rows and columns no window covers
+                               {2, 3, 7, 7, 2, 2, 0, 1}};
 
 int64_t osz(int64_t n, const P& c) { return (n + 2 * c.p - c.d * (c.k - 1) - 1) / c.s + 1; }
 
@@ -41,8 +44,13 @@ TEST_CASE("max_pool2d values, indices and backward match float64 loops") {
     auto at = [&](int64_t n, int64_t ch, int64_t h, int64_t w) { return xv[size_t(((n * c.C + ch) * c.W + w) * c.H + h)]; };
     Tensor x_ref = from_vector(xv, {c.N, c.C, c.W, c.H}).transpose(2, 3);
     REQUIRE_FALSE(x_ref.is_contiguous());
+    // Strided input (the generic paths) and the same values contiguous (the
+    // unit-stride 2x2 / 2 path).
+    for (bool contiguous : {false, true})
     for (DType t : {kFloat32, kFloat64}) {
+      INFO((contiguous ? "contiguous " : "strided ") << name(t));
       Tensor x = from_vector(xv, {c.N, c.C, c.W, c.H}).to(t).to(dev).transpose(2, 3);
+      if (contiguous) x = x.contiguous();
       auto [y, idx] = max_pool2d_with_indices(x, c.k, c.s, c.p, c.d);
       REQUIRE(y.sizes() == Shape{c.N, c.C, OH, OW});
       REQUIRE(idx.dtype() == kInt64);
@@ -93,10 +101,10 @@ TEST_CASE("max_pool2d propagates NaN like the float64 rule") {
   const int64_t N = 2, C = 3, H = 8, W = 8;
   auto xv = pseudo(size_t(N * C * H * W), 5);
   for (size_t i = 0; i < xv.size(); i += 7) xv[i] = nan;  // some windows hold one NaN, some two
-  for (int64_t p : {0, 1}) {
-    const int64_t k = 3, s = 2, OH = (H + 2 * p - k) / s + 1, OW = (W + 2 * p - k) / s + 1;
+  for (auto [k, p] : {std::pair<int64_t, int64_t>{3, 0}, {3, 1}, {2, 0}}) {  // {2, 0}: the unit-stride 2x2 / 2 path
+    const int64_t s = 2, OH = (H + 2 * p - k) / s + 1, OW = (W + 2 * p - k) / s + 1;
     for (DType t : {kFloat32, kFloat64}) {
-      INFO("padding " << p << " " << name(t) << " on " << dev);
+      INFO("kernel " << k << " padding " << p << " " << name(t) << " on " << dev);
       Tensor x = from_vector(xv, {N, C, H, W}).to(t).to(dev);
       auto [y, idx] = max_pool2d_with_indices(x, k, s, p, 1);
       auto yv = y.to_vector<double>();

@@ -9,6 +9,15 @@ void fill_typed(const Exec& exec, const vnn_tensor_desc& out, double value) {
   T* o = typed<T>(out);
   const T v = store<T>(value);
   const StridedIndex oi(out);
+  if (oi.contiguous) {
+    // Kept free of index math so that it vectorises: with oi(i) in the loop
+    // GCC stored one float per ~3 cycles (zeros of 6.4 MB: 1.3 ms on 2
+    // cores, against 0.55 ms for a read-and-write mul of the same size).
+    T* op = o + oi.offset;
+    Kokkos::parallel_for("vnn::fill_contiguous", Range<Exec>(exec, 0, numel(out)),
+                         KOKKOS_LAMBDA(int64_t i) { op[i] = v; });
+    return;
+  }
   Kokkos::parallel_for("vnn::fill", Range<Exec>(exec, 0, numel(out)),
                        KOKKOS_LAMBDA(int64_t i) { o[oi(i)] = v; });
 }
