@@ -75,27 +75,31 @@ void gemm_table(const std::vector<int>& sizes) {
     double flop = 2.0 * double(n) * n * n;
     vnn::Tensor a = vnn::from_vector(av, {n, n}), b = vnn::from_vector(bv, {n, n});
     vnn::Tensor c;
-    double t_vnn = median_seconds(iters, [&] { c = vnn::matmul(a, b); }, sync_cpu);
-    double t_blas = median_seconds(iters, [&] {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, av.data(), n, bv.data(), n, 0.f,
-                  cv.data(), n);
-    }, no_sync);
-    double g_vnn = flop / t_vnn / 1e9, g_blas = flop / t_blas / 1e9, g_torch = 0, g_dnnl = 0;
+    // Every library of the row in one interleaved measurement (timing.hpp).
+    std::vector<vnn_bench::Contender> cs{
+        {[&] { c = vnn::matmul(a, b); }, sync_cpu},
+        {[&] {
+           cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, av.data(), n, bv.data(), n, 0.f,
+                       cv.data(), n);
+         },
+         no_sync}};
 #ifdef VNN_BENCH_ONEDNN
-    {
-      double t = median_seconds(iters, [&] {
-        dnnl_sgemm('N', 'N', n, n, n, 1.f, av.data(), n, bv.data(), n, 0.f, cv.data(), n);
-      }, no_sync);
-      g_dnnl = flop / t / 1e9;
-    }
+    const size_t i_dnnl = cs.size();
+    cs.push_back({[&] { dnnl_sgemm('N', 'N', n, n, n, 1.f, av.data(), n, bv.data(), n, 0.f, cv.data(), n); }, no_sync});
 #endif
 #ifdef VNN_BENCH_TORCH
-    {
-      auto ta = torch::from_blob(av.data(), {n, n}).clone(), tb = torch::from_blob(bv.data(), {n, n}).clone();
-      torch::Tensor tc;
-      double t = median_seconds(iters, [&] { tc = torch::mm(ta, tb); }, no_sync);
-      g_torch = flop / t / 1e9;
-    }
+    auto ta = torch::from_blob(av.data(), {n, n}).clone(), tb = torch::from_blob(bv.data(), {n, n}).clone();
+    torch::Tensor tc;
+    const size_t i_torch = cs.size();
+    cs.push_back({[&] { tc = torch::mm(ta, tb); }, no_sync});
+#endif
+    const std::vector<double> t = vnn_bench::interleaved_median_seconds(g_samples, iters, cs);
+    double g_vnn = flop / t[0] / 1e9, g_blas = flop / t[1] / 1e9, g_torch = 0, g_dnnl = 0;
+#ifdef VNN_BENCH_ONEDNN
+    g_dnnl = flop / t[i_dnnl] / 1e9;
+#endif
+#ifdef VNN_BENCH_TORCH
+    g_torch = flop / t[i_torch] / 1e9;
 #endif
     std::printf("| %d | %s | %s | %s | %s | %s | %s | %s |\n", n, fmt(g_vnn).c_str(), fmt(g_blas).c_str(),
                 fmt(g_vnn / g_blas, "%.2f").c_str(), fmt(g_dnnl).c_str(),
@@ -111,16 +115,19 @@ void overhead_table() {
   const int iters = 50000;
   auto av = random_floats(64, 3), bv = random_floats(64, 4);
   vnn::Tensor a = vnn::from_vector(av, {64}), b = vnn::from_vector(bv, {64}), c;
-  double in_vnn = median_seconds(iters, [&] { a.add_(b); }, sync_cpu) * 1e6;
-  double out_vnn = median_seconds(iters, [&] { c = a + b; }, sync_cpu) * 1e6;
-  double in_t = 0, out_t = 0;
+  std::vector<vnn_bench::Contender> in{{[&] { a.add_(b); }, sync_cpu}}, out{{[&] { c = a + b; }, sync_cpu}};
 #ifdef VNN_BENCH_TORCH
-  {
-    auto x = torch::from_blob(av.data(), {64}).clone(), y = torch::from_blob(bv.data(), {64}).clone();
-    torch::Tensor z;
-    in_t = median_seconds(iters, [&] { x.add_(y); }, no_sync) * 1e6;
-    out_t = median_seconds(iters, [&] { z = x + y; }, no_sync) * 1e6;
-  }
+  auto x = torch::from_blob(av.data(), {64}).clone(), y = torch::from_blob(bv.data(), {64}).clone();
+  torch::Tensor z;
+  in.push_back({[&] { x.add_(y); }, no_sync});
+  out.push_back({[&] { z = x + y; }, no_sync});
+#endif
+  const std::vector<double> tin = vnn_bench::interleaved_median_seconds(g_samples, iters, in);
+  const std::vector<double> tout = vnn_bench::interleaved_median_seconds(g_samples, iters, out);
+  double in_vnn = tin[0] * 1e6, out_vnn = tout[0] * 1e6, in_t = 0, out_t = 0;
+#ifdef VNN_BENCH_TORCH
+  in_t = tin[1] * 1e6;
+  out_t = tout[1] * 1e6;
 #endif
   std::printf("| in-place a.add_(b) | %s | %s | %s |\n", fmt(in_vnn, "%.3f").c_str(), fmt(in_t, "%.3f").c_str(),
               in_t > 0 ? fmt(in_vnn / in_t, "%.2f").c_str() : "-");
@@ -220,7 +227,7 @@ void bandwidth_table() {
 
 // (d) conv2d forward and forward+backward (input, weight and bias
 // gradients) on cpu:0, Fashion-MNIST-sized layers, against LibTorch's
-// conv2d in the same run; forward+backward through each library's autograd.
+// conv2d in the same run, interleaved.
 void conv_table() {
   std::printf("\n## (d) conv2d float32 on cpu:0, ms per call (lower is better)\n\n");
   std::printf("| layer | vnn fwd | LibTorch fwd | vnn / LibTorch | vnn fwd+bwd | LibTorch fwd+bwd | vnn / LibTorch |\n");
@@ -233,39 +240,45 @@ void conv_table() {
                 b = vnn::from_vector(bv, {l.o}), gy = vnn::from_vector(gv, {l.n, l.o, l.h, l.w});
     vnn::Tensor y;
     const int iters = 3;
-    double fwd = median_seconds(iters, [&] { y = vnn::conv2d(x, w, b, 1, 1); }, sync_cpu);  // no grad: plain forward
-    // Forward and backward through autograd, as training runs it and as
-    // LibTorch's column is measured: the conv2d node computes the input
-    // gradient, then the weight gradient with the bias gradient in the same
-    // oneDNN pass.
+    // vnn and LibTorch interleaved (timing.hpp), forward first, then
+    // forward and backward through each library's autograd, as training
+    // runs it: the conv2d node computes the input gradient, then the weight
+    // gradient with the bias gradient in the same oneDNN pass.
+    std::vector<vnn_bench::Contender> f{{[&] { y = vnn::conv2d(x, w, b, 1, 1); }, sync_cpu}}, fb;
+#ifdef VNN_BENCH_TORCH
+    auto tx = torch::from_blob(xv.data(), {l.n, l.c, l.h, l.w}).clone().requires_grad_(true);
+    auto tw = torch::from_blob(wv.data(), {l.o, l.c, 3, 3}).clone().requires_grad_(true);
+    auto tbias = torch::from_blob(bv.data(), {l.o}).clone().requires_grad_(true);
+    auto tg = torch::from_blob(gv.data(), {l.n, l.o, l.h, l.w}).clone();
+    torch::Tensor ty;
+    f.push_back({[&] {
+                   torch::NoGradGuard ng;
+                   ty = torch::conv2d(tx, tw, tbias, 1, 1);
+                 },
+                 no_sync});
+#endif
+    const std::vector<double> tf_all = vnn_bench::interleaved_median_seconds(g_samples, iters, f);
     x.requires_grad_(true);
     w.requires_grad_(true);
     b.requires_grad_(true);
-    double both = median_seconds(iters, [&] {
-      for (vnn::Tensor* t : {&x, &w, &b}) t->set_grad(vnn::Tensor());
-      vnn::conv2d(x, w, b, 1, 1).backward(gy);
-    }, sync_cpu);
-    double tf = 0, tb = 0;
+    fb.push_back({[&] {
+                    for (vnn::Tensor* t : {&x, &w, &b}) t->set_grad(vnn::Tensor());
+                    vnn::conv2d(x, w, b, 1, 1).backward(gy);
+                  },
+                  sync_cpu});
 #ifdef VNN_BENCH_TORCH
-    {
-      auto tx = torch::from_blob(xv.data(), {l.n, l.c, l.h, l.w}).clone().requires_grad_(true);
-      auto tw = torch::from_blob(wv.data(), {l.o, l.c, 3, 3}).clone().requires_grad_(true);
-      auto tbias = torch::from_blob(bv.data(), {l.o}).clone().requires_grad_(true);
-      auto tg = torch::from_blob(gv.data(), {l.n, l.o, l.h, l.w}).clone();
-      torch::Tensor ty;
-      {
-        torch::NoGradGuard ng;
-        tf = median_seconds(iters, [&] { ty = torch::conv2d(tx, tw, tbias, 1, 1); }, no_sync);
-      }
-      tb = median_seconds(iters, [&] {
-        tx.mutable_grad() = torch::Tensor();
-        tw.mutable_grad() = torch::Tensor();
-        tbias.mutable_grad() = torch::Tensor();
-        ty = torch::conv2d(tx, tw, tbias, 1, 1);
-        ty.backward(tg);
-      }, no_sync);
-    }
+    fb.push_back({[&] {
+                    tx.mutable_grad() = torch::Tensor();
+                    tw.mutable_grad() = torch::Tensor();
+                    tbias.mutable_grad() = torch::Tensor();
+                    ty = torch::conv2d(tx, tw, tbias, 1, 1);
+                    ty.backward(tg);
+                  },
+                  no_sync});
 #endif
+    const std::vector<double> tb_all = vnn_bench::interleaved_median_seconds(g_samples, iters, fb);
+    const double fwd = tf_all[0], both = tb_all[0];
+    const double tf = tf_all.size() > 1 ? tf_all[1] : 0, tb = tb_all.size() > 1 ? tb_all[1] : 0;
     std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", l.name, fmt(fwd * 1e3, "%.2f").c_str(),
                 fmt(tf * 1e3, "%.2f").c_str(), tf > 0 ? fmt(fwd / tf, "%.2f").c_str() : "-",
                 fmt(both * 1e3, "%.2f").c_str(), fmt(tb * 1e3, "%.2f").c_str(),
