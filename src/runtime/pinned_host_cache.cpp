@@ -156,7 +156,7 @@ void* PinnedHostCache::take_cached(size_t c) {
 
 void PinnedHostCache::shed(uint64_t limit, uint64_t need, std::vector<void*>* to_free) {
   for (auto& [size, list] : free_)
-    while (reserved() + need > limit && !list.empty()) {
+    while (committed() + need > limit && !list.empty()) {
       void* p = list.back();
       list.pop_back();
       forget(p, blocks_.at(p));
@@ -189,7 +189,7 @@ void* PinnedHostCache::acquire(DeviceContext& pinner, size_t bytes) {
       // ... then the oldest pending block is waited for, or, when other
       // threads already wait on the last ones, their outcome; with none,
       // every block is in a live tensor and the limit is exceeded (a soft one).
-      if (!got && reserved() + c > limit && !pending_.empty()) {
+      if (!got && committed() + c > limit && !pending_.empty()) {
         oldest = pending_.front();
         pending_.pop_front();
         Block& b = blocks_.at(oldest);
@@ -197,8 +197,10 @@ void* PinnedHostCache::acquire(DeviceContext& pinner, size_t bytes) {
         ++waited_on_;
         uses = b.uses;
         ++stats_.limit_waits;
-      } else if (!got && reserved() + c > limit && waited_on_ > 0) {
+      } else if (!got && committed() + c > limit && waited_on_ > 0) {
         wait_for_peer = true;
+      } else if (!got) {
+        allocating_ += c;  // decided: counted against the limit until the block arrives
       }
     }
     free_blocks(pinner, give_back);
@@ -234,6 +236,10 @@ void* PinnedHostCache::acquire(DeviceContext& pinner, size_t bytes) {
   if (s == VNN_STATUS_OUT_OF_MEMORY) {  // cached blocks of other sizes may be what is missing
     empty(pinner);
     s = pinner.backend->host_alloc(pinner.plugin_index, c, &p);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    allocating_ -= c;  // arrived (or failed): from here it counts as reserved
   }
   pinner.check(s, "pin_memory");
   std::lock_guard<std::mutex> lock(mutex_);

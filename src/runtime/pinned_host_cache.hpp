@@ -87,12 +87,17 @@ class PinnedHostCache {
   void note_peak();
   void free_blocks(DeviceContext& pinner, const std::vector<void*>& blocks);
   uint64_t reserved() const { return stats_.in_use + stats_.pending + stats_.cached; }
+  // What the limit is checked against: the reserved bytes plus those other
+  // threads are allocating from the backend right now (outside the lock),
+  // so that two threads just under the limit do not both grow past it.
+  uint64_t committed() const { return reserved() + allocating_; }
 
   mutable std::mutex mutex_;
   // Blocks another thread is waiting on (State::waited_on) and the signal
   // that one of them was retired: a thread past the limit with no pending
   // block of its own to wait on waits for those instead of growing.
   int waited_on_ = 0;
+  uint64_t allocating_ = 0;  // bytes between the decision to allocate and the block's arrival
   std::condition_variable retired_;
   std::unordered_map<void*, Block> blocks_;  // every block held from the backend
   std::unordered_map<size_t, std::vector<void*>> free_;  // cached, per size class
