@@ -97,6 +97,46 @@ bool run_maxpool_backward_scatter(Device& d, cl_command_queue q, const vnn_op& o
   return true;
 }
 
+bool dense4(const vnn_tensor_desc& t) {
+  int64_t expect = 1;
+  for (int i = 3; i >= 0; --i) {
+    if (t.sizes[i] != 1 && t.strides[i] != expect) return false;
+    expect *= t.sizes[i];
+  }
+  return true;
+}
+
+// Max pooling 2x2 / 2 without padding on dense operands (the CNN's layers):
+// pooling.cl's vnn_maxpool2d_2x2 / vnn_maxpool2d_backward_2x2. False
+// (nothing done) where the general kernels run. On PoCL (2 threads,
+// profile_training) the general ones took 6.7 ms forward and 5.4 ms
+// backward per call on the CNN's two layers, 22% of the step.
+bool run_maxpool_2x2(Device& d, cl_command_queue q, const vnn_op& op, const vnn_pool2d_params& g,
+                     const std::string& what, const vnn_tensor_desc& idx, bool backward, vnn_status* st) {
+  const vnn_tensor_desc& out = op.outputs[0];
+  const vnn_tensor_desc& in = op.inputs[0];
+  const vnn_tensor_desc& small = backward ? in : out;  // [N, C, OH, OW]
+  const vnn_tensor_desc& big = backward ? out : in;    // [N, C, H, W]
+  if (g.mode != VNN_POOL_MAX || g.kernel_h != 2 || g.kernel_w != 2 || g.stride_h != 2 || g.stride_w != 2 ||
+      g.pad_h != 0 || g.pad_w != 0 || g.dilation_h != 1 || g.dilation_w != 1)
+    return false;
+  const int64_t H = big.sizes[2], W = big.sizes[3], OH = small.sizes[2], OW = small.sizes[3];
+  if (OH != H / 2 || OW != W / 2 || (backward && (H != 2 * OH || W != 2 * OW))) return false;
+  if (!dense4(out) || !dense4(in) || !dense4(idx)) return false;
+  const int64_t total = numel(small);
+  if (total == 0) return *st = VNN_STATUS_OK, true;
+  const std::string defs = std::string("-DT=") + dtype_info(out.dtype)->storage + " -DDT=" + std::to_string(out.dtype);
+  Kernel* k = nullptr;
+  if ((*st = get_kernel(d, "pooling", backward ? "vnn_maxpool2d_backward_2x2" : "vnn_maxpool2d_2x2", defs, &k)))
+    return true;
+  cl_mem mo = mem(out), mi = mem(in), mx = mem(idx);
+  cl_long oo = out.offset, io = in.offset, xo = idx.offset, cH = H, cW = W, cOH = OH, cOW = OW, n = total;
+  // Both kernels take (out, indices, in: the image or the gradient, sizes).
+  *st = launch(d, *k, q, total, what,
+               {arg(mo), arg(oo), arg(mx), arg(xo), arg(mi), arg(io), arg(cH), arg(cW), arg(cOH), arg(cOW), arg(n)});
+  return true;
+}
+
 vnn_status run_pool(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what, bool backward) {
   vnn_pool2d_params g;
   if (!vnn::kernels::decode_pool2d(op, &g))
@@ -123,9 +163,10 @@ vnn_status run_pool(Device& d, cl_command_queue q, const vnn_op& op, const std::
     for (int i = 0; i < 4; ++i)
       if (idx->sizes[i] != small.sizes[i])
         return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": indices sizes differ from the pooled output");
-  if (backward && g.mode == VNN_POOL_MAX) {
+  if (g.mode == VNN_POOL_MAX) {
     vnn_status st = VNN_STATUS_OK;
-    if (run_maxpool_backward_scatter(d, q, op, g, what, *idx, &st)) return st;
+    if (run_maxpool_2x2(d, q, op, g, what, *idx, backward, &st)) return st;
+    if (backward && run_maxpool_backward_scatter(d, q, op, g, what, *idx, &st)) return st;
   }
   Kernel* k = nullptr;
   // 16-bit storage computes in float32 (pooling.cl, common.cl's VNN_LD / VNN_ST).

@@ -142,3 +142,45 @@ __kernel void vnn_maxpool2d_backward_scatter(__global T* out, long out_off, long
            VNN_LD(gy, gy_off + n * gs.s0 + c * gs.s1 + oh * gs.s2 + ow * gs.s3));
   }
 }
+
+// The CNN case: max pooling 2x2, stride 2, no padding, every operand dense
+// NCHW (the host checks; backward also needs H = 2 OH and W = 2 OW, so that
+// every pixel lies in one window). One work item per output: two divisions
+// to find it, no window loops, and the backward writes its window's four
+// pixels itself (its gradient where the index names the pixel, else 0), with
+// no zero-fill pass and no division by W. Same scan order and NaN rule as
+// vnn_pool2d, so values and indices match it.
+__kernel void vnn_maxpool2d_2x2(__global T* out, long out_off, __global long* idx, long idx_off,
+                                __global const T* in, long in_off, long H, long W, long OH, long OW, long total) {
+  for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+    const long row = i / OW, ow = i - row * OW, plane = row / OH, oh = row - plane * OH;
+    const long h0 = 2 * oh, w0 = 2 * ow, at = h0 * W + w0;
+    const long p = in_off + plane * H * W + at;
+    VNN_CT best = VNN_LD(in, p);
+    long arg = at;
+    VNN_CT v = VNN_LD(in, p + 1);
+    if (v > best || isnan(v)) best = v, arg = at + 1;
+    v = VNN_LD(in, p + W);
+    if (v > best || isnan(v)) best = v, arg = at + W;
+    v = VNN_LD(in, p + W + 1);
+    if (v > best || isnan(v)) best = v, arg = at + W + 1;
+    VNN_ST(out, out_off + i, best);
+    idx[idx_off + i] = arg;
+  }
+}
+
+__kernel void vnn_maxpool2d_backward_2x2(__global T* out, long out_off, __global const long* idx, long idx_off,
+                                         __global const T* gy, long gy_off, long H, long W, long OH, long OW,
+                                         long total) {
+  for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+    const long row = i / OW, ow = i - row * OW, plane = row / OH, oh = row - plane * OH;
+    const long at = (2 * oh) * W + 2 * ow;
+    const long rel = idx[idx_off + i] - at;  // 0, 1, W or W + 1 inside the window
+    const VNN_CT g = VNN_LD(gy, gy_off + i), z = 0;
+    const long q = out_off + plane * H * W + at;
+    VNN_ST(out, q, rel == 0 ? g : z);
+    VNN_ST(out, q + 1, rel == 1 ? g : z);
+    VNN_ST(out, q + W, rel == W ? g : z);
+    VNN_ST(out, q + W + 1, rel == W + 1 ? g : z);
+  }
+}
