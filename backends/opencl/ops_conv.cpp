@@ -56,6 +56,12 @@ vnn_status run_im2col(Device& d, cl_command_queue q, const vnn_op& op, const std
                 {arg(mo), arg(oo), arg(os), arg(mi), arg(io), arg(is), arg(dims), arg(geom), arg(OH), arg(OW)});
 }
 
+// pooling.cl's build options: T the storage type, DT the dtype code (16-bit
+// storage computes in float32 through common.cl's VNN_LD / VNN_ST).
+std::string pool_defines(int32_t dtype) {
+  return std::string("-DT=") + dtype_info(dtype)->storage + " -DDT=" + std::to_string(dtype);
+}
+
 // Max pooling backward as zero-fill + scatter (kernels/pooling.cl) where
 // the windows cannot overlap and grad_in is dense; false (nothing done)
 // where the gather kernel has to run instead.
@@ -68,11 +74,8 @@ bool run_maxpool_backward_scatter(Device& d, cl_command_queue q, const vnn_op& o
   if (out.dtype != VNN_FLOAT32 && out.dtype != VNN_FLOAT64) return false;
   if (g.stride_h < g.dilation_h * (g.kernel_h - 1) + 1 || g.stride_w < g.dilation_w * (g.kernel_w - 1) + 1)
     return false;
-  int64_t expect = 1;
-  for (int i = 3; i >= 0; --i) {
-    if (out.sizes[i] != 1 && out.strides[i] != expect) return false;
-    expect *= out.sizes[i];
-  }
+  if (!dense(out)) return false;
+  const int64_t expect = numel(out);
   // The element size of every dtype pooling takes (16-bit ones too: their
   // zero is all-zero bits as well).
   const DtypeInfo* info = dtype_info(out.dtype);
@@ -97,15 +100,6 @@ bool run_maxpool_backward_scatter(Device& d, cl_command_queue q, const vnn_op& o
   return true;
 }
 
-bool dense4(const vnn_tensor_desc& t) {
-  int64_t expect = 1;
-  for (int i = 3; i >= 0; --i) {
-    if (t.sizes[i] != 1 && t.strides[i] != expect) return false;
-    expect *= t.sizes[i];
-  }
-  return true;
-}
-
 // Max pooling 2x2 / 2 without padding on dense operands (the CNN's layers):
 // pooling.cl's vnn_maxpool2d_2x2 / vnn_maxpool2d_backward_2x2. False
 // (nothing done) where the general kernels run. On PoCL (2 threads,
@@ -122,12 +116,12 @@ bool run_maxpool_2x2(Device& d, cl_command_queue q, const vnn_op& op, const vnn_
     return false;
   const int64_t H = big.sizes[2], W = big.sizes[3], OH = small.sizes[2], OW = small.sizes[3];
   if (OH != H / 2 || OW != W / 2 || (backward && (H != 2 * OH || W != 2 * OW))) return false;
-  if (!dense4(out) || !dense4(in) || !dense4(idx)) return false;
+  if (!dense(out) || !dense(in) || !dense(idx)) return false;
   const int64_t total = numel(small);
   if (total == 0) return *st = VNN_STATUS_OK, true;
-  const std::string defs = std::string("-DT=") + dtype_info(out.dtype)->storage + " -DDT=" + std::to_string(out.dtype);
   Kernel* k = nullptr;
-  if ((*st = get_kernel(d, "pooling", backward ? "vnn_maxpool2d_backward_2x2" : "vnn_maxpool2d_2x2", defs, &k)))
+  if ((*st = get_kernel(d, "pooling", backward ? "vnn_maxpool2d_backward_2x2" : "vnn_maxpool2d_2x2",
+                        pool_defines(out.dtype), &k)))
     return true;
   cl_mem mo = mem(out), mi = mem(in), mx = mem(idx);
   cl_long oo = out.offset, io = in.offset, xo = idx.offset, cH = H, cW = W, cOH = OH, cOW = OW, n = total;
@@ -169,9 +163,8 @@ vnn_status run_pool(Device& d, cl_command_queue q, const vnn_op& op, const std::
     if (backward && run_maxpool_backward_scatter(d, q, op, g, what, *idx, &st)) return st;
   }
   Kernel* k = nullptr;
-  // 16-bit storage computes in float32 (pooling.cl, common.cl's VNN_LD / VNN_ST).
-  const std::string defs = std::string("-DT=") + dtype_info(out.dtype)->storage + " -DDT=" + std::to_string(out.dtype);
-  if (vnn_status st = get_kernel(d, "pooling", backward ? "vnn_pool2d_backward" : "vnn_pool2d", defs, &k))
+  if (vnn_status st = get_kernel(d, "pooling", backward ? "vnn_pool2d_backward" : "vnn_pool2d",
+                                pool_defines(out.dtype), &k))
     return st;
   cl_mem mo = mem(out), mi = mem(in), mx = idx ? mem(*idx) : nullptr;
   cl_long oo = out.offset, io = in.offset, xo = idx ? idx->offset : 0, OH = small.sizes[2], OW = small.sizes[3];
