@@ -184,7 +184,9 @@ void probe_once(Registry& r) {
 // work-group function at its first launch, inside LLVM) must not still be
 // doing so while the process's static destructors (LLVM's among them) run:
 // test_ops_conv[opencl] crashed 1 in ~4 exits that way. Registered after the
-// ICD loader and the driver are loaded, so it runs before their teardown.
+// ICD loader and the driver are loaded, so it runs before their teardown,
+// and again after each kernel's first launch (launch.cpp), before the
+// destructors of the LLVM statics that compile used.
 void drain_queues_at_exit() {
   for (Device* d : registry().devices) {
     if (!d->ready.load(std::memory_order_acquire)) continue;
@@ -192,6 +194,17 @@ void drain_queues_at_exit() {
     clFinish(d->host_queue);
   }
 }
+
+}  // namespace
+
+void register_exit_drain() {
+  // Serialised: atexit is not required to be thread-safe.
+  static std::mutex m;
+  std::lock_guard<std::mutex> lock(m);
+  std::atexit(drain_queues_at_exit);
+}
+
+namespace {
 
 Registry& probed() {
   Registry& r = registry();
@@ -383,8 +396,7 @@ vnn_status init_device(int32_t device) {
   d->queue = q;
   d->host_queue = hq;
   d->ready.store(true, std::memory_order_release);
-  static const int drain_registered = std::atexit(drain_queues_at_exit);
-  (void)drain_registered;
+  register_exit_drain();
   return VNN_STATUS_OK;
 }
 

@@ -58,6 +58,11 @@ vnn_status probe(int32_t* count);
 vnn_status device_info(int32_t device, vnn_device_info* info);
 vnn_status init_device(int32_t device);
 
+// Registers the exit drain (every ready device's queues finished) once
+// more, so that it runs before every destructor registered up to now
+// (launch.cpp calls it after a kernel's first launch has finished).
+void register_exit_drain();
+
 // The device with that index, initialised on first use (so that a core
 // which skips init_device still works); on failure last_error is set.
 vnn_status ready_device(int32_t device, Device** out);

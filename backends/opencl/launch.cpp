@@ -33,6 +33,23 @@ vnn_status set_args(Kernel& k, const Arg* args, size_t count, const std::string&
   return VNN_STATUS_OK;
 }
 
+// The first launch of a kernel waits for it: PoCL compiles a kernel's
+// work-group function inside LLVM at its first launch, on its own thread,
+// and LLVM statics first used there register their destructors after
+// device.cpp's exit drain, so they would be torn down before that drain
+// waits for a compile still running at exit (test_ops_conv[opencl] crashed
+// at every cold-cache exit that way). Waiting here, then moving the drain
+// behind every destructor registered so far, keeps the drain first at
+// exit. Once per kernel object: a few milliseconds beside its build.
+vnn_status after_enqueue(Kernel& k, cl_command_queue q, const std::string& what) {
+  if (k.launched) return VNN_STATUS_OK;
+  k.launched = true;
+  cl_int err = clFinish(q);
+  if (err != CL_SUCCESS) return fail_cl(err, what, ": clFinish after the kernel's first launch failed");
+  register_exit_drain();
+  return VNN_STATUS_OK;
+}
+
 }  // namespace
 
 vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, const std::string& what,
@@ -51,7 +68,7 @@ vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, con
   if (vnn_status st = set_args(k, args, count, what)) return st;
   cl_int err = clEnqueueNDRangeKernel(q, k.kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) return fail_cl(err, what, ": clEnqueueNDRangeKernel failed");
-  return VNN_STATUS_OK;
+  return after_enqueue(k, q, what);
 }
 
 vnn_status enqueue_nd(Kernel& k, cl_command_queue q, cl_uint dims, const size_t* global, const size_t* local,
@@ -60,7 +77,7 @@ vnn_status enqueue_nd(Kernel& k, cl_command_queue q, cl_uint dims, const size_t*
   if (vnn_status st = set_args(k, args, count, what)) return st;
   cl_int err = clEnqueueNDRangeKernel(q, k.kernel, dims, nullptr, global, local, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) return fail_cl(err, what, ": clEnqueueNDRangeKernel failed");
-  return VNN_STATUS_OK;
+  return after_enqueue(k, q, what);
 }
 
 }  // namespace vnn_opencl

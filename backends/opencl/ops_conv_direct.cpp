@@ -101,35 +101,120 @@ vnn_status parse(const Device& d, const vnn_op& op, const std::string& what, Con
 // A direct kernel's register block: blk channels as vector lanes (output
 // channels forward and for the weight gradient, within one group; input
 // channels for the data gradient) x px pixels of a row (forward, data
-// gradient) or px input channels (weight gradient).
+// gradient) or px input channels (weight gradient); ro vectors of blk
+// output channels per item (weight gradient). plane: the padded-plane
+// kernel instead (conv_plane.cl; forward and data gradient): rm output
+// channels x rnv vectors of vw pixels per item.
 struct Variant {
-  int blk = 1, px = 1;
+  int blk = 1, px = 1, ro = 1;
+  bool plane = false;
+  int rm = 0, rnv = 0, vw = 1;
 };
+
+// The padded-plane kernel's preconditions: stride 1, dilation 1, one
+// group, and for the data gradient a padding below the kernel size (dy is
+// padded by kernel - 1 - padding).
+bool plane_fits(const ConvShape& s) {
+  const vnn_conv2d_params& g = s.g;
+  if (g.stride_h != 1 || g.stride_w != 1 || g.dilation_h != 1 || g.dilation_w != 1 || g.groups != 1) return false;
+  if (s.kind == VNN_OP_CONV2D_BACKWARD_DATA) return g.pad_h < g.kernel_h && g.pad_w < g.kernel_w;
+  return s.kind == VNN_OP_CONV2D;
+}
+
+// The device's preferred float vector width (halved for double), a power
+// of two up to 16.
+int preferred_width(const Device& d, int32_t dtype) {
+  unsigned w = d.vector_width_float;
+  if (dtype == VNN_FLOAT64) w /= 2;
+  int vw = 1;
+  while (vw < 16 && unsigned(vw * 2) <= w) vw *= 2;
+  return vw;
+}
 
 // The variants that fit this shape: the two widest channel blocks that
 // divide the channels per group, with 8 pixels per item (weight gradient:
-// 1 input channel per item, 2 for the widest block where the group's
-// channels are even). Few: each is a program build and a timing per shape.
-std::vector<Variant> direct_variants(const ConvShape& s) {
+// 1 input channel per item and two vectors of output channels where they
+// divide, 2 input channels for the widest block where the group's channels
+// are even), and the padded-plane kernel where it fits. Few: each is a
+// program build and a timing per shape.
+std::vector<Variant> direct_variants(const Device& d, const ConvShape& s) {
   const bool wgt = s.kind == VNN_OP_CONV2D_BACKWARD_WEIGHT;
   const int64_t per = s.kind == VNN_OP_CONV2D_BACKWARD_DATA ? s.CG : s.OG;
   std::vector<Variant> r;
   for (int b : {16, 8, 4, 2, 1})
     if (per % b == 0 && r.size() < 2) r.push_back({b, wgt ? 1 : 8});
-  if (wgt && s.CG % 2 == 0) r[0].px = 2;
+  if (wgt) {
+    if (s.CG % 2 == 0) r[0].px = 2;
+    if (s.OG % (2 * r[0].blk) == 0) {
+      Variant two = r[0];
+      two.px = 1, two.ro = 2;
+      r.insert(r.begin(), two);
+    }
+  }
+  if (!r.empty() && plane_fits(s)) {
+    // Output channels of the plane pass: O forward, C for the data gradient.
+    const int64_t out_channels = s.kind == VNN_OP_CONV2D ? s.O : s.C;
+    Variant v;
+    v.plane = true;
+    v.vw = preferred_width(d, s.dtype);
+    v.rnv = std::max(1, std::min(8, 32 / v.vw));
+    v.rm = out_channels % 4 == 0 ? 4 : out_channels % 2 == 0 ? 2 : 1;
+    r.insert(r.begin(), v);
+  }
   return r;
 }
 
+// The padded planes of the plane pass: the image (forward) or dy (data
+// gradient) padded so that the pass is a stride-1 convolution without
+// padding, and the output it writes.
+struct PlaneGeometry {
+  int64_t in_c = 0, out_c = 0, src_h = 0, src_w = 0, pad_t = 0, pad_l = 0, php = 0, pwp = 0, ps = 0, oh = 0,
+          ow = 0;
+};
+
+PlaneGeometry plane_geometry(const ConvShape& s, const Variant& v) {
+  const vnn_conv2d_params& g = s.g;
+  PlaneGeometry p;
+  if (s.kind == VNN_OP_CONV2D) {
+    p.in_c = s.C, p.out_c = s.O, p.src_h = s.H, p.src_w = s.W, p.pad_t = g.pad_h, p.pad_l = g.pad_w;
+    p.oh = s.OH, p.ow = s.OW;
+  } else {
+    p.in_c = s.O, p.out_c = s.C, p.src_h = s.OH, p.src_w = s.OW;
+    p.pad_t = g.kernel_h - 1 - g.pad_h, p.pad_l = g.kernel_w - 1 - g.pad_w;
+    p.oh = s.H, p.ow = s.W;
+  }
+  p.php = p.src_h + 2 * p.pad_t, p.pwp = p.src_w + 2 * p.pad_l;
+  // Zeros past the last row for the last pixel block's reads (up to one
+  // block and a row of taps beyond the output), rounded to 16 elements.
+  p.ps = (p.php * p.pwp + v.rnv * v.vw + g.kernel_w + 15) / 16 * 16;
+  return p;
+}
+
+// The weight gradient's padded image planes: (H + 2 PH) x (W + 2 PW).
+int64_t weight_plane_stride(const ConvShape& s) { return (s.H + 2 * s.g.pad_h) * (s.W + 2 * s.g.pad_w); }
+
 std::string options(const ConvShape& s, Variant v) {
   const vnn_conv2d_params& g = s.g;
-  std::string o = std::string("-DCONV_DIRECT -DT=") + (s.dtype == VNN_FLOAT64 ? "double" : "float");
-  auto def = [&](const char* k, int64_t val) { o += std::string(" -DCV_") + k + "=" + std::to_string(val); };
-  def("C", s.C), def("H", s.H), def("W", s.W), def("O", s.O), def("OH", s.OH), def("OW", s.OW);
-  def("KH", g.kernel_h), def("KW", g.kernel_w), def("SH", g.stride_h), def("SW", g.stride_w);
-  def("PH", g.pad_h), def("PW", g.pad_w), def("DH", g.dilation_h), def("DW", g.dilation_w);
-  def("CG", s.CG), def("OG", s.OG), def("BLK", v.blk), def("PX", v.px);
+  const char* t = s.dtype == VNN_FLOAT64 ? "double" : "float";
+  auto def = [](std::string& o, const char* k, int64_t val) { o += std::string(" -D") + k + "=" + std::to_string(val); };
+  if (v.plane) {
+    const PlaneGeometry p = plane_geometry(s, v);
+    std::string o = std::string("-DPLANE -DT=") + t;
+    def(o, "PC", p.in_c), def(o, "PO", p.out_c), def(o, "KH", g.kernel_h), def(o, "KW", g.kernel_w);
+    def(o, "PHP", p.php), def(o, "PWP", p.pwp), def(o, "PS", p.ps), def(o, "POH", p.oh), def(o, "POW", p.ow);
+    def(o, "RM", v.rm), def(o, "RNV", v.rnv), def(o, "VW", v.vw);
+    def(o, "BIAS", s.kind == VNN_OP_CONV2D && s.bias ? 1 : 0);
+    return o;  // LX, LY: run_plane adds them
+  }
+  std::string o = std::string("-DCONV_DIRECT -DT=") + t;
+  auto cv = [&](const char* k, int64_t val) { def(o, (std::string("CV_") + k).c_str(), val); };
+  cv("C", s.C), cv("H", s.H), cv("W", s.W), cv("O", s.O), cv("OH", s.OH), cv("OW", s.OW);
+  cv("KH", g.kernel_h), cv("KW", g.kernel_w), cv("SH", g.stride_h), cv("SW", g.stride_w);
+  cv("PH", g.pad_h), cv("PW", g.pad_w), cv("DH", g.dilation_h), cv("DW", g.dilation_w);
+  cv("CG", s.CG), cv("OG", s.OG), cv("BLK", v.blk), cv("PX", v.px), cv("RO", v.ro);
+  cv("XPS", weight_plane_stride(s));
   // Only the forward kernel reads it (one program less per shape elsewhere).
-  def("BIAS", s.kind == VNN_OP_CONV2D && s.bias ? 1 : 0);
+  cv("BIAS", s.kind == VNN_OP_CONV2D && s.bias ? 1 : 0);
   return o;
 }
 
@@ -157,34 +242,57 @@ vnn_status enqueue_items(const Device& d, Kernel& k, cl_command_queue q, int64_t
   return enqueue_nd(k, q, 2, global, loc, what, args);
 }
 
-// The weight gradient: the gradient laid out [N, OH*OW, O], partial sums
-// per chunk of images (enough chunks to fill the device), then one pass
-// summing the chunks into dw (and dbias).
+// Copies planes x planes of src_h x src_w (dense, from src at src_off)
+// into dst with the zero padding of g (conv_plane.cl vnn_conv2d_pad).
+vnn_status pad_planes(Device& d, cl_command_queue q, int32_t dtype, cl_mem dst, cl_mem src, int64_t src_off,
+                      int64_t planes, const PlaneGeometry& g, const std::string& what) {
+  Kernel* pad = nullptr;
+  if (vnn_status st = get_kernel(d, "conv_plane", "vnn_conv2d_pad",
+                                 std::string("-DT=") + (dtype == VNN_FLOAT64 ? "double" : "float"), &pad))
+    return st;
+  const cl_long so = src_off;
+  const cl_int np = cl_int(planes), sh = cl_int(g.src_h), sw = cl_int(g.src_w), pt = cl_int(g.pad_t),
+               pl = cl_int(g.pad_l), php = cl_int(g.php), pwp = cl_int(g.pwp), ps = cl_int(g.ps);
+  return launch(d, *pad, q, planes * (g.php + 1), what,
+                {arg(dst), arg(src), arg(so), arg(np), arg(sh), arg(sw), arg(pt), arg(pl), arg(php), arg(pwp), arg(ps)});
+}
+
+// The weight gradient: the gradient laid out [N, OH*OW, O], the image
+// zero-padded into planes, partial sums per chunk of images (enough chunks
+// to fill the device), then one pass summing the chunks into dw (and
+// dbias).
 vnn_status run_weight(Device& d, cl_command_queue q, const ConvShape& s, Variant v, const std::string& opts,
                       const std::string& what) {
   Kernel *layout = nullptr, *k = nullptr, *sum = nullptr;
   if (vnn_status st = get_kernel(d, "conv", "vnn_conv2d_grad_layout", opts, &layout)) return st;
   if (vnn_status st = get_kernel(d, "conv", "vnn_conv2d_direct_weight", opts, &k)) return st;
   if (vnn_status st = get_kernel(d, "conv", "vnn_conv2d_direct_weight_sum", opts, &sum)) return st;
-  const int64_t per_chunk_items = (s.O / v.blk) * (s.CG / v.px);
+  const int64_t per_chunk_items = (s.O / (v.blk * v.ro)) * (s.CG / v.px);
   const int64_t want = int64_t(std::max<cl_uint>(d.compute_units, 1)) * ((d.cl_type & CL_DEVICE_TYPE_GPU) ? 256 : 32);
   int64_t chunks = std::clamp<int64_t>((want + per_chunk_items - 1) / per_chunk_items, 1, s.N);
   const int64_t per_chunk = (s.N + chunks - 1) / chunks;
   chunks = (s.N + per_chunk - 1) / per_chunk;
   const int64_t total = s.O * s.CG * s.g.kernel_h * s.g.kernel_w + s.O, gy_n = numel(*s.grad);
   const size_t esize = s.dtype == VNN_FLOAT64 ? 8 : 4;
+  PlaneGeometry pg;
+  pg.src_h = s.H, pg.src_w = s.W, pg.pad_t = s.g.pad_h, pg.pad_l = s.g.pad_w;
+  pg.php = s.H + 2 * s.g.pad_h, pg.pwp = s.W + 2 * s.g.pad_w, pg.ps = weight_plane_stride(s);
+  const int64_t xp_n = s.N * s.C * pg.ps;
   cl_int err = CL_SUCCESS;
   Scratch part(d, size_t(chunks * total) * esize, &err);
   if (!part.m) return fail_cl(err, what, ": scratch of ", chunks * total * int64_t(esize), " bytes: clCreateBuffer failed");
   Scratch gyt(d, size_t(gy_n) * esize, &err);
   if (!gyt.m) return fail_cl(err, what, ": scratch of ", gy_n * int64_t(esize), " bytes: clCreateBuffer failed");
+  Scratch xp(d, size_t(xp_n) * esize, &err);
+  if (!xp.m) return fail_cl(err, what, ": scratch of ", xp_n * int64_t(esize), " bytes: clCreateBuffer failed");
   cl_mem mx = mem(*s.image), mw = mem(*s.weight), my = mem(*s.grad);
-  const cl_long xo = s.image->offset, wo = s.weight->offset, yo = s.grad->offset;
+  const cl_long wo = s.weight->offset, yo = s.grad->offset;
   const cl_int gy_total = cl_int(gy_n);
   if (vnn_status st = launch(d, *layout, q, gy_n, what, {arg(gyt.m), arg(my), arg(yo), arg(gy_total)})) return st;
+  if (vnn_status st = pad_planes(d, q, s.dtype, xp.m, mx, s.image->offset, s.N * s.C, pg, what)) return st;
   const cl_int nb = cl_int(s.N), pc = cl_int(per_chunk), items = cl_int(chunks * per_chunk_items);
   if (vnn_status st = enqueue_items(d, *k, q, items, 1, what,
-                                    {arg(part.m), arg(gyt.m), arg(mx), arg(xo), arg(nb), arg(pc), arg(items)}))
+                                    {arg(part.m), arg(gyt.m), arg(xp.m), arg(nb), arg(pc), arg(items)}))
     return st;
   cl_mem mb = s.bias ? mem(*s.bias) : mw;
   const cl_long bo = s.bias ? s.bias->offset : 0;
@@ -192,8 +300,51 @@ vnn_status run_weight(Device& d, cl_command_queue q, const ConvShape& s, Variant
   return launch(d, *sum, q, total, what, {arg(mw), arg(wo), arg(mb), arg(bo), arg(has_db), arg(part.m), arg(nc)});
 }
 
+// The padded-plane pass (forward, or the data gradient as a forward pass
+// over dy): pad the input planes, lay the weights out [in, KK, out] (taps
+// flipped for the data gradient), then one item per rm channels x rnv * vw
+// pixels of an image's padded-width output plane.
+vnn_status run_plane(Device& d, cl_command_queue q, const ConvShape& s, Variant v, const std::string& what) {
+  const bool fwd = s.kind == VNN_OP_CONV2D;
+  const PlaneGeometry p = plane_geometry(s, v);
+  const int64_t blocks = (p.oh * p.pwp + v.rnv * v.vw - 1) / (v.rnv * v.vw), chans = p.out_c / v.rm;
+  size_t ly = size_t(std::min<int64_t>(chans, 8)), lx = size_t(std::min<int64_t>(blocks, 8));
+  while (lx * ly > d.max_work_group_size && lx > 1) lx /= 2;
+  while (lx * ly > d.max_work_group_size && ly > 1) ly /= 2;
+  lx = std::min(lx, d.max_item_sizes[0]), ly = std::min(ly, d.max_item_sizes[1]);
+  const std::string opts = options(s, v) + " -DLX=" + std::to_string(lx) + " -DLY=" + std::to_string(ly);
+  // The weight layout kernel is conv.cl's, built with that file's options.
+  Variant direct;
+  Kernel *layout = nullptr, *k = nullptr;
+  if (vnn_status st = get_kernel(d, "conv", "vnn_conv2d_weight_layout", options(s, direct), &layout)) return st;
+  if (vnn_status st = get_kernel(d, "conv_plane", "vnn_conv2d_plane", opts, &k)) return st;
+  if (k->work_group_size < lx * ly)
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": the plane kernel needs ", lx * ly, " work items, the compiled kernel allows ",
+                k->work_group_size, " on ", d.label);
+  const size_t esize = s.dtype == VNN_FLOAT64 ? 8 : 4;
+  const int64_t wn = numel(*s.weight), xp_n = s.N * p.in_c * p.ps;
+  cl_int err = CL_SUCCESS;
+  Scratch wt(d, size_t(wn) * esize, &err);
+  if (!wt.m) return fail_cl(err, what, ": scratch of ", wn * int64_t(esize), " bytes: clCreateBuffer failed");
+  Scratch xp(d, size_t(xp_n) * esize, &err);
+  if (!xp.m) return fail_cl(err, what, ": scratch of ", xp_n * int64_t(esize), " bytes: clCreateBuffer failed");
+  const vnn_tensor_desc& in = fwd ? *s.image : *s.grad;
+  const vnn_tensor_desc& out = fwd ? *s.grad : *s.image;
+  cl_mem mw = mem(*s.weight), mo = mem(out);
+  const cl_long wo = s.weight->offset, oo = out.offset;
+  const cl_int data_layout = fwd ? 0 : 2;
+  if (vnn_status st = launch(d, *layout, q, wn, what, {arg(wt.m), arg(mw), arg(wo), arg(data_layout)})) return st;
+  if (vnn_status st = pad_planes(d, q, s.dtype, xp.m, mem(in), in.offset, s.N * p.in_c, p, what)) return st;
+  cl_mem mb = s.bias && fwd ? mem(*s.bias) : mw;
+  const cl_long bo = s.bias && fwd ? s.bias->offset : 0;
+  const size_t global[3] = {(size_t(blocks) + lx - 1) / lx * lx, (size_t(chans) + ly - 1) / ly * ly, size_t(s.N)};
+  const size_t local[3] = {lx, ly, 1};
+  return enqueue_nd(*k, q, 3, global, local, what, {arg(mo), arg(oo), arg(xp.m), arg(wt.m), arg(mb), arg(bo)});
+}
+
 // One direct pass with variant v.
 vnn_status run_direct(Device& d, cl_command_queue q, const ConvShape& s, Variant v, const std::string& what) {
+  if (v.plane) return run_plane(d, q, s, v, what);
   const std::string opts = options(s, v);
   if (s.kind == VNN_OP_CONV2D_BACKWARD_WEIGHT) return run_weight(d, q, s, v, opts, what);
   const bool fwd = s.kind == VNN_OP_CONV2D;
@@ -369,11 +520,13 @@ bool choose(Device& d, cl_command_queue q, const ConvShape& s, const std::vector
             Variant* out) {
   if (const char* env = std::getenv("VNN_OPENCL_CONV"); env && *env) {
     if (!std::strcmp(env, "gemm")) return false;
+    // The padded-plane kernel where it fits, else the first direct variant.
+    if (!std::strcmp(env, "plane")) return *out = vs.front(), true;
     if (!std::strncmp(env, "direct", 6)) {
       const int most = env[6] ? std::atoi(env + 6) : 1 << 20;
       *out = vs.back();
       for (Variant v : vs)
-        if (v.blk <= most) return *out = v, true;
+        if (!v.plane && v.blk <= most) return *out = v, true;
       return true;
     }
   }
@@ -407,12 +560,12 @@ vnn_status run_conv_whole(Device& d, cl_command_queue q, const vnn_op& op, const
   t_path = nullptr;
   ConvShape s;
   if (vnn_status st = parse(d, op, what, &s)) return st;
-  const std::vector<Variant> vs = direct_variants(s);
+  const std::vector<Variant> vs = direct_variants(d, s);
   if (vs.empty()) return fail(VNN_STATUS_UNSUPPORTED, what, ": no direct kernel block fits this shape");
   Variant v;
   if (!choose(d, q, s, vs, what, &v)) return fail(VNN_STATUS_UNSUPPORTED, what, ": im2col + GEMM is faster for this shape");
   vnn_status st = run_direct(d, q, s, v, what);
-  if (st == VNN_STATUS_OK) t_path = "direct";
+  if (st == VNN_STATUS_OK) t_path = v.plane ? "plane" : "direct";
   return st;
 }
 

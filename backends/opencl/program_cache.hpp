@@ -26,6 +26,7 @@ struct Kernel {
   bool covering_grid = false;  // built with VNN_ONE_PER_ITEM: launch() covers n
   std::mutex mutex;
   std::vector<std::string> last_args;  // bytes of the arguments set last (under mutex)
+  bool launched = false;                // enqueued at least once (under mutex); see launch.cpp
 };
 
 // The kernel `kernel_name` of kernels/common.cl + kernels/<file>.cl built

@@ -49,6 +49,9 @@ const std::vector<Case> kCases = {
     {2, 4, 7, 6, 4, 3, 3, 1, 0, 1, 1}, {2, 4, 7, 6, 6, 3, 2, 2, 1, 1, 1}, {1, 4, 9, 9, 4, 3, 3, 1, 2, 2, 1},
     {2, 4, 7, 7, 6, 3, 3, 2, 1, 1, 2}, {2, 4, 6, 6, 4, 3, 3, 1, 1, 1, 4}, {1, 2, 5, 5, 3, 1, 1, 1, 0, 1, 1},
     {4, 8, 32, 32, 8, 3, 3, 1, 1, 1, 1},  // columns above the inline grain
+    // Odd planes, a 5x5 and a 3x2 kernel, channel counts of 5 and 6: the
+    // last pixel block and the channel blocks of OpenCL's plane kernels.
+    {2, 3, 9, 11, 6, 5, 5, 1, 2, 1, 1}, {3, 5, 10, 7, 5, 3, 2, 1, 1, 1, 1},
 };
 
 std::string label(const Case& c) {

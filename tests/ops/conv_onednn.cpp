@@ -113,21 +113,22 @@ TEST_CASE("the profiler names the conv2d path the selection rule takes") {
             e.name == "conv2d_backward_weight[onednn]")
           ++whole;
         if (e.name == "conv2d[direct]" || e.name == "conv2d_backward_input[direct]" ||
-            e.name == "conv2d_backward_weight[direct]")
+            e.name == "conv2d_backward_weight[direct]" || e.name == "conv2d[plane]" ||
+            e.name == "conv2d_backward_input[plane]")
           ++direct;
         if (e.name.rfind("conv2d (im2col)", 0) == 0 || e.name.rfind("conv2d_backward_input (col2im)", 0) == 0) ++im2col;
       }
       const bool expect = onednn && t == kFloat32 && !c.small;
       CHECK(whole == (expect ? 3 : 0));  // forward, input and weight gradients
-      // OpenCL's direct kernels (backends/opencl/ops_conv_direct.cpp): all
-      // three passes forced with VNN_OPENCL_CONV=direct..., none with
+      // OpenCL's direct and plane kernels (backends/opencl/ops_conv_direct.cpp):
+      // all three passes forced with VNN_OPENCL_CONV=direct... or plane, none with
       // =gemm, chosen per pass by its tuner otherwise.
       const char* force = dev.backend() == "opencl" ? std::getenv("VNN_OPENCL_CONV") : nullptr;
       const std::string mode = force ? force : "";
       if (dev.backend() != "opencl" || mode == "gemm") {
         CHECK(direct == 0);
         CHECK((im2col > 0) == !expect);
-      } else if (mode.rfind("direct", 0) == 0) {
+      } else if (mode.rfind("direct", 0) == 0 || mode == "plane") {
         CHECK(direct == 3);
         CHECK(im2col == 0);
       } else {

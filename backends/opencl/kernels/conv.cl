@@ -108,11 +108,13 @@ __kernel void vnn_col2im(__global T* out, long out_off, long4 os, __global const
 // are contiguous (vnn_conv2d_weight_layout).
 
 // wt = w [O, CG, KK] as [CG, KK, O] (forward) or [O, KK, CG] (data
-// gradient, DATA_LAYOUT = 1); grid-stride.
+// gradient, data_layout = 1; 2: the taps flipped as well, for the data
+// gradient as a forward pass, conv_plane.cl); grid-stride.
 __kernel void vnn_conv2d_weight_layout(__global T* wt, __global const T* w, long w_off, int data_layout) {
   for (int i = get_global_id(0); i < O * CG * KK; i += get_global_size(0)) {
     const int o = i / (CG * KK), cl = (i / KK) % CG, t = i % KK;
-    wt[data_layout ? (o * KK + t) * CG + cl : (cl * KK + t) * O + o] = w[w_off + i];
+    const int tt = data_layout == 2 ? KK - 1 - t : t;
+    wt[data_layout ? (o * KK + tt) * CG + cl : (cl * KK + t) * O + o] = w[w_off + i];
   }
 }
 
@@ -211,60 +213,77 @@ __kernel void vnn_conv2d_grad_layout(__global T* dyt, __global const T* dy, long
 }
 
 // Partial weight (and bias) gradients of one chunk of images: each work
-// item holds BLK output channels (vector lanes) x PX input channels x KK
-// taps and walks every pixel of the chunk's images: per pixel one vector
-// load of dyt and PX x KK scalar image loads. Item i = (chunk q, channel
-// block, output block), output blocks fastest. Chunk q writes
+// item holds RO x BLK output channels (RO vectors of BLK lanes) x PX input
+// channels x KK taps and walks every pixel of the chunk's images: per pixel
+// RO vector loads of dyt and PX x KK scalar image loads, from x padded into
+// planes of XPS elements, XHP x XWP (conv_plane.cl vnn_conv2d_pad): no
+// bounds checks, every tap a plain load. Item i = (chunk q, channel block,
+// output block), output blocks fastest. Chunk q writes
 // part[q * (O * CG * KK + O) + ...]: dw at (o * CG + cl) * KK + t, dbias
 // (from the items of the first channel block) at O * CG * KK + o.
-__kernel void vnn_conv2d_direct_weight(__global T* part, __global const T* dyt, __global const T* x, long x_off,
-                                       int nb, int chunk_images, int total) {
+#define RO CV_RO
+#define XWP (W + 2 * PW)
+#define XHP (H + 2 * PH)
+#define XPS CV_XPS
+__kernel void vnn_conv2d_direct_weight(__global T* part, __global const T* dyt, __global const T* xp, int nb,
+                                       int chunk_images, int total) {
   const int i = get_global_id(0);
   if (i >= total) return;
-  const int ob = i % (O / BLK), cb = (i / (O / BLK)) % (CG / PX), q = i / ((O / BLK) * (CG / PX));
-  const int o0 = ob * BLK, cl0 = cb * PX, grp = o0 / OG;
-  VT acc[PX][KK];
-  VT accb = (VT)0;
+  const int ob = i % (O / (BLK * RO)), cb = (i / (O / (BLK * RO))) % (CG / PX), q = i / ((O / (BLK * RO)) * (CG / PX));
+  const int o0 = ob * BLK * RO, cl0 = cb * PX, grp = o0 / OG;
+  VT acc[RO][PX][KK];
+  VT accb[RO];
 #pragma unroll
-  for (int c = 0; c < PX; ++c)
+  for (int r = 0; r < RO; ++r) {
+    accb[r] = (VT)0;
 #pragma unroll
-    for (int t = 0; t < KK; ++t) acc[c][t] = (VT)0;
+    for (int c = 0; c < PX; ++c)
+#pragma unroll
+      for (int t = 0; t < KK; ++t) acc[r][c][t] = (VT)0;
+  }
   const int n1 = min(nb, (q + 1) * chunk_images);
   for (int n = q * chunk_images; n < n1; ++n) {
-    const __global T* xs = x + x_off + (n * C + grp * CG + cl0) * HW;
-    const __global T* ys = dyt + n * OHW * O + o0;
+    const __global T* xs = xp + ((long)n * C + grp * CG + cl0) * XPS;
+    const __global T* ys = dyt + (long)n * OHW * O + o0;
     for (int oh = 0; oh < OH; ++oh)
       for (int ow = 0; ow < OW; ++ow, ys += O) {
-        const VT g = VLOAD(ys);
-        accb += g;
+        VT g[RO];
 #pragma unroll
-        for (int ki = 0; ki < KH; ++ki) {
-          const int h = oh * SH - PH + ki * DH;
-          const int hin = h >= 0 && h < H;
-#pragma unroll
-          for (int kj = 0; kj < KW; ++kj) {
-            const int v = ow * SW - PW + kj * DW;
-            const int in = hin && v >= 0 && v < W;
-#pragma unroll
-            for (int c = 0; c < PX; ++c) acc[c][ki * KW + kj] += (in ? xs[c * HW + h * W + v] : (T)0) * g;
-          }
+        for (int r = 0; r < RO; ++r) {
+          g[r] = VLOAD(ys + r * BLK);
+          accb[r] += g[r];
         }
+        const __global T* xw = xs + oh * SH * XWP + ow * SW;
+#pragma unroll
+        for (int ki = 0; ki < KH; ++ki)
+#pragma unroll
+          for (int kj = 0; kj < KW; ++kj)
+#pragma unroll
+            for (int c = 0; c < PX; ++c) {
+              const T xv = xw[c * XPS + ki * DH * XWP + kj * DW];
+#pragma unroll
+              for (int r = 0; r < RO; ++r) acc[r][c][ki * KW + kj] += xv * g[r];
+            }
       }
   }
   __global T* dst = part + (long)q * (O * CG * KK + O);
   T lanes[BLK];
 #pragma unroll
-  for (int c = 0; c < PX; ++c)
+  for (int r = 0; r < RO; ++r) {
+    const int ob0 = o0 + r * BLK;
 #pragma unroll
-    for (int t = 0; t < KK; ++t) {
-      VSTORE(acc[c][t], lanes);
+    for (int c = 0; c < PX; ++c)
 #pragma unroll
-      for (int j = 0; j < BLK; ++j) dst[((o0 + j) * CG + cl0 + c) * KK + t] = lanes[j];
+      for (int t = 0; t < KK; ++t) {
+        VSTORE(acc[r][c][t], lanes);
+#pragma unroll
+        for (int j = 0; j < BLK; ++j) dst[((ob0 + j) * CG + cl0 + c) * KK + t] = lanes[j];
+      }
+    if (cb == 0) {
+      VSTORE(accb[r], lanes);
+#pragma unroll
+      for (int j = 0; j < BLK; ++j) dst[O * CG * KK + ob0 + j] = lanes[j];
     }
-  if (cb == 0) {
-    VSTORE(accb, lanes);
-#pragma unroll
-    for (int j = 0; j < BLK; ++j) dst[O * CG * KK + o0 + j] = lanes[j];
   }
 }
 

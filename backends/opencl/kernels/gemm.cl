@@ -40,7 +40,9 @@ void vnn_gemm(__global T* out, long out_off, __global const T* a, long a_off, __
   // Loads walk the operand's unit-stride direction with neighbouring items.
   const int a_along_k = a_cs == 1, b_along_n = b_cs == 1 || b_rs != 1;
   T acc[WPTM][WPTN];
+  #pragma unroll
   for (int wm = 0; wm < WPTM; ++wm)
+    #pragma unroll
     for (int wn = 0; wn < WPTN; ++wn) acc[wm][wn] = (T)0;
   for (long p0 = kb; p0 < ke; p0 += TSK) {
     for (int l = lid; l < TSM * TSK; l += NITEMS) {
@@ -56,17 +58,22 @@ void vnn_gemm(__global T* out, long out_off, __global const T* a, long a_off, __
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int kk = 0; kk < TSK; ++kk) {
       T br[WPTN];
+      #pragma unroll
       for (int wn = 0; wn < WPTN; ++wn) br[wn] = Bs[kk][tn + wn * RTSN];
+      #pragma unroll
       for (int wm = 0; wm < WPTM; ++wm) {
         const T av = As[kk][tm + wm * RTSM];
+        #pragma unroll
         for (int wn = 0; wn < WPTN; ++wn) acc[wm][wn] += av * br[wn];
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
+  #pragma unroll
   for (int wm = 0; wm < WPTM; ++wm) {
     const long r = row0 + tm + wm * RTSM;
     if (r >= m) continue;
+    #pragma unroll
     for (int wn = 0; wn < WPTN; ++wn) {
       const long c = col0 + tn + wn * RTSN;
       if (c >= n) continue;
@@ -161,7 +168,9 @@ void vnn_gemm_longk(__global T* out, long out_off, __global const T* a, long a_o
   const long ob = out_off + vnn_strided_offset(bi, batch_ndim, batch_sizes, o_bs);
   const long kb = sp * k_chunk, ke = min(k, kb + k_chunk);
   long ar[RM], bc[RN];
+  #pragma unroll
   for (int i = 0; i < RM; ++i) ar[i] = ab + min(r0 + i, m - 1) * a_rs;
+  #pragma unroll
   for (int j = 0; j < RN; ++j) bc[j] = bb + min(c0 + j, n - 1) * b_cs;
   // Whole VW-wide steps of [kb, ke): this item's v0, v0 + vstep, ... < v1.
   const long nvec = max(ke - kb, 0L) / VW;
@@ -171,19 +180,27 @@ void vnn_gemm_longk(__global T* out, long out_off, __global const T* a, long a_o
   const long v0 = lid, v1 = nvec, vstep = LK;
 #endif
   TV acc[RM][RN];
+  #pragma unroll
   for (int i = 0; i < RM; ++i)
+    #pragma unroll
     for (int j = 0; j < RN; ++j) acc[i][j] = (TV)0;
   for (long v = v0; v < v1; v += vstep) {
     const long p = kb + v * VW;
     TV av[RM], bv[RN];
+    #pragma unroll
     for (int i = 0; i < RM; ++i) av[i] = LOAD_A(i, p);
+    #pragma unroll
     for (int j = 0; j < RN; ++j) bv[j] = LOAD_B(j, p);
+    #pragma unroll
     for (int i = 0; i < RM; ++i)
+      #pragma unroll
       for (int j = 0; j < RN; ++j) acc[i][j] += av[i] * bv[j];
   }
   // Fold the lanes, then the scalar tail of k past the whole steps.
   T s[RM][RN];
+  #pragma unroll
   for (int i = 0; i < RM; ++i)
+    #pragma unroll
     for (int j = 0; j < RN; ++j) {
 #if VW == 1
       s[i][j] = acc[i][j];
@@ -191,14 +208,19 @@ void vnn_gemm_longk(__global T* out, long out_off, __global const T* a, long a_o
       T lanes[VW];
       VCAT(vstore, VW)(acc[i][j], 0, lanes);
       T t = (T)0;
+      #pragma unroll
       for (int l = 0; l < VW; ++l) t += lanes[l];
       s[i][j] = t;
 #endif
     }
   for (long p = kb + nvec * VW + lid; p < ke; p += LK)
+    #pragma unroll
     for (int i = 0; i < RM; ++i)
+      #pragma unroll
       for (int j = 0; j < RN; ++j) s[i][j] += a[ar[i] + p * a_cs] * b[bc[j] + p * b_rs];
+  #pragma unroll
   for (int i = 0; i < RM; ++i)
+    #pragma unroll
     for (int j = 0; j < RN; ++j) red[i * RN + j][lid] = s[i][j];
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int o = lid; o < RM * RN; o += LK) {
@@ -251,6 +273,7 @@ void vnn_gemm_widen(__global T* out, long out_off, __global const T* a, long a_o
   const long bb = b_off + vnn_strided_offset(bi, batch_ndim, batch_sizes, b_bs);
   const long ob = out_off + vnn_strided_offset(bi, batch_ndim, batch_sizes, o_bs);
   long ar[RM];
+  #pragma unroll
   for (int i = 0; i < RM; ++i) ar[i] = ab + min(r0 + i, m - 1) * a_rs;
   if (c0 + RNV * VW > n) {  // the partial block at the right edge
     for (int i = 0; i < RM && r0 + i < m; ++i)
@@ -265,17 +288,23 @@ void vnn_gemm_widen(__global T* out, long out_off, __global const T* a, long a_o
     return;
   }
   TW acc[RM][RNV];
+  #pragma unroll
   for (int i = 0; i < RM; ++i)
+    #pragma unroll
     for (int j = 0; j < RNV; ++j) acc[i][j] = (TW)0;
   for (long p = 0; p < k; ++p) {
     TW bv[RNV];
+    #pragma unroll
     for (int j = 0; j < RNV; ++j) bv[j] = LOAD_BW(p, c0 + j * VW);
+    #pragma unroll
     for (int i = 0; i < RM; ++i) {
       const T av = a[ar[i] + p * a_cs];
+      #pragma unroll
       for (int j = 0; j < RNV; ++j) acc[i][j] += av * bv[j];
     }
   }
   for (int i = 0; i < RM && r0 + i < m; ++i)
+    #pragma unroll
     for (int j = 0; j < RNV; ++j) {
       T lanes[VW];
 #if VW == 1
@@ -283,6 +312,7 @@ void vnn_gemm_widen(__global T* out, long out_off, __global const T* a, long a_o
 #else
       WCAT(vstore, VW)(acc[i][j], 0, lanes);
 #endif
+      #pragma unroll
       for (int l = 0; l < VW; ++l) {
         const long oi = ob + (r0 + i) * o_rs + (c0 + j * VW + l) * o_cs;
         T v = alpha * lanes[l];
