@@ -233,10 +233,10 @@ struct Scratch {
 
 // A 2-D grid: dim 0 over n items rounded up to the work-group size, dim 1 of size `blocks`.
 vnn_status enqueue_items(const Device& d, Kernel& k, cl_command_queue q, int64_t n, int64_t blocks,
-                         const std::string& what, std::initializer_list<Arg> args) {
+                         const std::string& what, std::initializer_list<Arg> args, size_t most = 64) {
   const size_t tuned = launch_local_for(d.index);
   const size_t local = std::min<size_t>({k.work_group_size, d.max_work_group_size, d.max_item_sizes[0],
-                                         tuned ? tuned : 64});
+                                         tuned ? std::min(tuned, most) : most});
   const size_t global[2] = {size_t((n + int64_t(local) - 1) / int64_t(local)) * local, size_t(blocks)};
   const size_t loc[2] = {local, 1};
   return enqueue_nd(k, q, 2, global, loc, what, args);
@@ -251,10 +251,12 @@ vnn_status pad_planes(Device& d, cl_command_queue q, int32_t dtype, cl_mem dst, 
                                  std::string("-DT=") + (dtype == VNN_FLOAT64 ? "double" : "float"), &pad))
     return st;
   const cl_long so = src_off;
-  const cl_int np = cl_int(planes), sh = cl_int(g.src_h), sw = cl_int(g.src_w), pt = cl_int(g.pad_t),
-               pl = cl_int(g.pad_l), php = cl_int(g.php), pwp = cl_int(g.pwp), ps = cl_int(g.ps);
-  return launch(d, *pad, q, planes * (g.php + 1), what,
-                {arg(dst), arg(src), arg(so), arg(np), arg(sh), arg(sw), arg(pt), arg(pl), arg(php), arg(pwp), arg(ps)});
+  const cl_int sh = cl_int(g.src_h), sw = cl_int(g.src_w), pt = cl_int(g.pad_t), pl = cl_int(g.pad_l),
+               php = cl_int(g.php), pwp = cl_int(g.pwp), ps = cl_int(g.ps);
+  // One item per row (and one per plane tail); the driver picks the groups.
+  const size_t global[2] = {size_t(g.php + 1), size_t(planes)};
+  return enqueue_nd(*pad, q, 2, global, nullptr, what,
+                    {arg(dst), arg(src), arg(so), arg(sh), arg(sw), arg(pt), arg(pl), arg(php), arg(pwp), arg(ps)});
 }
 
 // The weight gradient: the gradient laid out [N, OH*OW, O], the image
@@ -287,12 +289,16 @@ vnn_status run_weight(Device& d, cl_command_queue q, const ConvShape& s, Variant
   if (!xp.m) return fail_cl(err, what, ": scratch of ", xp_n * int64_t(esize), " bytes: clCreateBuffer failed");
   cl_mem mx = mem(*s.image), mw = mem(*s.weight), my = mem(*s.grad);
   const cl_long wo = s.weight->offset, yo = s.grad->offset;
-  const cl_int gy_total = cl_int(gy_n);
-  if (vnn_status st = launch(d, *layout, q, gy_n, what, {arg(gyt.m), arg(my), arg(yo), arg(gy_total)})) return st;
+  const size_t tiles[3] = {size_t((s.OH * s.OW + 15) / 16), size_t((s.O + 15) / 16), size_t(s.N)};
+  if (vnn_status st = enqueue_nd(*layout, q, 3, tiles, nullptr, what, {arg(gyt.m), arg(my), arg(yo)})) return st;
   if (vnn_status st = pad_planes(d, q, s.dtype, xp.m, mx, s.image->offset, s.N * s.C, pg, what)) return st;
   const cl_int nb = cl_int(s.N), pc = cl_int(per_chunk), items = cl_int(chunks * per_chunk_items);
+  // Groups small enough that there are four per compute unit: 64 items in
+  // one group would run on one core of a CPU device.
+  size_t most = 64;
+  while (most > 1 && size_t(items) / most < 4 * size_t(std::max<cl_uint>(d.compute_units, 1))) most /= 2;
   if (vnn_status st = enqueue_items(d, *k, q, items, 1, what,
-                                    {arg(part.m), arg(gyt.m), arg(xp.m), arg(nb), arg(pc), arg(items)}))
+                                    {arg(part.m), arg(gyt.m), arg(xp.m), arg(nb), arg(pc), arg(items)}, most))
     return st;
   cl_mem mb = s.bias ? mem(*s.bias) : mw;
   const cl_long bo = s.bias ? s.bias->offset : 0;

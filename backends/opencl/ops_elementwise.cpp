@@ -90,7 +90,9 @@ vnn_status run_where(Device& d, cl_command_queue q, const vnn_op& op, const std:
 // per-op path of small tensors skips building the option string and
 // hashing it (perf: ~8 % of a 64-float add's host time). Kernels live as
 // long as the process, so a cached pointer never dangles.
-vnn_status elementwise_kernel(Device& d, bool binary, int64_t fn, int32_t dt, int32_t odt, Kernel** k) {
+// dense: 0 the strided kernel, 1 vnn_binary_dense, 2 the same with b one
+// broadcast value, 3 vnn_binary_rows (binary only).
+vnn_status elementwise_kernel(Device& d, bool binary, int64_t fn, int32_t dt, int32_t odt, int dense, Kernel** k) {
   struct Slot {
     const Device* d = nullptr;
     uint64_t key = 0;
@@ -98,13 +100,15 @@ vnn_status elementwise_kernel(Device& d, bool binary, int64_t fn, int32_t dt, in
   };
   thread_local Slot slots[64];
   const uint64_t key = uint64_t(binary) | uint64_t(uint32_t(fn)) << 1 | uint64_t(uint8_t(dt)) << 40 |
-                       uint64_t(uint8_t(odt)) << 48;
+                       uint64_t(uint8_t(odt)) << 48 | uint64_t(dense) << 56;
   Slot& s = slots[(key * 0x9E3779B97F4A7C15ull) >> 58];
   if (s.k && s.d == &d && s.key == key) return *k = s.k, VNN_STATUS_OK;
   std::string defs = std::string("-DT=") + dtype_info(dt)->storage + " -DDT=" + std::to_string(dt) +
                      " -DOT=" + dtype_info(odt)->storage + " -DODT=" + std::to_string(odt) +
-                     (binary ? " -DBINARY_FN=" : " -DUNARY_FN=") + std::to_string(fn);
-  if (vnn_status st = get_kernel(d, "elementwise", binary ? "vnn_binary_op" : "vnn_unary_op", defs, k)) return st;
+                     (binary ? " -DBINARY_FN=" : " -DUNARY_FN=") + std::to_string(fn) +
+                     (dense == 2 ? " -DB_SCALAR=1" : "");
+  const char* name = !binary ? "vnn_unary_op" : dense == 3 ? "vnn_binary_rows" : dense ? "vnn_binary_dense" : "vnn_binary_op";
+  if (vnn_status st = get_kernel(d, "elementwise", name, defs, k)) return st;
   s = Slot{&d, key, *k};
   return VNN_STATUS_OK;
 }
@@ -116,13 +120,29 @@ vnn_status run_binary_unary(Device& d, cl_command_queue q, const vnn_op& op, con
   const vnn_tensor_desc& b = binary ? op.inputs[1] : op.inputs[0];
   Layout l = binary ? make_layout(out, {&out, &a, &b}) : make_layout(out, {&out, &a});
   if (l.n == 0) return VNN_STATUS_OK;
+  // Binary ops on one dense run (b dense too, or one broadcast value).
+  const bool out_a_dense = binary && contiguous(l, 0) && contiguous(l, 1);
+  // Or dense rows with b one row broadcast down them (a bias over a batch).
+  const bool rows = binary && l.ndim == 2 && l.strides[0].s[0] == 1 && l.strides[1].s[0] == 1 &&
+                    l.strides[2].s[0] == 1 && l.strides[0].s[1] == l.sizes.s[0] &&
+                    l.strides[1].s[1] == l.sizes.s[0] && l.strides[2].s[1] == 0;
+  const int dense = rows ? 3 : !out_a_dense ? 0 : contiguous(l, 2) ? 1 : l.strides[2].s[0] == 0 ? 2 : 0;
   Kernel* k = nullptr;
-  if (vnn_status st = elementwise_kernel(d, binary, op.ints[0], a.dtype, out.dtype, &k)) return st;
+  if (vnn_status st = elementwise_kernel(d, binary, op.ints[0], a.dtype, out.dtype, dense, &k)) return st;
   cl_mem mo = mem(out), ma = mem(a), mb = mem(b);
   cl_long oo = out.offset, ao = a.offset, bo = b.offset, n = l.n;
   if (binary) {
     // alpha travels in the kernel's compute type.
     Scalar alpha(op.num_scalars > 0 && op.scalars ? op.scalars[0] : 1.0);
+    if (dense == 3) {
+      const cl_long cols = l.sizes.s[0];
+      const size_t global[2] = {size_t(cols), size_t(l.sizes.s[1])};
+      return enqueue_nd(*k, q, 2, global, nullptr, what,
+                        {arg(mo), arg(oo), arg(ma), arg(ao), arg(mb), arg(bo), alpha.as(a.dtype), arg(cols)});
+    }
+    if (dense)
+      return launch(d, *k, q, l.n, what,
+                    {arg(mo), arg(oo), arg(ma), arg(ao), arg(mb), arg(bo), alpha.as(a.dtype), arg(n)});
     return launch(d, *k, q, l.n, what,
                   {arg(mo), arg(oo), arg(ma), arg(ao), arg(mb), arg(bo), alpha.as(a.dtype), arg(n), arg(l.ndim),
                    arg(l.sizes), arg(l.strides[0]), arg(l.strides[1]), arg(l.strides[2])});

@@ -204,12 +204,24 @@ __kernel void vnn_conv2d_direct_data(__global T* dx, long dx_off, __global const
 }
 
 // dyt = dy [N, O, OH*OW] as [N, OH*OW, O] (the weight gradient's vector
-// loads take BLK consecutive output channels of one pixel); grid-stride.
-__kernel void vnn_conv2d_grad_layout(__global T* dyt, __global const T* dy, long dy_off, int total) {
-  for (int i = get_global_id(0); i < total; i += get_global_size(0)) {
-    const int n = i / (OHW * O), r = i - n * (OHW * O), p = r / O, o = r - p * O;
-    dyt[i] = dy[dy_off + (n * O + o) * OHW + p];
-  }
+// loads take BLK consecutive output channels of one pixel), in tiles of
+// 16 pixels x 16 channels: item (pixel tile, channel tile, image) reads
+// its tile along dy's rows and writes it along dyt's, so both sides stay
+// within 16 cache lines; one element per item with the loads 784 floats
+// apart took 3.6 ms for conv1's 1.6 M elements on PoCL.
+#define GT 16
+__kernel void vnn_conv2d_grad_layout(__global T* dyt, __global const T* dy, long dy_off) {
+  const int p0 = get_global_id(0) * GT, o0 = get_global_id(1) * GT;
+  const long n = get_global_id(2);
+  if (p0 >= OHW || o0 >= O) return;
+  const int np = min(GT, OHW - p0), no = min(GT, O - o0);
+  T tile[GT][GT];
+  const __global T* src = dy + dy_off + (n * O + o0) * OHW + p0;
+  for (int oo = 0; oo < no; ++oo)
+    for (int pp = 0; pp < np; ++pp) tile[pp][oo] = src[oo * OHW + pp];
+  __global T* dst = dyt + (n * OHW + p0) * O + o0;
+  for (int pp = 0; pp < np; ++pp)
+    for (int oo = 0; oo < no; ++oo) dst[pp * O + oo] = tile[pp][oo];
 }
 
 // Partial weight (and bias) gradients of one chunk of images: each work

@@ -17,31 +17,27 @@
 
 // dst[plane][r][c] = src[plane][r - pt][c - pl] inside the source, else 0,
 // for rows r < php of width pwp, then zeros up to the plane stride ps.
-// One work item per (plane, padded row); grid-stride.
-__kernel void vnn_conv2d_pad(__global T* dst, __global const T* src, long src_off, int planes, int sh, int sw,
-                             int pt, int pl, int php, int pwp, int ps) {
-  const int rows_per_plane = php + 1;  // the last "row" is the plane's zero tail
-  const long total = (long)planes * rows_per_plane;
-  for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
-    const long plane = i / rows_per_plane;
-    const int r = (int)(i - plane * rows_per_plane);
-    __global T* d = dst + plane * ps;
-    if (r == php) {
-      for (int c = php * pwp; c < ps; ++c) d[c] = (T)0;
-      continue;
-    }
-    d += r * pwp;
-    const int h = r - pt;
-    if (h < 0 || h >= sh) {
-      for (int c = 0; c < pwp; ++c) d[c] = (T)0;
-      continue;
-    }
-    const __global T* s = src + src_off + plane * sh * sw + h * sw;
-    for (int c = 0; c < pwp; ++c) {
-      const int w = c - pl;
-      d[c] = (w >= 0 && w < sw) ? s[w] : (T)0;
-    }
+// Item (padded row r, plane); row php stands for the plane's zero tail.
+__kernel void vnn_conv2d_pad(__global T* dst, __global const T* src, long src_off, int sh, int sw, int pt, int pl,
+                             int php, int pwp, int ps) {
+  const int r = get_global_id(0);
+  const long plane = get_global_id(1);
+  if (r > php) return;
+  __global T* d = dst + plane * ps;
+  if (r == php) {
+    for (int c = php * pwp; c < ps; ++c) d[c] = (T)0;
+    return;
   }
+  d += r * pwp;
+  const int h = r - pt;
+  if (h < 0 || h >= sh) {
+    for (int c = 0; c < pwp; ++c) d[c] = (T)0;
+    return;
+  }
+  const __global T* s = src + src_off + plane * sh * sw + h * sw;
+  for (int c = 0; c < pl; ++c) d[c] = (T)0;
+  for (int c = 0; c < sw; ++c) d[pl + c] = s[c];
+  for (int c = pl + sw; c < pwp; ++c) d[c] = (T)0;
 }
 
 #ifdef PLANE

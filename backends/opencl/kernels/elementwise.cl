@@ -135,6 +135,34 @@ __kernel void vnn_binary_op(__global OT* out, long out_off, __global const T* a,
   }
 }
 
+// Dense operands (the host merged them into one unit-stride run), b one
+// value broadcast when B_SCALAR: plain indexing that the compiler can
+// vectorise. Through vnn_binary_op's runtime strides PoCL kept the loop
+// scalar: an add of 1.6 M floats took 3.2 ms there, a relu 0.37 ms.
+__kernel void vnn_binary_dense(__global OT* out, long out_off, __global const T* a, long a_off, __global const T* b,
+                               long b_off, CT alpha, long n) {
+#ifdef B_SCALAR
+  const CT y = LOAD(b, b_off);  // read before any store: one load, not a gather
+#endif
+  VNN_ITEMS(i, n) {
+    CT x = LOAD(a, a_off + i);
+#ifndef B_SCALAR
+    CT y = LOAD(b, b_off + i);
+#endif
+    STORE(out, out_off + i, vnn_binary(x, y, alpha));
+  }
+}
+
+// out[r, c] = a[r, c] op b[c] on dense rows (a bias added to a batch):
+// item (c, r), no division.
+__kernel void vnn_binary_rows(__global OT* out, long out_off, __global const T* a, long a_off, __global const T* b,
+                              long b_off, CT alpha, long cols) {
+  const long c = get_global_id(0), i = get_global_id(1) * cols + c;
+  CT x = LOAD(a, a_off + i);
+  CT y = LOAD(b, b_off + c);
+  STORE(out, out_off + i, vnn_binary(x, y, alpha));
+}
+
 #endif  // BINARY_FN
 
 #ifdef UNARY_FN

@@ -58,3 +58,16 @@ __kernel void vnn_indexing(__global T* direct, long direct_off, __global T* inde
 #endif
   }
 }
+
+#if MODE == 0
+// direct[row, col] = indexed[index[row], col] for unit-stride rows
+// (INDEX_SELECT; ops_indexing.cpp takes it when the merged shape is rows x
+// columns): item (col, row).
+__kernel void vnn_index_select_rows(__global T* direct, long direct_off, long direct_rs, __global const T* indexed,
+                                    long indexed_off, long indexed_rs, __global const long* index, long index_off,
+                                    long index_stride, long bound) {
+  const long c = get_global_id(0), r = get_global_id(1);
+  const long j = index[index_off + r * index_stride];
+  direct[direct_off + r * direct_rs + c] = (j >= 0 && j < bound) ? indexed[indexed_off + j * indexed_rs + c] : (T)0;
+}
+#endif
