@@ -57,6 +57,15 @@ bool dense(const vnn_tensor_desc& t) {
   return true;
 }
 
+int preferred_vector_width(const Device& d, int32_t dtype) {
+  const DtypeInfo* info = dtype_info(dtype);
+  unsigned w = d.vector_width_float;
+  if (info && info->size == 8) w /= 2;
+  int vw = 1;
+  while (vw < 16 && unsigned(vw * 2) <= w) vw *= 2;
+  return vw;
+}
+
 bool valid_desc(const vnn_tensor_desc& t) {
   return t.ndim >= 0 && t.ndim <= VNN_MAX_DIMS && t.data && t.offset >= 0 && dtype_info(t.dtype);
 }

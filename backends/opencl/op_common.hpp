@@ -37,6 +37,10 @@ inline cl_mem mem(const vnn_tensor_desc& t) { return static_cast<cl_mem>(t.data)
 int64_t numel(const vnn_tensor_desc& t);
 // Row-major contiguous (size-1 dims may have any stride).
 bool dense(const vnn_tensor_desc& t);
+
+// The device's preferred float vector width (halved for 64-bit dtypes), a
+// power of two up to 16: the vector kernels' lane count.
+int preferred_vector_width(const Device& d, int32_t dtype);
 // ndim in range, a buffer, a non-negative offset and a known dtype.
 bool valid_desc(const vnn_tensor_desc& t);
 // valid_desc(t) with rank ndim and dtype dtype.

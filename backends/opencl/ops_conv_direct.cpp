@@ -121,16 +121,6 @@ bool plane_fits(const ConvShape& s) {
   return s.kind == VNN_OP_CONV2D;
 }
 
-// The device's preferred float vector width (halved for double), a power
-// of two up to 16.
-int preferred_width(const Device& d, int32_t dtype) {
-  unsigned w = d.vector_width_float;
-  if (dtype == VNN_FLOAT64) w /= 2;
-  int vw = 1;
-  while (vw < 16 && unsigned(vw * 2) <= w) vw *= 2;
-  return vw;
-}
-
 // The variants that fit this shape: the two widest channel blocks that
 // divide the channels per group, with 8 pixels per item (weight gradient:
 // 1 input channel per item and two vectors of output channels where they
@@ -156,7 +146,7 @@ std::vector<Variant> direct_variants(const Device& d, const ConvShape& s) {
     const int64_t out_channels = s.kind == VNN_OP_CONV2D ? s.O : s.C;
     Variant v;
     v.plane = true;
-    v.vw = preferred_width(d, s.dtype);
+    v.vw = preferred_vector_width(d, s.dtype);
     v.rnv = std::max(1, std::min(8, 32 / v.vw));
     v.rm = out_channels % 4 == 0 ? 4 : out_channels % 2 == 0 ? 2 : 1;
     r.insert(r.begin(), v);
@@ -319,10 +309,8 @@ vnn_status run_plane(Device& d, cl_command_queue q, const ConvShape& s, Variant 
   while (lx * ly > d.max_work_group_size && ly > 1) ly /= 2;
   lx = std::min(lx, d.max_item_sizes[0]), ly = std::min(ly, d.max_item_sizes[1]);
   const std::string opts = options(s, v) + " -DLX=" + std::to_string(lx) + " -DLY=" + std::to_string(ly);
-  // The weight layout kernel is conv.cl's, built with that file's options.
-  Variant direct;
   Kernel *layout = nullptr, *k = nullptr;
-  if (vnn_status st = get_kernel(d, "conv", "vnn_conv2d_weight_layout", options(s, direct), &layout)) return st;
+  if (vnn_status st = get_kernel(d, "conv_plane", "vnn_conv2d_plane_weights", opts, &layout)) return st;
   if (vnn_status st = get_kernel(d, "conv_plane", "vnn_conv2d_plane", opts, &k)) return st;
   if (k->work_group_size < lx * ly)
     return fail(VNN_STATUS_UNSUPPORTED, what, ": the plane kernel needs ", lx * ly, " work items, the compiled kernel allows ",
@@ -338,8 +326,8 @@ vnn_status run_plane(Device& d, cl_command_queue q, const ConvShape& s, Variant 
   const vnn_tensor_desc& out = fwd ? *s.grad : *s.image;
   cl_mem mw = mem(*s.weight), mo = mem(out);
   const cl_long wo = s.weight->offset, oo = out.offset;
-  const cl_int data_layout = fwd ? 0 : 2;
-  if (vnn_status st = launch(d, *layout, q, wn, what, {arg(wt.m), arg(mw), arg(wo), arg(data_layout)})) return st;
+  const cl_int flip = fwd ? 0 : 1;
+  if (vnn_status st = launch(d, *layout, q, wn, what, {arg(wt.m), arg(mw), arg(wo), arg(flip)})) return st;
   if (vnn_status st = pad_planes(d, q, s.dtype, xp.m, mem(in), in.offset, s.N * p.in_c, p, what)) return st;
   cl_mem mb = s.bias && fwd ? mem(*s.bias) : mw;
   const cl_long bo = s.bias && fwd ? s.bias->offset : 0;

@@ -7,6 +7,7 @@
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "launch.hpp"
+#include "op_common.hpp"
 #include "program_cache.hpp"
 #include "vnn/checked_size.h"
 
@@ -115,13 +116,7 @@ size_t longk_items(const Device& d, int32_t dtype) {
 // float width (halved for 64-bit types), a power of two up to 16, where the
 // operands they load as vectors are unit-stride; else 1 (strided scalars).
 int vector_width(const Device& d, const GemmProblem& p, bool unit) {
-  if (!unit) return 1;
-  const DtypeInfo* info = dtype_info(p.dtype);
-  unsigned w = d.vector_width_float;
-  if (info && info->size == 8) w /= 2;
-  int vw = 1;
-  while (vw < 16 && unsigned(vw * 2) <= w) vw *= 2;
-  return vw;
+  return unit ? preferred_vector_width(d, p.dtype) : 1;
 }
 
 }  // namespace

@@ -108,13 +108,11 @@ __kernel void vnn_col2im(__global T* out, long out_off, long4 os, __global const
 // are contiguous (vnn_conv2d_weight_layout).
 
 // wt = w [O, CG, KK] as [CG, KK, O] (forward) or [O, KK, CG] (data
-// gradient, data_layout = 1; 2: the taps flipped as well, for the data
-// gradient as a forward pass, conv_plane.cl); grid-stride.
+// gradient, DATA_LAYOUT = 1); grid-stride.
 __kernel void vnn_conv2d_weight_layout(__global T* wt, __global const T* w, long w_off, int data_layout) {
   for (int i = get_global_id(0); i < O * CG * KK; i += get_global_size(0)) {
     const int o = i / (CG * KK), cl = (i / KK) % CG, t = i % KK;
-    const int tt = data_layout == 2 ? KK - 1 - t : t;
-    wt[data_layout ? (o * KK + tt) * CG + cl : (cl * KK + t) * O + o] = w[w_off + i];
+    wt[data_layout ? (o * KK + t) * CG + cl : (cl * KK + t) * O + o] = w[w_off + i];
   }
 }
 

@@ -11,7 +11,7 @@
 //
 // The data gradient is the same kernel on dy padded by (KH - 1 - PH,
 // KW - 1 - PW), with the weights flipped and their channel axes swapped
-// (conv.cl vnn_conv2d_weight_layout, DATA_LAYOUT 2). No division in the
+// (vnn_conv2d_plane_weights, flip = 1). No division in the
 // inner loops, no bounds checks: the plane stride PS leaves zeros past each
 // plane's last row for the reads of the last, partial pixel block.
 
@@ -57,6 +57,18 @@ __kernel void vnn_conv2d_pad(__global T* dst, __global const T* src, long src_of
 #define PLOAD(p) PCAT(vload, VW)(0, p)
 #define PSTORE(v, p) PCAT(vstore, VW)(v, 0, p)
 #endif
+
+// wt [PC, KK, PO] from the conv2d weight w [O, C, KK] (forward: O = PO,
+// C = PC) or, with flip, from w read as [PC, PO, KK] with the taps
+// reversed (the data gradient: O = PC, C = PO); grid-stride.
+__kernel void vnn_conv2d_plane_weights(__global T* wt, __global const T* w, long w_off, int flip) {
+  const int inner = flip ? PO : PC;  // w's second axis
+  for (int i = get_global_id(0); i < PO * PC * PKK; i += get_global_size(0)) {
+    const int a = i / (inner * PKK), b = (i / PKK) % inner, t = i % PKK;
+    if (flip) wt[(a * PKK + PKK - 1 - t) * PO + b] = w[w_off + i];
+    else wt[(b * PKK + t) * PO + a] = w[w_off + i];
+  }
+}
 
 // y[n, o0 .. o0+RM, pixels p0 .. p0+RNV*VW of the padded-width plane];
 // dim 0 over pixel blocks, dim 1 over channel blocks, dim 2 over images.
