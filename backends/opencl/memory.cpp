@@ -7,6 +7,7 @@
 
 #include "device.hpp"
 #include "errors.hpp"
+#include "scratch.hpp"
 
 namespace vnn_opencl {
 namespace {
@@ -169,6 +170,7 @@ vnn_status queue_destroy(int32_t device, void* queue) {
   Device* d = nullptr;
   if (vnn_status st = ready_device(device, &d)) return st;
   if (!queue || queue == d->queue) return VNN_STATUS_OK;  // the default queue lives forever
+  release_scratch(static_cast<cl_command_queue>(queue));
   cl_int err = clReleaseCommandQueue(static_cast<cl_command_queue>(queue));
   if (err != CL_SUCCESS) return fail_cl(err, d->label, ": queue_destroy: clReleaseCommandQueue failed");
   return VNN_STATUS_OK;

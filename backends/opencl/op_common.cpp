@@ -101,6 +101,16 @@ vnn_status check_operand(const Device& d, const vnn_tensor_desc& t, const std::s
   return VNN_STATUS_OK;
 }
 
+std::string op_label(const Device& d, int32_t kind) {
+  std::string s;
+  s.reserve(64);
+  s += d.label;
+  s += ": ";
+  if (const char* n = VNN_OP_KIND_NAME(kind)) s += n;
+  else s += "op kind " + std::to_string(kind);
+  return s;
+}
+
 Scalar::Scalar(double v) : f(static_cast<cl_float>(v)), d(v), i(saturating<cl_int>(v)), l(saturating<cl_long>(v)) {}
 
 Arg Scalar::as(int32_t dtype) const {

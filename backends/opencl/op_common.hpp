@@ -55,6 +55,11 @@ std::string storage_defines(const char* prefix, int32_t dtype);
 // VNN_STATUS_OK or the failure, with `what` naming the op.
 vnn_status check_operand(const Device& d, const vnn_tensor_desc& t, const std::string& what);
 
+// "opencl:0: binary": the start of every op's error context, built without
+// a stream (it is made for every op, failing or not: an ostringstream
+// was ~15% of a 64-float add's host time).
+std::string op_label(const Device& d, int32_t kind);
+
 // Enqueues kernels/copy.cl's vnn_copy of in into out (same sizes, any
 // strides and dtypes) over l = make_layout(out, {&out, &in}).
 vnn_status copy_kernel(Device& d, cl_command_queue q, const vnn_tensor_desc& out, const vnn_tensor_desc& in,

@@ -22,6 +22,7 @@
 #include "ops_conv_direct.hpp"
 #include "ops_elementwise.hpp"
 #include "ops_indexing.hpp"
+#include "scratch.hpp"
 #include "ops_optimizer.hpp"
 #include "op_common.hpp"
 #include "common/desc_check.hpp"
@@ -203,21 +204,20 @@ vnn_status run_reduce(Device& d, cl_command_queue q, const vnn_op& op, const std
     return enqueue_nd(*kern, q, 1, &global, &wg, what, args.data(), args.size());
   }
   // Few long rows: partials of every chunk in a scratch buffer (8 bytes
-  // each, the widest accumulator or index), then one merge per row. The
-  // buffer is released after the enqueues; OpenCL keeps it until they ran.
+  // each, the widest accumulator or index; scratch.hpp), then one merge per
+  // row.
   int64_t count = 0, bytes = 0;
   if (!vnn::checked::mul(lead.n, plan.parts, &count) || !vnn::checked::bytes(count, 8, &bytes))
     return fail(VNN_STATUS_OUT_OF_MEMORY, what, ": ", lead.n, " x ", plan.parts, " partials overflow");
-  cl_int err = CL_SUCCESS;
-  cl_mem part = clCreateBuffer(d.context, CL_MEM_READ_WRITE, static_cast<size_t>(bytes), nullptr, &err);
-  if (err != CL_SUCCESS) return fail_cl(err, what, ": scratch of ", bytes, " bytes for partials: clCreateBuffer failed");
+  Scratch partials;
+  if (vnn_status st = Scratch::make(d, q, static_cast<size_t>(bytes), what + " (partials)", &partials)) return st;
+  cl_mem part = partials.mem();
   cl_long parts = plan.parts, chunk = plan.chunk;
   args.insert(args.end(), {arg(parts), arg(chunk), arg(part)});
   Kernel *kp = nullptr, *km = nullptr;
   vnn_status st = get_kernel(d, "reduction", "vnn_reduce_part", defs + " -DWG=" + std::to_string(wg), &kp);
   if (st == VNN_STATUS_OK) st = get_kernel(d, "reduction", "vnn_reduce_merge", defs + " -DWG=" + std::to_string(wg), &km);
   if (st == VNN_STATUS_OK && kp->work_group_size < wg) {  // cannot run wg items: one group per row instead
-    clReleaseMemObject(part);
     args.resize(args.size() - 3);
     size_t global = static_cast<size_t>(std::min<int64_t>(lead.n, 8192)) * wg;
     return enqueue_nd(*kern, q, 1, &global, &wg, what, args.data(), args.size());
@@ -227,7 +227,6 @@ vnn_status run_reduce(Device& d, cl_command_queue q, const vnn_op& op, const std
     st = enqueue_nd(*kp, q, 1, &global, &wg, what, args.data(), args.size());
   }
   if (st == VNN_STATUS_OK) st = launch(d, *km, q, lead.n, what, args);
-  clReleaseMemObject(part);
   return st;
 }
 
@@ -481,7 +480,7 @@ vnn_status run_matmul(Device& d, cl_command_queue q, const vnn_op& op, const std
 // Text naming the op for error messages: "opencl:0: REDUCE sum on float32".
 std::string describe(const Device& d, const vnn_op& op) {
   // The ABI's names (vnn/op_names.h), as the Kokkos plugins spell them.
-  std::string s = vnn::detail::str_cat(d.label, ": ", vnn::detail::abi_op_kind(op.kind));
+  std::string s = op_label(d, op.kind);
   int64_t fn = op.num_ints > 0 ? op.ints[0] : -1;
   switch (op.kind) {
     case VNN_OP_BINARY:

@@ -115,19 +115,31 @@ bool run_maxpool_2x2(Device& d, cl_command_queue q, const vnn_op& op, const vnn_
       g.pad_h != 0 || g.pad_w != 0 || g.dilation_h != 1 || g.dilation_w != 1)
     return false;
   const int64_t H = big.sizes[2], W = big.sizes[3], OH = small.sizes[2], OW = small.sizes[3];
-  if (OH != H / 2 || OW != W / 2 || (backward && (H != 2 * OH || W != 2 * OW))) return false;
+  // Where items run as loops on CPU threads, one item per plane (the
+  // *_planes kernels; their backward also covers an odd H or W).
+  const bool planes = d.one_per_item;
+  if (OH != H / 2 || OW != W / 2 || (backward && !planes && (H != 2 * OH || W != 2 * OW))) return false;
   if (!dense(out) || !dense(in) || !dense(idx)) return false;
   const int64_t total = numel(small);
   if (total == 0) return *st = VNN_STATUS_OK, true;
+  std::string name = backward ? "vnn_maxpool2d_backward_2x2" : "vnn_maxpool2d_2x2";
+  if (planes) name += "_planes";
   Kernel* k = nullptr;
-  if ((*st = get_kernel(d, "pooling", backward ? "vnn_maxpool2d_backward_2x2" : "vnn_maxpool2d_2x2",
-                        pool_defines(out.dtype), &k)))
-    return true;
+  if ((*st = get_kernel(d, "pooling", name.c_str(), pool_defines(out.dtype), &k))) return true;
   cl_mem mo = mem(out), mi = mem(in), mx = mem(idx);
-  cl_long oo = out.offset, io = in.offset, xo = idx.offset, cH = H, cW = W, cOH = OH, cOW = OW, n = total;
+  cl_long oo = out.offset, io = in.offset, xo = idx.offset, cH = H, cW = W, cOH = OH, cOW = OW;
+  cl_long n = planes ? small.sizes[0] * small.sizes[1] : total;
   // Both kernels take (out, indices, in: the image or the gradient, sizes).
-  *st = launch(d, *k, q, total, what,
-               {arg(mo), arg(oo), arg(mx), arg(xo), arg(mi), arg(io), arg(cH), arg(cW), arg(cOH), arg(cOW), arg(n)});
+  const std::initializer_list<Arg> args = {arg(mo), arg(oo), arg(mx), arg(xo), arg(mi), arg(io),
+                                           arg(cH), arg(cW), arg(cOH), arg(cOW), arg(n)};
+  if (!planes) return *st = launch(d, *k, q, total, what, args), true;
+  // Groups of up to 16 planes, fewer while that leaves under four groups
+  // per compute unit.
+  size_t local = std::min<size_t>({16, k->work_group_size, d.max_work_group_size});
+  const size_t want = 4 * size_t(std::max<cl_uint>(d.compute_units, 1));
+  while (local > 1 && (size_t(n) + local - 1) / local < want) local /= 2;
+  const size_t global = (size_t(n) + local - 1) / local * local;
+  *st = enqueue_nd(*k, q, 1, &global, &local, what, args);
   return true;
 }
 

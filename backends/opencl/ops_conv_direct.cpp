@@ -22,6 +22,7 @@
 #include "ops.hpp"
 #include "ops_conv.hpp"
 #include "program_cache.hpp"
+#include "scratch.hpp"
 #include "tuning.hpp"
 
 namespace vnn_opencl {
@@ -208,19 +209,6 @@ std::string options(const ConvShape& s, Variant v) {
   return o;
 }
 
-// A scratch buffer released when the kernels queued on it are done.
-struct Scratch {
-  cl_mem m = nullptr;
-  Scratch(const Device& d, size_t bytes, cl_int* err) {
-    m = clCreateBuffer(d.context, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1), nullptr, err);
-  }
-  ~Scratch() {
-    if (m) clReleaseMemObject(m);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-};
-
 // A 2-D grid: dim 0 over n items rounded up to the work-group size, dim 1 of size `blocks`.
 vnn_status enqueue_items(const Device& d, Kernel& k, cl_command_queue q, int64_t n, int64_t blocks,
                          const std::string& what, std::initializer_list<Arg> args, size_t most = 64) {
@@ -270,30 +258,29 @@ vnn_status run_weight(Device& d, cl_command_queue q, const ConvShape& s, Variant
   pg.src_h = s.H, pg.src_w = s.W, pg.pad_t = s.g.pad_h, pg.pad_l = s.g.pad_w;
   pg.php = s.H + 2 * s.g.pad_h, pg.pwp = s.W + 2 * s.g.pad_w, pg.ps = weight_plane_stride(s);
   const int64_t xp_n = s.N * s.C * pg.ps;
-  cl_int err = CL_SUCCESS;
-  Scratch part(d, size_t(chunks * total) * esize, &err);
-  if (!part.m) return fail_cl(err, what, ": scratch of ", chunks * total * int64_t(esize), " bytes: clCreateBuffer failed");
-  Scratch gyt(d, size_t(gy_n) * esize, &err);
-  if (!gyt.m) return fail_cl(err, what, ": scratch of ", gy_n * int64_t(esize), " bytes: clCreateBuffer failed");
-  Scratch xp(d, size_t(xp_n) * esize, &err);
-  if (!xp.m) return fail_cl(err, what, ": scratch of ", xp_n * int64_t(esize), " bytes: clCreateBuffer failed");
+  Scratch part;
+  if (vnn_status st = Scratch::make(d, q, size_t(chunks * total) * esize, what, &part)) return st;
+  Scratch gyt;
+  if (vnn_status st = Scratch::make(d, q, size_t(gy_n) * esize, what, &gyt)) return st;
+  Scratch xp;
+  if (vnn_status st = Scratch::make(d, q, size_t(xp_n) * esize, what, &xp)) return st;
   cl_mem mx = mem(*s.image), mw = mem(*s.weight), my = mem(*s.grad);
   const cl_long wo = s.weight->offset, yo = s.grad->offset;
   const size_t tiles[3] = {size_t((s.OH * s.OW + 15) / 16), size_t((s.O + 15) / 16), size_t(s.N)};
-  if (vnn_status st = enqueue_nd(*layout, q, 3, tiles, nullptr, what, {arg(gyt.m), arg(my), arg(yo)})) return st;
-  if (vnn_status st = pad_planes(d, q, s.dtype, xp.m, mx, s.image->offset, s.N * s.C, pg, what)) return st;
+  if (vnn_status st = enqueue_nd(*layout, q, 3, tiles, nullptr, what, {arg(gyt.mem()), arg(my), arg(yo)})) return st;
+  if (vnn_status st = pad_planes(d, q, s.dtype, xp.mem(), mx, s.image->offset, s.N * s.C, pg, what)) return st;
   const cl_int nb = cl_int(s.N), pc = cl_int(per_chunk), items = cl_int(chunks * per_chunk_items);
   // Groups small enough that there are four per compute unit: 64 items in
   // one group would run on one core of a CPU device.
   size_t most = 64;
   while (most > 1 && size_t(items) / most < 4 * size_t(std::max<cl_uint>(d.compute_units, 1))) most /= 2;
   if (vnn_status st = enqueue_items(d, *k, q, items, 1, what,
-                                    {arg(part.m), arg(gyt.m), arg(xp.m), arg(nb), arg(pc), arg(items)}, most))
+                                    {arg(part.mem()), arg(gyt.mem()), arg(xp.mem()), arg(nb), arg(pc), arg(items)}, most))
     return st;
   cl_mem mb = s.bias ? mem(*s.bias) : mw;
   const cl_long bo = s.bias ? s.bias->offset : 0;
   const cl_int has_db = s.bias ? 1 : 0, nc = cl_int(chunks);
-  return launch(d, *sum, q, total, what, {arg(mw), arg(wo), arg(mb), arg(bo), arg(has_db), arg(part.m), arg(nc)});
+  return launch(d, *sum, q, total, what, {arg(mw), arg(wo), arg(mb), arg(bo), arg(has_db), arg(part.mem()), arg(nc)});
 }
 
 // The padded-plane pass (forward, or the data gradient as a forward pass
@@ -317,23 +304,22 @@ vnn_status run_plane(Device& d, cl_command_queue q, const ConvShape& s, Variant 
                 k->work_group_size, " on ", d.label);
   const size_t esize = s.dtype == VNN_FLOAT64 ? 8 : 4;
   const int64_t wn = numel(*s.weight), xp_n = s.N * p.in_c * p.ps;
-  cl_int err = CL_SUCCESS;
-  Scratch wt(d, size_t(wn) * esize, &err);
-  if (!wt.m) return fail_cl(err, what, ": scratch of ", wn * int64_t(esize), " bytes: clCreateBuffer failed");
-  Scratch xp(d, size_t(xp_n) * esize, &err);
-  if (!xp.m) return fail_cl(err, what, ": scratch of ", xp_n * int64_t(esize), " bytes: clCreateBuffer failed");
+  Scratch wt;
+  if (vnn_status st = Scratch::make(d, q, size_t(wn) * esize, what, &wt)) return st;
+  Scratch xp;
+  if (vnn_status st = Scratch::make(d, q, size_t(xp_n) * esize, what, &xp)) return st;
   const vnn_tensor_desc& in = fwd ? *s.image : *s.grad;
   const vnn_tensor_desc& out = fwd ? *s.grad : *s.image;
   cl_mem mw = mem(*s.weight), mo = mem(out);
   const cl_long wo = s.weight->offset, oo = out.offset;
   const cl_int flip = fwd ? 0 : 1;
-  if (vnn_status st = launch(d, *layout, q, wn, what, {arg(wt.m), arg(mw), arg(wo), arg(flip)})) return st;
-  if (vnn_status st = pad_planes(d, q, s.dtype, xp.m, mem(in), in.offset, s.N * p.in_c, p, what)) return st;
+  if (vnn_status st = launch(d, *layout, q, wn, what, {arg(wt.mem()), arg(mw), arg(wo), arg(flip)})) return st;
+  if (vnn_status st = pad_planes(d, q, s.dtype, xp.mem(), mem(in), in.offset, s.N * p.in_c, p, what)) return st;
   cl_mem mb = s.bias && fwd ? mem(*s.bias) : mw;
   const cl_long bo = s.bias && fwd ? s.bias->offset : 0;
   const size_t global[3] = {(size_t(blocks) + lx - 1) / lx * lx, (size_t(chans) + ly - 1) / ly * ly, size_t(s.N)};
   const size_t local[3] = {lx, ly, 1};
-  return enqueue_nd(*k, q, 3, global, local, what, {arg(mo), arg(oo), arg(xp.m), arg(wt.m), arg(mb), arg(bo)});
+  return enqueue_nd(*k, q, 3, global, local, what, {arg(mo), arg(oo), arg(xp.mem()), arg(wt.mem()), arg(mb), arg(bo)});
 }
 
 // One direct pass with variant v.
@@ -349,22 +335,21 @@ vnn_status run_direct(Device& d, cl_command_queue q, const ConvShape& s, Variant
   // The weights with each block's channels contiguous (one vector load).
   const int64_t wn = numel(*s.weight);
   const size_t esize = s.dtype == VNN_FLOAT64 ? 8 : 4;
-  cl_int err = CL_SUCCESS;
-  Scratch wt(d, size_t(wn) * esize, &err);
-  if (!wt.m) return fail_cl(err, what, ": scratch of ", wn * int64_t(esize), " bytes: clCreateBuffer failed");
+  Scratch wt;
+  if (vnn_status st = Scratch::make(d, q, size_t(wn) * esize, what, &wt)) return st;
   cl_mem mx = mem(*s.image), mw = mem(*s.weight), my = mem(*s.grad);
   const cl_long xo = s.image->offset, wo = s.weight->offset, yo = s.grad->offset;
   const cl_int data_layout = fwd ? 0 : 1;
-  if (vnn_status st = launch(d, *layout, q, wn, what, {arg(wt.m), arg(mw), arg(wo), arg(data_layout)})) return st;
+  if (vnn_status st = launch(d, *layout, q, wn, what, {arg(wt.mem()), arg(mw), arg(wo), arg(data_layout)})) return st;
   const int64_t rows = fwd ? s.N * s.OH : s.N * s.H, width = fwd ? s.OW : s.W;
   const int64_t total = rows * ((width + v.px - 1) / v.px), blocks = (fwd ? s.O : s.C) / v.blk;
   const cl_int n = cl_int(total);
   if (!fwd)
-    return enqueue_items(d, *k, q, total, blocks, what, {arg(mx), arg(xo), arg(my), arg(yo), arg(wt.m), arg(n)});
+    return enqueue_items(d, *k, q, total, blocks, what, {arg(mx), arg(xo), arg(my), arg(yo), arg(wt.mem()), arg(n)});
   cl_mem mb = s.bias ? mem(*s.bias) : mx;
   const cl_long bo = s.bias ? s.bias->offset : 0;
   return enqueue_items(d, *k, q, total, blocks, what,
-                       {arg(my), arg(yo), arg(mx), arg(xo), arg(wt.m), arg(mb), arg(bo), arg(n)});
+                       {arg(my), arg(yo), arg(mx), arg(xo), arg(wt.mem()), arg(mb), arg(bo), arg(n)});
 }
 
 vnn_tensor_desc matrix_desc(cl_mem m, int32_t dtype, int64_t offset, int64_t rows, int64_t cols, int64_t rs,

@@ -25,14 +25,18 @@ bool bool_out(const vnn_op& op) {
 // "opencl:0: BINARY pow on float32".
 std::string describe(const Device& d, const vnn_op& op) {
   // Names from the ABI's table (vnn/op_names.h), as ops.cpp's describe().
-  std::string s = vnn::detail::str_cat(d.label, ": ", vnn::detail::abi_op_kind(op.kind));
+  std::string s = op_label(d, op.kind);
   int64_t fn = op.num_ints > 0 && op.ints ? op.ints[0] : -1;
   if (op.kind != VNN_OP_WHERE) {
     const char* name = op.kind == VNN_OP_BINARY ? VNN_NAME(vnn_binary_names, fn) : VNN_NAME(vnn_unary_names, fn);
-    s += name ? std::string(" ") + name : vnn::detail::str_cat(" fn=", fn);
+    s += name ? " " : " fn=";
+    s += name ? name : std::to_string(fn);
   }
   const vnn_tensor_desc* t = op.num_outputs > 0 && op.outputs ? op.outputs : nullptr;
-  if (t && dtype_info(t->dtype)) s += std::string(" on ") + dtype_info(t->dtype)->name;
+  if (t && dtype_info(t->dtype)) {
+    s += " on ";
+    s += dtype_info(t->dtype)->name;
+  }
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include "launch.hpp"
 #include "op_common.hpp"
 #include "program_cache.hpp"
+#include "scratch.hpp"
 #include "vnn/checked_size.h"
 
 namespace vnn_opencl {
@@ -63,20 +64,17 @@ vnn_status enqueue_gemm(Device& d, cl_command_queue q, const GemmProblem& p, Ker
   const cl_long k_chunk = splits > 1 ? ((steps + splits - 1) / splits) * quantum : std::max<cl_long>(p.k, 1);
   const cl_long used_splits = splits > 1 ? (p.k + k_chunk - 1) / k_chunk : 1;
   const size_t global[3] = {global_xy[0], global_xy[1], size_t(p.batch * used_splits)};
-  // Partial products of split-K: a buffer per call, released right after
-  // the enqueues (OpenCL keeps it until the kernels that use it are done).
-  cl_mem part = nullptr;
+  // Partial products of split-K: scratch.hpp's buffer of this queue.
+  Scratch partials;
   if (used_splits > 1) {
     const int64_t dims[3] = {used_splits, p.m, p.n};
     int64_t count = 0, bytes = 0;
     if (!vnn::checked::numel(dims, 3, &count) || !vnn::checked::bytes(count, int64_t(info->size), &bytes))
       return fail(VNN_STATUS_OUT_OF_MEMORY, what, ": split-K scratch of ", used_splits, " x ", p.m, " x ", p.n,
                   " overflows");
-    cl_int err = CL_SUCCESS;
-    part = clCreateBuffer(d.context, CL_MEM_READ_WRITE, size_t(bytes), nullptr, &err);
-    if (err != CL_SUCCESS)
-      return fail_cl(err, what, ": split-K scratch of ", bytes, " bytes: clCreateBuffer failed");
+    if (vnn_status st = Scratch::make(d, q, size_t(bytes), what, &partials)) return st;
   }
+  cl_mem part = partials.mem();
   cl_mem scratch = part ? part : p.out;  // unused by the kernel when splits == 1
   TypedScalar alpha(p.alpha), beta(p.beta);
   cl_int use_beta = p.beta != 0.0;
@@ -94,7 +92,6 @@ vnn_status enqueue_gemm(Device& d, cl_command_queue q, const GemmProblem& p, Ker
                   {arg(p.out), arg(p.out_off), arg(p.o_rs), arg(p.o_cs), arg(part), arg(used_splits), arg(p.m),
                    arg(p.n), alpha.as(p.dtype), beta.as(p.dtype), arg(use_beta)});
   }
-  if (part) clReleaseMemObject(part);
   return st;
 }
 
@@ -214,24 +211,28 @@ vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, c
   // b not n-contiguous (x @ W^T: a k-contiguous weight) would load as
   // strided scalars: one problem copies b into a contiguous [k, n] scratch
   // first (k x n moves against m x n x k multiply-adds) and takes the
-  // vector loads. The scratch is released after the enqueues (OpenCL keeps
-  // it until the kernels that use it are done).
+  // vector loads (the copy in scratch.hpp's buffer of this queue).
   if (p.b_cs != 1 && p.batch == 1 && p.k > 0) {
     const DtypeInfo* info = dtype_info(p.dtype);
     int64_t count = 0, bytes = 0;
     if (!vnn::checked::mul(p.k, p.n, &count) || !vnn::checked::bytes(count, int64_t(info->size), &bytes))
       return fail(VNN_STATUS_OUT_OF_MEMORY, what, ": contiguous copy of b (", p.k, " x ", p.n, ") overflows");
-    cl_int err = CL_SUCCESS;
-    cl_mem bc = clCreateBuffer(d.context, CL_MEM_READ_WRITE, size_t(bytes), nullptr, &err);
-    if (err != CL_SUCCESS)
-      return fail_cl(err, what, ": contiguous copy of b: clCreateBuffer of ", bytes, " bytes failed");
+    Scratch packed;
+    if (vnn_status st = Scratch::make(d, q, size_t(bytes), what, &packed)) return st;
+    cl_mem bc = packed.mem();
     constexpr size_t kPack = 16;
     Kernel* pack = nullptr;
     vnn_status st = get_kernel(d, "gemm", "vnn_gemm_pack",
                                std::string("-DT=") + info->storage + " -DPACK=" + std::to_string(kPack), &pack);
     if (st == VNN_STATUS_OK) {
-      const size_t global[2] = {(size_t(p.n) + kPack - 1) / kPack, (size_t(p.k) + kPack - 1) / kPack};
-      st = enqueue_nd(*pack, q, 2, global, nullptr, what,
+      // Groups one block wide: PoCL vectorises a group's items along dim 0,
+      // and blocks side by side would turn every load and store into a
+      // gather or scatter 16 columns apart. Items past k return.
+      const size_t ly = std::min<size_t>({8, d.max_item_sizes[1], pack->work_group_size});
+      const size_t local[2] = {1, ly};
+      const size_t global[2] = {(size_t(p.n) + kPack - 1) / kPack,
+                                ((size_t(p.k) + kPack - 1) / kPack + ly - 1) / ly * ly};
+      st = enqueue_nd(*pack, q, 2, global, local, what,
                       {arg(bc), arg(p.b), arg(p.b_off), arg(p.k), arg(p.n), arg(p.b_rs), arg(p.b_cs)});
     }
     if (st == VNN_STATUS_OK) {
@@ -239,15 +240,19 @@ vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, c
       c.b = bc, c.b_off = 0, c.b_rs = p.n, c.b_cs = 1;
       st = run_gemm_widen(d, q, c, what);
     }
-    clReleaseMemObject(bc);
     return st;
   }
   // Items of RM rows x RNV vectors; groups of LX x LY items (LY row blocks
   // share each b strip) within the device's limits, narrowed while there
   // are fewer groups than four per compute unit (64 x 256 outputs would
   // otherwise be one group: one core of a CPU device).
-  constexpr int RM = 8, RNV = 2;
-  const int vw = vector_width(d, p, p.b_cs == 1);
+  // Narrow outputs (the MLP's 10 classes) take one vector, and a narrower
+  // one, until the block fits in n: its vector loads then also cover the
+  // last columns (gemm.cl shifts the last block left).
+  constexpr int RM = 8;
+  int RNV = 2, vw = vector_width(d, p, p.b_cs == 1);
+  if (RNV * vw > p.n) RNV = 1;
+  while (vw > 1 && vw > p.n) vw /= 2;
   const size_t bm = size_t((p.m + RM - 1) / RM), bn = size_t((p.n + RNV * vw - 1) / (RNV * vw));
   size_t ly = std::min<size_t>({bm, 8, d.max_item_sizes[1]}), lx = std::min<size_t>(8, d.max_item_sizes[0]);
   while (lx * ly > d.max_work_group_size && lx > 1) lx /= 2;

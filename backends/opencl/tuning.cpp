@@ -22,7 +22,7 @@ namespace {
 
 // Bump when the variants or the file layout change: old files are then
 // simply not found (the version is part of the file name).
-const std::string kTuneVersion = "vnn-opencl-tuning 5";  // 5: unrolled GEMM blocks, conv2d plane kernels
+const std::string kTuneVersion = "vnn-opencl-tuning 6";  // 6: wide-n GEMM edge blocks as vectors
 
 // Tuned 1-D work-group sizes by device index (0: none yet), for launch().
 constexpr int kMaxLaunchDevices = 64;

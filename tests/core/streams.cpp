@@ -180,6 +180,48 @@ TEST_CASE("streams: ops on a non-default stream match the default stream and flo
   }
 }
 
+// Ops whose backends keep scratch buffers between calls (the OpenCL
+// plugin's per-queue pool: reduction partials of long rows, the packed
+// operand of x @ W^T, split-K partials) run on two streams from two host
+// threads at once, each result checked against the CPU: a buffer handed
+// from one queue to the other while its kernels still ran would show here.
+TEST_CASE("streams: ops with backend scratch on two streams at once match the CPU") {
+  Device dev = device_under_test();
+  const int64_t rows = 3, len = 400000, m = 48, k = 520, n = 264;
+  auto make = [](int64_t count, float lo, float hi) { return vnn::test::spread_values(count, lo, hi); };
+  std::vector<Tensor> xs, ws, xh, wh;
+  for (int t = 0; t < 2; ++t) {
+    xh.push_back(from_vector(make(rows * len, -1.f + t, 1.f + t), {rows, len}));
+    wh.push_back(from_vector(make(n * k, -0.5f - t, 0.5f), {n, k}));
+    xs.push_back(xh.back().to(dev));
+    ws.push_back(wh.back().to(dev));
+  }
+  auto work = [&](int t, Tensor* sums, Tensor* prods) {
+    Tensor a = xs[size_t(t)].narrow(1, 0, k).narrow(0, 0, 1).expand({m, k}).contiguous();
+    *sums = sum(xs[size_t(t)], 1);
+    *prods = matmul(a, ws[size_t(t)].t());  // b = W^T: k-contiguous
+  };
+  Stream s0(dev), s1(dev);
+  std::vector<Tensor> sums(2 * 8), prods(2 * 8);
+  auto run = [&](int t, Stream& s) {
+    StreamGuard g(s);
+    for (int i = 0; i < 8; ++i) work(t, &sums[size_t(t * 8 + i)], &prods[size_t(t * 8 + i)]);
+    s.synchronize();
+  };
+  std::thread th([&] { run(1, s1); });
+  run(0, s0);
+  th.join();
+  for (int t = 0; t < 2; ++t) {
+    Tensor a = xh[size_t(t)].narrow(1, 0, k).narrow(0, 0, 1).expand({m, k}).contiguous();
+    Tensor want_sum = sum(xh[size_t(t)], 1), want_prod = matmul(a, wh[size_t(t)].t());
+    for (int i = 0; i < 8; ++i) {
+      INFO("thread " << t << " iteration " << i << " on " << dev);
+      CHECK(max_abs_diff(sums[size_t(t * 8 + i)], want_sum) <= 1e-5 * double(len));
+      CHECK(max_abs_diff(prods[size_t(t * 8 + i)], want_prod) <= 1e-4 * double(k));
+    }
+  }
+}
+
 TEST_CASE("streams: copies on a stream land correctly in both directions") {
   Device dev = device_under_test();
   Stream s(dev);
