@@ -52,6 +52,9 @@ const std::vector<Case> kCases = {
     // Odd planes, a 5x5 and a 3x2 kernel, channel counts of 5 and 6: the
     // last pixel block and the channel blocks of OpenCL's plane kernels.
     {2, 3, 9, 11, 6, 5, 5, 1, 2, 1, 1}, {3, 5, 10, 7, 5, 3, 2, 1, 1, 1, 1},
+    // 16 or more output channels: whole 16 x 16 tiles of the OpenCL weight
+    // gradient's dy transpose (8 x 8 outputs) and whole and partial ones (7 x 7)
+    {2, 3, 8, 8, 32, 3, 3, 1, 1, 1, 1}, {2, 4, 9, 9, 16, 3, 3, 1, 0, 1, 1},
 };
 
 std::string label(const Case& c) {
