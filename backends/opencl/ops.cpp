@@ -129,22 +129,25 @@ vnn_tensor_desc leading(const vnn_tensor_desc& t, int nd) {
 bool compute_dtype(int32_t dt) { return dt == VNN_FLOAT32 || dt == VNN_FLOAT64 || dt == VNN_INT32 || dt == VNN_INT64; }
 
 // How run_reduce spreads `outer` rows of `inner` elements: parts 0, one
-// work item per row (rows up to kShortRow long); 1, one work-group of wg
-// items per row; > 1, each row cut into `parts` chunks of `chunk` elements
-// (a multiple of wg), one work-group per chunk, when there are too few
-// rows to give every compute unit several groups and the rows are long.
+// work item per row (rows up to kShortRow long, and on devices whose items
+// run as loops on CPU threads any row while there are rows enough for the
+// compute units: there a group per row pays its barrier tree per row,
+// 2048 rows of 784 took 4 ms on PoCL); 1, one work-group of wg items per
+// row; > 1, each row cut into `parts` chunks of `chunk` elements (a
+// multiple of wg), one work-group per chunk, when there are too few rows
+// to give every compute unit several groups and the rows are long.
 struct ReducePlan {
   int64_t parts = 1, chunk = 0;
 };
 constexpr int64_t kShortRow = 128;
 ReducePlan plan_reduce(const Device& d, int64_t outer, int64_t inner, size_t wg) {
   ReducePlan p;
-  if (inner <= kShortRow) {
+  const int64_t want = 4 * std::max<int64_t>(2, d.compute_units);  // groups to fill the device
+  if (inner <= kShortRow || (d.one_per_item && outer >= want)) {
     p.parts = 0;
     return p;
   }
   const int64_t w = static_cast<int64_t>(wg);
-  const int64_t want = 4 * std::max<int64_t>(2, d.compute_units);  // groups to fill the device
   const int64_t min_chunk = 4 * w;  // each item sums at least 4 elements
   if (outer >= want || inner < 2 * min_chunk) return p;
   int64_t parts = std::min<int64_t>((want + outer - 1) / outer, inner / min_chunk);
