@@ -12,6 +12,8 @@ namespace {
 // Idle buffers beyond this are released, oldest first: enough for the
 // scratch of a CNN layer's passes, little beside a device's memory.
 constexpr size_t kIdleCap = size_t(256) << 20;
+// And at most this many (a linear scan finds them).
+constexpr size_t kIdleMaxEntries = 64;
 
 struct Entry {
   cl_command_queue queue;
@@ -24,7 +26,7 @@ struct Entry {
 // the OpenCL runtime tears itself down at exit.
 struct Pool {
   std::mutex mutex;
-  std::vector<Entry> idle;  // oldest first; a few dozen at most
+  std::vector<Entry> idle;  // oldest first
   size_t idle_bytes = 0;
 };
 
@@ -119,7 +121,7 @@ void Scratch::give_back() {
   std::lock_guard<std::mutex> lock(p.mutex);
   p.idle.push_back({queue_, context_, bytes_, mem_});
   p.idle_bytes += bytes_;
-  while (p.idle_bytes > kIdleCap && !p.idle.empty()) {
+  while ((p.idle_bytes > kIdleCap || p.idle.size() > kIdleMaxEntries) && !p.idle.empty()) {
     clReleaseMemObject(p.idle.front().mem);
     p.idle_bytes -= p.idle.front().bytes;
     p.idle.erase(p.idle.begin());
