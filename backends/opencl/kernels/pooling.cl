@@ -150,20 +150,30 @@ __kernel void vnn_maxpool2d_backward_scatter(__global T* out, long out_off, long
 // pixels itself (its gradient where the index names the pixel, else 0), with
 // no zero-fill pass and no division by W. Same scan order and NaN rule as
 // vnn_pool2d, so values and indices match it.
+// The 2x2 window whose top-left pixel is in[p] (plane index at): its
+// maximum into *best, its plane index returned; first in scan order wins
+// ties, NaN wins (as vnn_pool2d).
+inline long vnn_max_2x2(__global const T* in, long p, long at, long W, VNN_CT* best) {
+  VNN_CT b = VNN_LD(in, p);
+  long arg = at;
+  VNN_CT v = VNN_LD(in, p + 1);
+  if (v > b || isnan(v)) b = v, arg = at + 1;
+  v = VNN_LD(in, p + W);
+  if (v > b || isnan(v)) b = v, arg = at + W;
+  v = VNN_LD(in, p + W + 1);
+  if (v > b || isnan(v)) b = v, arg = at + W + 1;
+  *best = b;
+  return arg;
+}
+
 __kernel void vnn_maxpool2d_2x2(__global T* out, long out_off, __global long* idx, long idx_off,
                                 __global const T* in, long in_off, long H, long W, long OH, long OW, long total) {
   for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
     const long row = i / OW, ow = i - row * OW, plane = row / OH, oh = row - plane * OH;
     const long h0 = 2 * oh, w0 = 2 * ow, at = h0 * W + w0;
     const long p = in_off + plane * H * W + at;
-    VNN_CT best = VNN_LD(in, p);
-    long arg = at;
-    VNN_CT v = VNN_LD(in, p + 1);
-    if (v > best || isnan(v)) best = v, arg = at + 1;
-    v = VNN_LD(in, p + W);
-    if (v > best || isnan(v)) best = v, arg = at + W;
-    v = VNN_LD(in, p + W + 1);
-    if (v > best || isnan(v)) best = v, arg = at + W + 1;
+    VNN_CT best;
+    const long arg = vnn_max_2x2(in, p, at, W, &best);
     VNN_ST(out, out_off + i, best);
     idx[idx_off + i] = arg;
   }
@@ -201,14 +211,8 @@ __kernel void vnn_maxpool2d_2x2_planes(__global T* out, long out_off, __global l
   for (long oh = 0; oh < OH; ++oh) {
     for (long ow = 0; ow < OW; ++ow) {
       const long at = 2 * oh * W + 2 * ow, p = src + at;
-      VNN_CT best = VNN_LD(in, p);
-      long arg = at;
-      VNN_CT v = VNN_LD(in, p + 1);
-      if (v > best || isnan(v)) best = v, arg = at + 1;
-      v = VNN_LD(in, p + W);
-      if (v > best || isnan(v)) best = v, arg = at + W;
-      v = VNN_LD(in, p + W + 1);
-      if (v > best || isnan(v)) best = v, arg = at + W + 1;
+      VNN_CT best;
+      const long arg = vnn_max_2x2(in, p, at, W, &best);
       const long o = dst + oh * OW + ow;
       VNN_ST(out, out_off + o, best);
       idx[idx_off + o] = arg;
