@@ -52,6 +52,12 @@ vnn_status after_enqueue(Kernel& k, cl_command_queue q, const std::string& what)
 
 }  // namespace
 
+size_t local_filling(const Device& d, size_t items, size_t most) {
+  const size_t want = 4 * size_t(std::max<cl_uint>(d.compute_units, 1));
+  while (most > 1 && items / most < want) most /= 2;
+  return most;
+}
+
 vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, const std::string& what,
                   const Arg* args, size_t count) {
   if (n <= 0) return VNN_STATUS_OK;

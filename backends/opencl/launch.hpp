@@ -39,6 +39,11 @@ inline vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t
   return launch(d, k, q, n, what, args.data(), args.size());
 }
 
+// A work-group size of at most `most` items, halved (down to 1) while
+// `items` would make fewer than four groups per compute unit: on a CPU
+// device a group runs on one core.
+size_t local_filling(const Device& d, size_t items, size_t most);
+
 // Sets args in order and enqueues k on an explicit dims-D grid (kernels
 // with a fixed work-group shape: reductions, GEMM).
 vnn_status enqueue_nd(Kernel& k, cl_command_queue q, cl_uint dims, const size_t* global, const size_t* local,

@@ -133,11 +133,8 @@ bool run_maxpool_2x2(Device& d, cl_command_queue q, const vnn_op& op, const vnn_
   const std::initializer_list<Arg> args = {arg(mo), arg(oo), arg(mx), arg(xo), arg(mi), arg(io),
                                            arg(cH), arg(cW), arg(cOH), arg(cOW), arg(n)};
   if (!planes) return *st = launch(d, *k, q, total, what, args), true;
-  // Groups of up to 16 planes, fewer while that leaves under four groups
-  // per compute unit.
-  size_t local = std::min<size_t>({16, k->work_group_size, d.max_work_group_size});
-  const size_t want = 4 * size_t(std::max<cl_uint>(d.compute_units, 1));
-  while (local > 1 && (size_t(n) + local - 1) / local < want) local /= 2;
+  // Groups of up to 16 planes, fewer while that leaves too few groups.
+  const size_t local = local_filling(d, size_t(n), std::min<size_t>({16, k->work_group_size, d.max_work_group_size}));
   const size_t global = (size_t(n) + local - 1) / local * local;
   *st = enqueue_nd(*k, q, 1, &global, &local, what, args);
   return true;

@@ -272,8 +272,7 @@ vnn_status run_weight(Device& d, cl_command_queue q, const ConvShape& s, Variant
   const cl_int nb = cl_int(s.N), pc = cl_int(per_chunk), items = cl_int(chunks * per_chunk_items);
   // Groups small enough that there are four per compute unit: 64 items in
   // one group would run on one core of a CPU device.
-  size_t most = 64;
-  while (most > 1 && size_t(items) / most < 4 * size_t(std::max<cl_uint>(d.compute_units, 1))) most /= 2;
+  const size_t most = local_filling(d, size_t(items), 64);
   if (vnn_status st = enqueue_items(d, *k, q, items, 1, what,
                                     {arg(part.mem()), arg(gyt.mem()), arg(xp.mem()), arg(nb), arg(pc), arg(items)}, most))
     return st;

@@ -250,10 +250,10 @@ vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, c
   // one, until the block fits in n: its vector loads then also cover the
   // last columns (gemm.cl shifts the last block left).
   constexpr int RM = 8;
-  int RNV = 2, vw = vector_width(d, p, p.b_cs == 1);
-  if (RNV * vw > p.n) RNV = 1;
+  int rnv = 2, vw = vector_width(d, p, p.b_cs == 1);
+  if (rnv * vw > p.n) rnv = 1;
   while (vw > 1 && vw > p.n) vw /= 2;
-  const size_t bm = size_t((p.m + RM - 1) / RM), bn = size_t((p.n + RNV * vw - 1) / (RNV * vw));
+  const size_t bm = size_t((p.m + RM - 1) / RM), bn = size_t((p.n + rnv * vw - 1) / (rnv * vw));
   size_t ly = std::min<size_t>({bm, 8, d.max_item_sizes[1]}), lx = std::min<size_t>(8, d.max_item_sizes[0]);
   while (lx * ly > d.max_work_group_size && lx > 1) lx /= 2;
   while (lx * ly > d.max_work_group_size && ly > 1) ly /= 2;
@@ -262,7 +262,7 @@ vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, c
   while (groups() < want && lx > 1) lx /= 2;
   while (groups() < want && ly > 1) ly /= 2;
   const std::string defs = std::string("-DT=") + dtype_info(p.dtype)->storage + " -DVW=" + std::to_string(vw) +
-                           " -DRM=" + std::to_string(RM) + " -DRNV=" + std::to_string(RNV) +
+                           " -DRM=" + std::to_string(RM) + " -DRNV=" + std::to_string(rnv) +
                            " -DLX=" + std::to_string(lx) + " -DLY=" + std::to_string(ly);
   Kernel* kern = nullptr;
   if (vnn_status st = get_kernel(d, "gemm", "vnn_gemm_widen", defs, &kern)) return st;

@@ -77,15 +77,6 @@ void drop_if(Pool& p, Match match) {
 
 }  // namespace
 
-Scratch& Scratch::operator=(Scratch&& o) noexcept {
-  if (this != &o) {
-    give_back();
-    queue_ = o.queue_, context_ = o.context_, mem_ = o.mem_, bytes_ = o.bytes_;
-    o.queue_ = nullptr, o.context_ = nullptr, o.mem_ = nullptr, o.bytes_ = 0;
-  }
-  return *this;
-}
-
 vnn_status Scratch::make(const Device& d, cl_command_queue q, size_t bytes, const std::string& what, Scratch* out) {
   out->give_back();
   const size_t want = rounded(std::max<size_t>(bytes, 1));

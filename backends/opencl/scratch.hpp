@@ -25,8 +25,6 @@ class Scratch {
   ~Scratch() { give_back(); }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
-  Scratch(Scratch&& o) noexcept { *this = static_cast<Scratch&&>(o); }
-  Scratch& operator=(Scratch&& o) noexcept;
 
   // At least `bytes` (one byte for 0) for ops on q; what names the op in the
   // error when no buffer could be made.
