@@ -168,6 +168,14 @@ typedef enum vnn_op_kind {
   VNN_OP_CONV2D_BACKWARD_WEIGHT = 21, /* out0 = dw (out1 = dbias) from in0 dy, in1 x */
   VNN_OP_UNSCALE_CHECK = 22,  /* GradScaler: out1.. *= scalars[0] in place;
                                  out0[0] (float32) = 1 if any was inf/NaN */
+  /* Fused scaled-dot-product attention (FlashAttention-2: query tiles against
+   * streamed key/value tiles, online softmax, no L x S buffer). Optional: on
+   * VNN_STATUS_UNSUPPORTED the core runs its math path (matmul, softmax,
+   * dropout). Parameters: vnn_sdpa_params; shapes in docs/ops.md. */
+  VNN_OP_SDPA = 23,           /* out0 = attention(in0 q, in1 k, in2 v [, in3 mask]),
+                                 out1 = row logsumexp */
+  VNN_OP_SDPA_BACKWARD = 24,  /* out0..2 = dq, dk, dv from in0 q, in1 k, in2 v,
+                                 in3 out, in4 dout, in5 lse, in6 delta [, in7 mask] */
   VNN_OP_COUNT_             /* one past the last kind, not a kind */
 } vnn_op_kind;
 
@@ -427,6 +435,61 @@ typedef struct vnn_optimizer_params {
 #define VNN_OPTIM_MAX_SCALARS 7
 /** The most ints any optimizer rule carries, fn included (SGD's 5). */
 #define VNN_OPTIM_MAX_INTS 5
+
+/* Fused attention (VNN_OP_SDPA, VNN_OP_SDPA_BACKWARD; docs/ops.md).
+ * q [N, Hq, L, E], k [N, Hk, S, E], v [N, Hk, S, Ev], out [N, Hq, L, Ev]:
+ * any strides except a unit stride on the last dim of q, k, v, out, dout,
+ * dq, dk, dv (the core copies otherwise). Hq = Hk * G: query head h reads
+ * key/value head h / G (grouped-query attention). The optional mask
+ * [N, Hq, L, S] is additive, of q's dtype, any strides (0 on broadcast
+ * dims). lse and delta [N, Hq, L] are float32 (float64 for float64 q).
+ * Scores s_ij = scale * q_i . k_j + mask_ij; -inf where is_causal and
+ * j > i (top-left aligned, as PyTorch). P = softmax over j; a row with no
+ * finite score gives out 0 and lse -inf. Dropout keeps P_ij when
+ * (w >> 8) >= dropout_threshold, w = word e % 4 of Philox4x32-10(key =
+ * dropout_seed, counter = dropout_offset + e / 4) for e = ((n*Hq + h)*L +
+ * i)*S + j (VNN_OP_RANDOM's layout: the core's rand() of [N, Hq, L, S]),
+ * and scales kept values by 1 / (1 - dropout_p). Backward (FlashAttention-2):
+ * delta = rowsum(dout * out) (the core computes it); dk and dv sum over the
+ * G query heads of a group; every output is overwritten. */
+/** The parameters of VNN_OP_SDPA / VNN_OP_SDPA_BACKWARD: scalars {scale, dropout_p}, ints in field order from is_causal. */
+typedef struct vnn_sdpa_params {
+  /** Multiplies q . k (PyTorch's default 1/sqrt(E)). */
+  double scale;
+  /** Probability of dropping an attention weight; 0: no dropout. */
+  double dropout_p;
+  /** 1: key j > query i is masked (top-left aligned). */
+  int64_t is_causal;
+  /** 1: the inputs end with an additive mask. */
+  int64_t has_mask;
+  /** Dropout: the Philox key (the generator's seed). */
+  int64_t dropout_seed;
+  /** Dropout: the first Philox counter (the generator's offset). */
+  int64_t dropout_offset;
+  /** Dropout: keep when the word's top 24 bits >= this (ceil(p * 2^24)). */
+  int64_t dropout_threshold;
+} vnn_sdpa_params;
+/** The number of scalars of the SDPA kinds. */
+#define VNN_SDPA_NUM_SCALARS 2
+/** The number of ints of the SDPA kinds. */
+#define VNN_SDPA_NUM_INTS 5
+
+/** Writes p into scalars[0..VNN_SDPA_NUM_SCALARS) and ints[0..VNN_SDPA_NUM_INTS). */
+static inline void vnn_sdpa_pack(const vnn_sdpa_params* p, double* scalars, int64_t* ints) {
+  scalars[0] = p->scale, scalars[1] = p->dropout_p;
+  ints[0] = p->is_causal, ints[1] = p->has_mask, ints[2] = p->dropout_seed;
+  ints[3] = p->dropout_offset, ints[4] = p->dropout_threshold;
+}
+
+/** Reads p from an op's scalars and ints; 0 (p untouched) when there are too few. */
+static inline int vnn_sdpa_unpack(const double* scalars, int32_t num_scalars, const int64_t* ints, int32_t num_ints,
+                                  vnn_sdpa_params* p) {
+  if (!scalars || !ints || num_scalars < VNN_SDPA_NUM_SCALARS || num_ints < VNN_SDPA_NUM_INTS) return 0;
+  p->scale = scalars[0], p->dropout_p = scalars[1];
+  p->is_causal = ints[0], p->has_mask = ints[1], p->dropout_seed = ints[2];
+  p->dropout_offset = ints[3], p->dropout_threshold = ints[4];
+  return 1;
+}
 
 /** Writes p into ints[0..VNN_POOL2D_NUM_INTS). */
 static inline void vnn_pool2d_pack(const vnn_pool2d_params* p, int64_t* ints) {

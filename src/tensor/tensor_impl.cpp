@@ -240,8 +240,8 @@ void enqueue(vnn_op_kind kind, const char* name, Span<const Tensor*> inputs, Spa
              Span<double> scalars, Span<int64_t> ints) {
   VNN_CHECK(ValueError, outputs.size != 0, name, ": an op needs an output");
   if (outputs.data[0]->numel() == 0) return;
-  // Inputs are at most 4; outputs usually few (UNSCALE_CHECK: up to 64).
-  constexpr size_t kMaxInputs = 4, kStackOutputs = 4;
+  // Inputs are at most 8 (SDPA_BACKWARD); outputs usually few (UNSCALE_CHECK: up to 64).
+  constexpr size_t kMaxInputs = 8, kStackOutputs = 4;
   VNN_CHECK(ValueError, inputs.size <= kMaxInputs, name, ": too many operands");
   vnn_tensor_desc in[kMaxInputs];
   for (size_t k = 0; k < inputs.size; ++k) in[k] = describe(*inputs.data[k]->impl());
@@ -289,7 +289,7 @@ void check_same_device(const Tensor& a, const Tensor& b, const char* op, const c
 }
 
 Tensor finish_creation(Tensor t, const TensorOptions& opt) {
-  if (opt.requires_grad) t.requires_grad_(true);
+  if (opt.requires_grad()) t.requires_grad_(true);
   return t;
 }
 
