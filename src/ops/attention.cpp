@@ -74,13 +74,16 @@ Shape broadcast_pair(const Shape& a, const Shape& b, const std::string& what) {
 
 Shape take(const Shape& s, int from, int to) { return Shape(s.begin() + from, s.begin() + to); }
 
-// t [..., A, B] expanded to lead + [A, B] and viewed as [N, H, A, B].
-Tensor to_4d(const Tensor& t, const Shape& lead, int64_t N, int64_t H) {
+// t [..., A, B] expanded to lead + [A, B] (rows, cols: A, B where given,
+// for a mask that broadcasts over them) and viewed as [N, H, A, B].
+Tensor to_4d(const Tensor& t, const Shape& lead, int64_t N, int64_t H, int64_t rows = -1, int64_t cols = -1) {
+  if (rows < 0) rows = t.size(-2);
+  if (cols < 0) cols = t.size(-1);
   std::vector<int64_t> full(lead.begin(), lead.end());
-  full.push_back(t.size(-2));
-  full.push_back(t.size(-1));
+  full.push_back(rows);
+  full.push_back(cols);
   Tensor e = t.expand(Shape(full));
-  return e.reshape({N, H, t.size(-2), t.size(-1)});
+  return e.reshape({N, H, rows, cols});
 }
 
 // The last dim with unit stride, as the ABI asks of the dense operands.
@@ -155,7 +158,7 @@ Problem prepare(const Tensor& query, const Tensor& key, const Tensor& value, con
                           ? where(attn_mask, zeros(attn_mask.sizes(), TensorOptions(query.device()).with(query.dtype())),
                                   -std::numeric_limits<double>::infinity())
                           : attn_mask.to(query.dtype());
-    p.mask = to_4d(additive, p.lead, p.N, p.Hq);
+    p.mask = to_4d(additive, p.lead, p.N, p.Hq, p.L, p.S);
   }
   return p;
 }
@@ -222,6 +225,10 @@ Tensor math_forward(const Problem& p, double dropout_p, const DropoutDraw& d) {
 }
 
 // The fused kernel; false where the backend declines (VNN_STATUS_UNSUPPORTED).
+// Why the backend declined the latest fused request on this thread (for the
+// SDPBackend::flash error).
+thread_local std::string t_declined;
+
 bool flash_forward(const Problem& p, const vnn_sdpa_params& a, Tensor* out, Tensor* lse) {
   profiler::Range range("sdpa[flash]");
   detail::DeviceContext& ctx = p.q.impl()->ctx();
@@ -237,7 +244,8 @@ bool flash_forward(const Problem& p, const vnn_sdpa_params& a, Tensor* out, Tens
     detail::enqueue(VNN_OP_SDPA, "sdpa", detail::Span<const Tensor*>(in.data(), in.size()),
                     detail::Span<const Tensor*>(outs, 2), detail::Span<double>(scalars, VNN_SDPA_NUM_SCALARS),
                     detail::Span<int64_t>(ints, VNN_SDPA_NUM_INTS));
-  } catch (const Unsupported&) {
+  } catch (const Unsupported& e) {
+    t_declined = e.what();
     return false;
   }
   *out = o, *lse = l;
@@ -340,7 +348,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   if (!out.defined()) {
     if (choice == SDPBackend::flash)
       VNN_THROW(Unsupported, kOp, ": the fused kernel was requested (SDPBackend::flash) but ", query.device(),
-                mask_grad ? " cannot differentiate the mask in it" : " has none for this request",
+                mask_grad ? " cannot differentiate the mask in it" : " declined the request (" + t_declined + ")",
                 "; use SDPBackend::automatic to fall back to the math path");
     out = math_forward(p, dropout_p, d);
   }
