@@ -14,6 +14,8 @@ Tensor linspace(double start, double end, int64_t steps, const TensorOptions& op
 
 /// An n x m (m < 0: n x n) matrix with ones on the diagonal.
 Tensor eye(int64_t n, int64_t m = -1, const TensorOptions& opt = {});
+/// An n x n identity with options: vnn::eye(3, device), vnn::eye(3, vnn::kLong) (torch::eye(n, options)).
+inline Tensor eye(int64_t n, const TensorOptions& opt) { return eye(n, -1, opt); }
 
 // The *_like family with an override. A DType or Device overrides just that
 // field and keeps the other from t; a TensorOptions replaces both (write

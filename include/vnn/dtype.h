@@ -37,6 +37,20 @@ inline constexpr DType kFloat16 = DType::float16;
 /// bfloat16, a storage type (ops compute in float32).
 inline constexpr DType kBFloat16 = DType::bfloat16;
 
+// LibTorch's short names (torch::kLong ...), the same values.
+/// float32 (torch::kFloat).
+inline constexpr DType kFloat = kFloat32;
+/// float64 (torch::kDouble).
+inline constexpr DType kDouble = kFloat64;
+/// float16 (torch::kHalf).
+inline constexpr DType kHalf = kFloat16;
+/// int32 (torch::kInt).
+inline constexpr DType kInt = kInt32;
+/// int64 (torch::kLong).
+inline constexpr DType kLong = kInt64;
+/// uint8 (torch::kByte).
+inline constexpr DType kByte = kUInt8;
+
 /// Bytes per element of `t` (bool: 1).
 size_t itemsize(DType t);
 /// The dtype's name: "float32", "int64", "bool", ...

@@ -13,4 +13,9 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 /// a [n, k] @ b [k, m]; both exactly 2-D.
 Tensor mm(const Tensor& a, const Tensor& b);
 
+/// Batched a [B, n, k] @ b [B, k, m] -> [B, n, m]; both exactly 3-D with equal B (torch.bmm).
+Tensor bmm(const Tensor& a, const Tensor& b);
+/// input [..., in] @ weight [out, in]^T + bias [out] (torch.nn.functional.linear); bias may be undefined.
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
+
 }  // namespace vnn

@@ -81,4 +81,23 @@ Tensor& uniform_(Tensor& t, double low = 0.0, double high = 1.0, Generator* gen 
 /// Fills t in place (any strides) with normal values of `mean` and `std`.
 Tensor& normal_(Tensor& t, double mean = 0.0, double std = 1.0, Generator* gen = nullptr);
 
+// LibTorch's argument order, the generator before the options:
+//   vnn::Generator gen(42);  vnn::randint(0, 10, {8}, gen, vnn::device(dev));
+/// rand(shape, opt, &gen).
+inline Tensor rand(const Shape& shape, Generator& gen, const TensorOptions& opt = {}) { return rand(shape, opt, &gen); }
+/// randn(shape, opt, &gen).
+inline Tensor randn(const Shape& shape, Generator& gen, const TensorOptions& opt = {}) {
+  return randn(shape, opt, &gen);
+}
+/// randint(low, high, shape, opt, &gen).
+inline Tensor randint(int64_t low, int64_t high, const Shape& shape, Generator& gen, const TensorOptions& opt = {}) {
+  return randint(low, high, shape, opt, &gen);
+}
+/// randint(high, shape, opt, &gen).
+inline Tensor randint(int64_t high, const Shape& shape, Generator& gen, const TensorOptions& opt = {}) {
+  return randint(high, shape, opt, &gen);
+}
+/// randperm(n, opt, &gen).
+inline Tensor randperm(int64_t n, Generator& gen, const TensorOptions& opt = {}) { return randperm(n, opt, &gen); }
+
 }  // namespace vnn

@@ -101,4 +101,15 @@ Tensor softmax(const Tensor& t, int dim);
 /// log(softmax(t, dim)) computed stably (floating dtypes).
 Tensor log_softmax(const Tensor& t, int dim);
 
+// Whole-tensor comparisons (torch.isclose / allclose / equal). Both operands
+// on one device; they broadcast. isclose and allclose need one dtype
+// (DTypeError otherwise) and rtol, atol >= 0 (ValueError).
+/// |a - b| <= atol + rtol * |b| elementwise, bool; equal values (infinities
+/// too) are close; NaN is close to NaN only with equal_nan.
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+/// Whether every element of isclose(a, b, ...) is true (synchronises).
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+/// Whether a and b have the same sizes and equal elements (NaN is unequal; synchronises).
+bool equal(const Tensor& a, const Tensor& b);
+
 }  // namespace vnn

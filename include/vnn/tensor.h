@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -18,42 +19,73 @@
 namespace vnn {
 
 namespace detail { struct TensorImpl; struct DeviceContext; }
+class Generator;
 
 /// How a creation function makes a tensor: dtype, device, pinned host memory, requires_grad.
-struct TensorOptions {
-  /// Element type of the new tensor (float32 unless given).
-  DType dtype = kFloat32;
-  /// Device of the new tensor (cpu:0 unless given).
-  Device device = Device("cpu", 0);
-  /// Page-locked host memory, for asynchronous copies to a GPU (cpu tensors only).
-  bool pinned = false;  // page-locked host memory (cpu tensors only)
-  /// The new tensor is a leaf that records gradients.
-  bool requires_grad = false;  // the new tensor is a leaf that requires grad
-  // Whether a dtype was given (a DType or with(DType)): creation functions
-  // whose natural dtype is not float32 (randint, randperm, integer arange)
-  // keep theirs when only a device is passed.
-  /// Whether a dtype was given explicitly (randint, randperm and integer arange keep theirs otherwise).
-  bool has_dtype = false;
+/// LibTorch's spelling: each setter returns a changed copy, so they chain,
+///   vnn::zeros({2, 3}, vnn::TensorOptions().dtype(vnn::kLong).device(dev).requires_grad(false));
+///   vnn::ones({4}, vnn::dtype(vnn::kDouble).device("cpu"));   // the free helpers start a chain
+/// and the getters of the same names read: opt.dtype(), opt.device(), opt.requires_grad().
+class TensorOptions {
+ public:
   /// float32 on cpu:0, not pinned, no grad.
   TensorOptions() = default;
   /// The given dtype on cpu:0 (`zeros({2}, vnn::kInt64)`).
-  TensorOptions(DType t) : dtype(t), has_dtype(true) {}
+  TensorOptions(DType t) : dtype_(t), has_dtype_(true) {}
   /// float32 on the given device.
-  TensorOptions(Device d) : device(std::move(d)) {}
+  TensorOptions(Device d) : device_(std::move(d)) {}
   /// float32 on the device named by a string ("cuda:0", "cpu").
-  TensorOptions(const char* d) : device(d) {}
+  TensorOptions(const char* d) : device_(d) {}
   /// float32 on the device named by a string ("cuda:0", "cpu").
-  TensorOptions(const std::string& d) : device(d) {}
-  /// A copy of these options with dtype `t` (marked as given).
-  TensorOptions with(DType t) const { auto o = *this; o.dtype = t; o.has_dtype = true; return o; }
-  // The dtype given, else `fallback`.
+  TensorOptions(const std::string& d) : device_(d) {}
+
+  /// Element type of the new tensor (float32 unless given).
+  DType dtype() const { return dtype_; }
+  /// Device of the new tensor (cpu:0 unless given).
+  const Device& device() const { return device_; }
+  /// Whether the new tensor is a leaf that records gradients.
+  bool requires_grad() const { return requires_grad_; }
+  /// Whether the new tensor is in page-locked host memory (cpu tensors only).
+  bool pinned_memory() const { return pinned_; }
+  /// Whether a dtype was given explicitly (randint, randperm and integer arange keep theirs otherwise).
+  bool has_dtype() const { return has_dtype_; }
   /// The dtype if one was given, else `fallback`.
-  DType dtype_or(DType fallback) const { return has_dtype ? dtype : fallback; }
+  DType dtype_or(DType fallback) const { return has_dtype_ ? dtype_ : fallback; }
+
+  /// A copy with dtype `t` (marked as given), as LibTorch's TensorOptions::dtype.
+  TensorOptions dtype(DType t) const { return with(t); }
+  /// A copy with the dtype of the C++ type T: dtype<float>().
+  template <class T> TensorOptions dtype() const;
+  /// A copy on device `d` ("cuda:0" and Device("cpu") both convert).
+  TensorOptions device(Device d) const { return with(std::move(d)); }
+  /// A copy that creates leaves requiring grad (or not).
+  TensorOptions requires_grad(bool r) const { return with_requires_grad(r); }
+  /// A copy that allocates page-locked host memory (or not); for cpu tensors only.
+  TensorOptions pinned_memory(bool p) const { auto o = *this; o.pinned_ = p; return o; }
+  /// A copy of these options with dtype `t` (marked as given).
+  TensorOptions with(DType t) const { auto o = *this; o.dtype_ = t; o.has_dtype_ = true; return o; }
   /// A copy of these options with device `d`.
-  TensorOptions with(Device d) const { auto o = *this; o.device = std::move(d); return o; }
+  TensorOptions with(Device d) const { auto o = *this; o.device_ = std::move(d); return o; }
   /// A copy of these options with requires_grad set to `r`.
-  TensorOptions with_requires_grad(bool r = true) const { auto o = *this; o.requires_grad = r; return o; }
+  TensorOptions with_requires_grad(bool r = true) const { auto o = *this; o.requires_grad_ = r; return o; }
+
+ private:
+  DType dtype_ = kFloat32;
+  Device device_ = Device("cpu", 0);
+  bool pinned_ = false;
+  bool requires_grad_ = false;
+  bool has_dtype_ = false;
 };
+template <class T> TensorOptions TensorOptions::dtype() const { return with(dtype_of<T>::value); }
+
+/// TensorOptions().dtype(t), to start a chain: vnn::dtype(vnn::kLong).device(dev) (torch::dtype).
+inline TensorOptions dtype(DType t) { return TensorOptions().dtype(t); }
+/// TensorOptions().dtype<T>(): vnn::dtype<float>() (torch::dtype<T>).
+template <class T> TensorOptions dtype() { return TensorOptions().dtype<T>(); }
+/// TensorOptions().device(d), to start a chain: vnn::device("opencl:0").dtype(vnn::kInt) (torch::device).
+inline TensorOptions device(Device d) { return TensorOptions().device(std::move(d)); }
+/// TensorOptions().requires_grad(r) (torch::requires_grad).
+inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
 
 // torch::indexing's forms for Tensor::index:
 //   using namespace vnn::indexing;
@@ -339,6 +371,11 @@ class Tensor {
   void register_hook(std::function<Tensor(const Tensor&)> hook);
   /// Counter bumped by each in-place write (autograd uses it to catch modified saved tensors).
   uint64_t version() const;
+
+  // LibTorch's method forms of the core ops (t.sum(1), t.matmul(w),
+  // t.masked_fill(m, 0), t.allclose(u) ...): each calls the free function of
+  // the same name. The list is its own file, to be read on its own.
+#include "vnn/tensor_methods.inc"
 
   /// The values as text, laid out like PyTorch's printout.
   std::string str() const;  // PyTorch-like printout

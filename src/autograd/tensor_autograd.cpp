@@ -50,7 +50,7 @@ Tensor& Tensor::retain_grad() {
   m.grad_fn->pre_hooks.push_back([self](const Tensor& g) {
     if (auto t = self.lock()) {
       auto& meta = detail::autograd_meta(*t);
-      meta.grad = meta.grad.defined() ? add(meta.grad, g) : g.clone();
+      meta.grad = meta.grad.defined() ? vnn::add(meta.grad, g) : g.clone();
     }
     return Tensor();
   });

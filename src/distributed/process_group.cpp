@@ -255,7 +255,7 @@ Buf stage(const Tensor& t, bool read) {
   }
   autograd::NoGradGuard no_grad;
   TensorOptions o = TensorOptions(Device("cpu", 0)).with(t.dtype());
-  o.pinned = !t.device().is_cpu();  // the copy from a device goes over DMA
+  o = o.pinned_memory(!t.device().is_cpu());  // the copy from a device goes over DMA
   b.host = empty(t.sizes(), o);
   if (read) b.host.copy_(t);
   ctx.synchronize();

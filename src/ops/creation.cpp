@@ -15,7 +15,7 @@ namespace vnn {
 namespace {
 
 Tensor from_doubles(const std::vector<double>& v, const Shape& shape, const TensorOptions& opt) {
-  return detail::finish_creation(from_vector(v, shape, opt.device).to(opt.dtype), opt);
+  return detail::finish_creation(from_vector(v, shape, opt.device()).to(opt.dtype()), opt);
 }
 
 TensorOptions options_of(const Tensor& t, const char* op) {

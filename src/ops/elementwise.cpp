@@ -292,9 +292,9 @@ Tensor& Tensor::clamp_(double lo, double hi) {
   DType t = clamp_type(*this, lo, hi);
   check_inplace_type(*this, t, "clamp");
   if (detail::needs_grad({this}))
-    return detail::inplace_with_grad(*this, "clamp_", [&](const Tensor& old) { return clamp(old, lo, hi); });
+    return detail::inplace_with_grad(*this, "clamp_", [&](const Tensor& old) { return vnn::clamp(old, lo, hi); });
   detail::mark_modified(*this, "clamp_");
-  if (is_storage_only(dtype())) return copy_(clamp(*this, lo, hi));
+  if (is_storage_only(dtype())) return copy_(vnn::clamp(*this, lo, hi));
   detail::enqueue(VNN_OP_UNARY, "clamp_", {this}, *this, {lo, hi}, {int64_t(VNN_UNARY_CLAMP)});
   return *this;
 }
@@ -303,9 +303,9 @@ Tensor& Tensor::clamp_max_(double hi) { return clamp_(NAN, hi); }
 Tensor& Tensor::relu_() {
   VNN_CHECK(DTypeError, dtype() != kBool, "relu_: not defined for bool tensors; convert with .to(vnn::kInt32) first");
   if (detail::needs_grad({this}))
-    return detail::inplace_with_grad(*this, "relu_", [](const Tensor& old) { return relu(old); });
+    return detail::inplace_with_grad(*this, "relu_", [](const Tensor& old) { return vnn::relu(old); });
   detail::mark_modified(*this, "relu_");
-  if (is_storage_only(dtype())) return copy_(relu(*this));
+  if (is_storage_only(dtype())) return copy_(vnn::relu(*this));
   detail::enqueue(VNN_OP_UNARY, "relu_", {this}, *this, {}, {int64_t(VNN_UNARY_RELU)});
   return *this;
 }
@@ -341,7 +341,7 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, double value) {
   if (detail::needs_grad({this})) {
     Tensor m = mask.expand(sizes());
     return detail::inplace_with_grad(*this, "masked_fill_", [&](const Tensor& old) {
-      return where(m, full({}, value, TensorOptions(device()).with(dtype())), old);
+      return vnn::where(m, full({}, value, TensorOptions(device()).with(dtype())), old);
     });
   }
   detail::mark_modified(*this, "masked_fill_");

@@ -130,4 +130,37 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   return out;
 }
 
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (autocast::detail::OpScope s{autocast::detail::Policy::lower, {&a, &b}}) return bmm(s[0], s[1]);
+  check_operands(a, b, "bmm");
+  VNN_CHECK(ShapeError, a.dim() == 3, "bmm: input must be a batch of matrices (3-D), got shape ", a.sizes());
+  VNN_CHECK(ShapeError, b.dim() == 3, "bmm: mat2 must be a batch of matrices (3-D), got shape ", b.sizes());
+  VNN_CHECK(ShapeError, a.size(0) == b.size(0), "bmm: input ", a.sizes(), " and mat2 ", b.sizes(),
+            " have different batch sizes (", a.size(0), " and ", b.size(0), "); use matmul() to broadcast them");
+  VNN_CHECK(ShapeError, a.size(2) == b.size(1), "bmm: input ", a.sizes(), " and mat2 ", b.sizes(),
+            " cannot be multiplied (", dims_str(a), " and ", dims_str(b), ")");
+  return run_matmul(a, b, Shape{a.size(0), a.size(1), b.size(2)});
+}
+
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  VNN_CHECK(ValueError, input.defined() && weight.defined(), "linear: argument '",
+            (input.defined() ? "weight" : "input"), "' is an undefined tensor");
+  VNN_CHECK(ShapeError, weight.dim() == 2, "linear: weight must be 2-D [out_features, in_features], got shape ",
+            weight.sizes());
+  VNN_CHECK(ShapeError, input.dim() >= 1 && input.size(-1) == weight.size(1), "linear: input of shape ",
+            input.sizes(), " does not end in in_features = ", weight.size(1), " of weight ", weight.sizes());
+  if (bias.defined())
+    VNN_CHECK(ShapeError, bias.dim() == 1 && bias.size(0) == weight.size(0), "linear: bias of shape ", bias.sizes(),
+              " must be [", weight.size(0), "] (out_features of weight ", weight.sizes(), ")");
+  // As nn::Linear: the weight itself is what an autocast scope keeps cast.
+  autocast::detail::OpScope s{autocast::detail::Policy::lower, {&input, &weight, &bias}};
+  const Tensor& x = s ? s[0] : input;
+  const Tensor& w = s ? s[1] : weight;
+  const Tensor& b = s ? s[2] : bias;
+  Tensor y = matmul(x, w.transpose(0, 1));
+  if (!b.defined()) return y;
+  detail::check_same_device(y, b, "linear", "bias");
+  return add(y, b);
+}
+
 }  // namespace vnn

@@ -118,13 +118,13 @@ Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
 }
 
 Tensor rand(const Shape& shape, const TensorOptions& opt, Generator* gen) {
-  detail::checked_nbytes(shape, opt.dtype, "rand");  // size errors name rand, not empty
+  detail::checked_nbytes(shape, opt.dtype(), "rand");  // size errors name rand, not empty
   Tensor t = empty(shape, opt.with_requires_grad(false));
   return detail::finish_creation(uniform_(t, 0.0, 1.0, gen), opt);
 }
 
 Tensor randn(const Shape& shape, const TensorOptions& opt, Generator* gen) {
-  detail::checked_nbytes(shape, opt.dtype, "randn");  // size errors name randn, not empty
+  detail::checked_nbytes(shape, opt.dtype(), "randn");  // size errors name randn, not empty
   Tensor t = empty(shape, opt.with_requires_grad(false));
   return detail::finish_creation(normal_(t, 0.0, 1.0, gen), opt);
 }
@@ -133,7 +133,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOption
   if (high <= low) VNN_THROW(ValueError, "randint: expects low < high, got low=", low, " high=", high);
   // int64 unless a dtype was given: a Device alone keeps the default.
   TensorOptions o = opt.with(opt.dtype_or(kInt64));
-  detail::checked_nbytes(shape, o.dtype, "randint");
+  detail::checked_nbytes(shape, o.dtype(), "randint");
   Tensor t = empty(shape, o);
   return fill_random(t, VNN_RANDOM_BITS, double(low), double(high), gen, "randint");
 }
@@ -163,7 +163,7 @@ Tensor randperm(int64_t n, const TensorOptions& opt, Generator* gen) {
     const uint64_t r = (uint64_t(c[w]) << 32) | c[w + 1];
     std::swap(p[size_t(j)], p[size_t(r % uint64_t(j + 1))]);
   }
-  return from_vector(p, {n}).to(opt.device, opt.dtype_or(kInt64));
+  return from_vector(p, {n}).to(opt.device(), opt.dtype_or(kInt64));
 }
 
 Tensor rand_like(const Tensor& t, Generator* gen) {

@@ -424,4 +424,38 @@ Tensor log_softmax(const Tensor& t, int dim) {
   return softmax_impl(t, dim, true);
 }
 
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  VNN_CHECK(ValueError, a.defined() && b.defined(), "isclose: argument '", (a.defined() ? "other" : "input"),
+            "' is an undefined tensor");
+  VNN_CHECK(DTypeError, a.dtype() == b.dtype(), "isclose: expected both inputs to have the same dtype, got ",
+            a.dtype(), " and ", b.dtype(), "; convert one with .to(dtype)");
+  VNN_CHECK(ValueError, rtol >= 0 && atol >= 0, "isclose: rtol (", rtol, ") and atol (", atol,
+            ") must be non-negative");
+  detail::check_same_device(a, b, "isclose", "other");
+  Tensor close = eq(a, b);  // equal values, infinities included
+  if (!is_floating(a.dtype()) && a.dtype() != kBool && rtol == 0 && atol == 0) return close;
+  if (equal_nan && is_floating(a.dtype())) close = logical_or(close, logical_and(ne(a, a), ne(b, b)));
+  // The tolerance in float64 for integers and bools (float16 / bfloat16
+  // compute in float32), so that |a - b| never wraps.
+  const Tensor x = is_floating(a.dtype()) ? a : a.to(kFloat64);
+  const Tensor y = is_floating(b.dtype()) ? b : b.to(kFloat64);
+  // As PyTorch: only a finite difference can be within the tolerance (inf
+  // against -inf is not close although the tolerance is inf too); NaN: false.
+  Tensor diff = abs(sub(x, y));
+  Tensor within = logical_and(le(diff, add(mul(abs(y), rtol), atol)), lt(diff, INFINITY));
+  return logical_or(close, within);
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  return all(isclose(a, b, rtol, atol, equal_nan)).item() != 0.0;
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  VNN_CHECK(ValueError, a.defined() && b.defined(), "equal: argument '", (a.defined() ? "other" : "input"),
+            "' is an undefined tensor");
+  detail::check_same_device(a, b, "equal", "other");
+  if (a.sizes() != b.sizes()) return false;
+  return all(eq(a, b)).item() != 0.0;
+}
+
 }  // namespace vnn

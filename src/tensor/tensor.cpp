@@ -43,8 +43,8 @@ void* Tensor::raw_data() const { return impl_of(impl_).storage->handle; }
 namespace {
 // `op` names the public function in size errors ("zeros: shape [...] has ...").
 Tensor empty_as(const char* op, const Shape& shape, const TensorOptions& opt) {
-  Tensor t = detail::make_empty(detail::context(opt.device), shape, opt.dtype, op);
-  return detail::finish_creation(opt.pinned ? t.pin_memory() : t, opt);
+  Tensor t = detail::make_empty(detail::context(opt.device()), shape, opt.dtype(), op);
+  return detail::finish_creation(opt.pinned_memory() ? t.pin_memory() : t, opt);
 }
 Tensor full_as(const char* op, const Shape& shape, double value, const TensorOptions& opt) {
   Tensor t = empty_as(op, shape, opt.with_requires_grad(false));
@@ -118,7 +118,7 @@ Tensor arange(double start, double end, double step, const TensorOptions& opt) {
   const int64_t n = count > 0 ? int64_t(count) : 0;
   std::vector<double> v = detail::host_vector<double>(n, "arange");
   for (int64_t i = 0; i < n; ++i) v[size_t(i)] = start + double(i) * step;
-  return detail::finish_creation(from_vector(v, {n}, opt.device).to(opt.dtype), opt);
+  return detail::finish_creation(from_vector(v, {n}, opt.device()).to(opt.dtype()), opt);
 }
 
 Tensor arange(double end, const TensorOptions& opt) { return arange(0.0, end, 1.0, opt); }

@@ -32,7 +32,7 @@ bool pins_here() {
 
 Tensor pinned_filled(int64_t n, float value) {
   TensorOptions opt(Device("cpu", 0));
-  opt.pinned = true;
+  opt = opt.pinned_memory(true);
   Tensor t = empty({n}, opt);
   float* p = t.data<float>();
   std::fill(p, p + n, value);

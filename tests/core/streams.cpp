@@ -42,7 +42,7 @@ bool other_device(const Device& d, Device* out) {
 
 Tensor pinned_pattern(int64_t n) {
   TensorOptions opt(Device("cpu", 0));
-  opt.pinned = true;
+  opt = opt.pinned_memory(true);
   Tensor host = empty({n}, opt);
   float* p = host.data<float>();
   for (int64_t i = 0; i < n; ++i) p[i] = float(i % 4093) * 0.25f;

@@ -1,0 +1,148 @@
+// The Tensor method forms of include/vnn/tensor_methods.inc: each the free
+// function of the same name with *this as its first argument.
+#include "vnn/elementwise.h"
+#include "vnn/indexing.h"
+#include "vnn/linalg.h"
+#include "vnn/random.h"
+#include "vnn/reduction.h"
+#include "vnn/tensor.h"
+
+namespace vnn {
+
+Tensor Tensor::add(const Tensor& other, double alpha) const { return vnn::add(*this, other, alpha); }
+Tensor Tensor::add(double other) const { return vnn::add(*this, other); }
+Tensor Tensor::sub(const Tensor& other, double alpha) const { return vnn::sub(*this, other, alpha); }
+Tensor Tensor::sub(double other) const { return vnn::sub(*this, other); }
+Tensor Tensor::mul(const Tensor& other) const { return vnn::mul(*this, other); }
+Tensor Tensor::mul(double other) const { return vnn::mul(*this, other); }
+Tensor Tensor::div(const Tensor& other) const { return vnn::div(*this, other); }
+Tensor Tensor::div(double other) const { return vnn::div(*this, other); }
+Tensor Tensor::neg() const { return vnn::neg(*this); }
+Tensor Tensor::pow(const Tensor& exponent) const { return vnn::pow(*this, exponent); }
+Tensor Tensor::pow(double exponent) const { return vnn::pow(*this, exponent); }
+Tensor Tensor::square() const { return vnn::mul(*this, *this); }
+Tensor Tensor::maximum(const Tensor& other) const { return vnn::maximum(*this, other); }
+Tensor Tensor::minimum(const Tensor& other) const { return vnn::minimum(*this, other); }
+Tensor Tensor::clamp(double min, double max) const { return vnn::clamp(*this, min, max); }
+Tensor Tensor::clamp_min(double min) const { return vnn::clamp_min(*this, min); }
+Tensor Tensor::clamp_max(double max) const { return vnn::clamp_max(*this, max); }
+Tensor Tensor::abs() const { return vnn::abs(*this); }
+Tensor Tensor::exp() const { return vnn::exp(*this); }
+Tensor Tensor::log() const { return vnn::log(*this); }
+Tensor Tensor::log1p() const { return vnn::log1p(*this); }
+Tensor Tensor::sqrt() const { return vnn::sqrt(*this); }
+Tensor Tensor::rsqrt() const { return vnn::rsqrt(*this); }
+Tensor Tensor::sin() const { return vnn::sin(*this); }
+Tensor Tensor::cos() const { return vnn::cos(*this); }
+Tensor Tensor::tanh() const { return vnn::tanh(*this); }
+Tensor Tensor::sigmoid() const { return vnn::sigmoid(*this); }
+Tensor Tensor::relu() const { return vnn::relu(*this); }
+Tensor Tensor::erf() const { return vnn::erf(*this); }
+Tensor Tensor::reciprocal() const { return vnn::reciprocal(*this); }
+Tensor Tensor::floor() const { return vnn::floor(*this); }
+Tensor Tensor::ceil() const { return vnn::ceil(*this); }
+Tensor Tensor::round() const { return vnn::round(*this); }
+Tensor Tensor::sign() const { return vnn::sign(*this); }
+Tensor Tensor::eq(const Tensor& other) const { return vnn::eq(*this, other); }
+Tensor Tensor::eq(double other) const { return vnn::eq(*this, other); }
+Tensor Tensor::ne(const Tensor& other) const { return vnn::ne(*this, other); }
+Tensor Tensor::ne(double other) const { return vnn::ne(*this, other); }
+Tensor Tensor::lt(const Tensor& other) const { return vnn::lt(*this, other); }
+Tensor Tensor::lt(double other) const { return vnn::lt(*this, other); }
+Tensor Tensor::le(const Tensor& other) const { return vnn::le(*this, other); }
+Tensor Tensor::le(double other) const { return vnn::le(*this, other); }
+Tensor Tensor::gt(const Tensor& other) const { return vnn::gt(*this, other); }
+Tensor Tensor::gt(double other) const { return vnn::gt(*this, other); }
+Tensor Tensor::ge(const Tensor& other) const { return vnn::ge(*this, other); }
+Tensor Tensor::ge(double other) const { return vnn::ge(*this, other); }
+Tensor Tensor::logical_and(const Tensor& other) const { return vnn::logical_and(*this, other); }
+Tensor Tensor::logical_or(const Tensor& other) const { return vnn::logical_or(*this, other); }
+Tensor Tensor::logical_xor(const Tensor& other) const { return vnn::logical_xor(*this, other); }
+Tensor Tensor::logical_not() const { return vnn::logical_not(*this); }
+Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  return vnn::isclose(*this, other, rtol, atol, equal_nan);
+}
+bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  return vnn::allclose(*this, other, rtol, atol, equal_nan);
+}
+bool Tensor::equal(const Tensor& other) const { return vnn::equal(*this, other); }
+Tensor Tensor::where(const Tensor& condition, const Tensor& other) const { return vnn::where(condition, *this, other); }
+Tensor Tensor::where(const Tensor& condition, double other) const { return vnn::where(condition, *this, other); }
+Tensor Tensor::masked_fill(const Tensor& mask, double value) const { return vnn::masked_fill(*this, mask, value); }
+Tensor Tensor::sum() const { return vnn::sum(*this); }
+Tensor Tensor::sum(int dim, bool keepdim) const { return vnn::sum(*this, dim, keepdim); }
+Tensor Tensor::sum(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::sum(*this, dims, keepdim); }
+Tensor Tensor::mean() const { return vnn::mean(*this); }
+Tensor Tensor::mean(int dim, bool keepdim) const { return vnn::mean(*this, dim, keepdim); }
+Tensor Tensor::mean(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::mean(*this, dims, keepdim); }
+Tensor Tensor::prod() const { return vnn::prod(*this); }
+Tensor Tensor::prod(int dim, bool keepdim) const { return vnn::prod(*this, dim, keepdim); }
+Tensor Tensor::max() const { return vnn::max(*this); }
+std::tuple<Tensor, Tensor> Tensor::max(int dim, bool keepdim) const { return vnn::max(*this, dim, keepdim); }
+Tensor Tensor::max(const Tensor& other) const { return vnn::maximum(*this, other); }
+Tensor Tensor::min() const { return vnn::min(*this); }
+std::tuple<Tensor, Tensor> Tensor::min(int dim, bool keepdim) const { return vnn::min(*this, dim, keepdim); }
+Tensor Tensor::min(const Tensor& other) const { return vnn::minimum(*this, other); }
+Tensor Tensor::amax(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::amax(*this, dims, keepdim); }
+Tensor Tensor::amin(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::amin(*this, dims, keepdim); }
+Tensor Tensor::argmax() const { return vnn::argmax(*this); }
+Tensor Tensor::argmax(int dim, bool keepdim) const { return vnn::argmax(*this, dim, keepdim); }
+Tensor Tensor::argmin() const { return vnn::argmin(*this); }
+Tensor Tensor::argmin(int dim, bool keepdim) const { return vnn::argmin(*this, dim, keepdim); }
+Tensor Tensor::var(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
+  return vnn::var(*this, dims, correction, keepdim);
+}
+Tensor Tensor::var(int dim, int64_t correction, bool keepdim) const {
+  return vnn::var(*this, dim, correction, keepdim);
+}
+Tensor Tensor::std(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
+  return vnn::std(*this, dims, correction, keepdim);
+}
+Tensor Tensor::std(int dim, int64_t correction, bool keepdim) const {
+  return vnn::std(*this, dim, correction, keepdim);
+}
+Tensor Tensor::norm(double p, const std::vector<int64_t>& dims, bool keepdim) const {
+  return vnn::norm(*this, p, dims, keepdim);
+}
+Tensor Tensor::logsumexp(int dim, bool keepdim) const { return vnn::logsumexp(*this, dim, keepdim); }
+Tensor Tensor::logsumexp(const std::vector<int64_t>& dims, bool keepdim) const {
+  return vnn::logsumexp(*this, dims, keepdim);
+}
+Tensor Tensor::any(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::any(*this, dims, keepdim); }
+Tensor Tensor::any(int dim, bool keepdim) const { return vnn::any(*this, dim, keepdim); }
+Tensor Tensor::all(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::all(*this, dims, keepdim); }
+Tensor Tensor::all(int dim, bool keepdim) const { return vnn::all(*this, dim, keepdim); }
+Tensor Tensor::softmax(int dim) const { return vnn::softmax(*this, dim); }
+Tensor Tensor::log_softmax(int dim) const { return vnn::log_softmax(*this, dim); }
+Tensor Tensor::matmul(const Tensor& other) const { return vnn::matmul(*this, other); }
+Tensor Tensor::mm(const Tensor& mat2) const { return vnn::mm(*this, mat2); }
+Tensor Tensor::bmm(const Tensor& mat2) const { return vnn::bmm(*this, mat2); }
+Tensor Tensor::index_select(int dim, const Tensor& index) const { return vnn::index_select(*this, dim, index); }
+Tensor Tensor::gather(int dim, const Tensor& index) const { return vnn::gather(*this, dim, index); }
+Tensor Tensor::scatter(int dim, const Tensor& index, const Tensor& src) const {
+  return vnn::scatter(*this, dim, index, src);
+}
+Tensor& Tensor::scatter_(int dim, const Tensor& index, const Tensor& src) {
+  return vnn::scatter_(*this, dim, index, src);
+}
+Tensor Tensor::scatter_add(int dim, const Tensor& index, const Tensor& src) const {
+  return vnn::scatter_add(*this, dim, index, src);
+}
+Tensor& Tensor::scatter_add_(int dim, const Tensor& index, const Tensor& src) {
+  return vnn::scatter_add_(*this, dim, index, src);
+}
+Tensor Tensor::index_add(int dim, const Tensor& index, const Tensor& src, double alpha) const {
+  return vnn::index_add(*this, dim, index, src, alpha);
+}
+Tensor& Tensor::index_add_(int dim, const Tensor& index, const Tensor& src, double alpha) {
+  return vnn::index_add_(*this, dim, index, src, alpha);
+}
+Tensor& Tensor::uniform_(double from, double to, Generator* gen) { return vnn::uniform_(*this, from, to, gen); }
+Tensor& Tensor::normal_(double mean, double std, Generator* gen) { return vnn::normal_(*this, mean, std, gen); }
+Tensor Tensor::view_as(const Tensor& other) const { return view(other.sizes()); }
+Tensor Tensor::reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
+Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
+Tensor Tensor::type_as(const Tensor& other) const { return to(other.dtype()); }
+TensorOptions Tensor::options() const { return TensorOptions(device()).dtype(dtype()); }
+
+}  // namespace vnn
