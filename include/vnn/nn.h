@@ -2,6 +2,7 @@
 #pragma once
 #include "vnn/nn/container.h"
 #include "vnn/nn/conv.h"
+#include "vnn/nn/functional.h"
 #include "vnn/nn/init.h"
 #include "vnn/nn/layers.h"
 #include "vnn/nn/module.h"
