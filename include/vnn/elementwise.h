@@ -3,6 +3,8 @@
 // masked_fill, and the scalar forms of the operators. NumPy broadcasting and
 // the promotion rules of docs/dtypes.md apply throughout.
 #pragma once
+#include <string>
+
 #include "vnn/tensor.h"
 
 namespace vnn {
@@ -25,6 +27,9 @@ Tensor reciprocal(const Tensor& a);
 Tensor leaky_relu(const Tensor& a, double negative_slope = 0.01);
 /// The exact GELU, a * (1 + erf(a / sqrt 2)) / 2 (floating inputs only).
 Tensor gelu(const Tensor& a);  // exact: x * (1 + erf(x / sqrt 2)) / 2
+/// GELU by name, as torch.nn.functional.gelu: approximate "none" is gelu(a), "tanh" is
+/// a * (1 + tanh(sqrt(2/pi) * (a + 0.044715 a^3))) / 2 (composed, differentiable); others: ValueError.
+Tensor gelu(const Tensor& a, const std::string& approximate);
 /// a * sigmoid(a) (floating inputs only).
 Tensor silu(const Tensor& a);  // x * sigmoid(x)
 // Rounding: the identity (a copy) on integers; round() is half to even.
@@ -110,6 +115,15 @@ Tensor where(const Tensor& cond, double a, const Tensor& b);
 /// t with value where mask (bool, broadcastable to t's shape) is true; the
 /// result keeps t's shape and dtype.
 Tensor masked_fill(const Tensor& t, const Tensor& mask, double value);
+
+// Triangles of the last two dims (torch.tril / torch.triu), any dtype, any
+// leading (batch) dims, differentiable: element (i, j) is kept where
+// j - i <= diagonal (tril) or j - i >= diagonal (triu), else zero. Composed
+// from arange, a comparison and where, so it runs on every device.
+/// The lower triangle of the last two dims (j - i <= diagonal kept, the rest zero).
+Tensor tril(const Tensor& t, int64_t diagonal = 0);
+/// The upper triangle of the last two dims (j - i >= diagonal kept, the rest zero).
+Tensor triu(const Tensor& t, int64_t diagonal = 0);
 
 /// sub(a, b) with a scalar.
 inline Tensor operator-(const Tensor& a, double b) { return sub(a, b); }

@@ -70,6 +70,15 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOption
 Tensor randint(int64_t high, const Shape& shape, const TensorOptions& opt = {}, Generator* gen = nullptr);
 /// A random permutation of 0 .. n-1; int64 unless opt names a dtype.
 Tensor randperm(int64_t n, const TensorOptions& opt = {}, Generator* gen = nullptr);
+/// num_samples int64 category indices per row of `probs` ([C] or [R, C]:
+/// non-negative, finite weights, not necessarily normalised), as
+/// torch.multinomial. With replacement each draw takes one Philox word
+/// (inverse CDF); without, each category takes one word w and the
+/// categories with the smallest -log(u(w)) / p come first (the exponential
+/// race, the law of drawing one by one without replacement). Drawn on the
+/// host from `gen` (the default generator when null), so one seed gives one
+/// draw on every device; the result lives on probs' device.
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false, Generator* gen = nullptr);
 /// Uniform [0, 1) values with t's shape, dtype and device.
 Tensor rand_like(const Tensor& t, Generator* gen = nullptr);
 /// Standard normal values with t's shape, dtype and device.

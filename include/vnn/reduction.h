@@ -56,6 +56,14 @@ Tensor argmin(const Tensor& t);
 /// The int64 index of the first smallest element along `dim` (NaN counts as smallest).
 Tensor argmin(const Tensor& t, int dim, bool keepdim = false);
 
+/// The k largest (largest = false: smallest) values along `dim` and their
+/// int64 indices, as torch.topk: shapes are t's with size k along dim. NaN
+/// counts as the largest value; ties keep the lower index first. The
+/// selection runs on a host copy (sized for sampling and top-k metrics, not
+/// for huge rows); the values are gathered on t's device, so they are
+/// differentiable. sorted = false may return them sorted all the same.
+std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, int dim = -1, bool largest = true, bool sorted = true);
+
 /// Variance / standard deviation over dims: sum((x - mean)^2) / (N -
 /// correction), computed in two passes (numerically stable). correction 1 is
 /// the unbiased (Bessel) estimate, 0 the population one; N - correction <= 0

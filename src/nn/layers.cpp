@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "amp/autocast.hpp"
+#include "autograd/autograd.hpp"
+#include "vnn/autograd.h"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
 #include "vnn/indexing.h"
@@ -77,19 +79,44 @@ std::string DropoutImpl::describe() const { return "Dropout(p=" + std::to_string
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& opt, Generator* gen) : Cloneable("Embedding"), options(opt) {
   if (opt.num_embeddings() <= 0 || opt.embedding_dim() <= 0)
     VNN_THROW(ValueError, "Embedding: sizes must be positive, got ", opt.num_embeddings(), " x ", opt.embedding_dim());
+  if (auto& p = options.padding_idx()) {
+    const int64_t n = opt.num_embeddings();
+    VNN_CHECK(ValueError, *p >= -n && *p < n, "Embedding: padding_idx ", *p, " must be in [", -n, ", ", n,
+              ") for num_embeddings = ", n);
+    if (*p < 0) *p += n;  // as PyTorch: counted from the end
+  }
   build(gen);
 }
 
 void EmbeddingImpl::build(Generator* gen) {
   Tensor w = empty({options.num_embeddings(), options.embedding_dim()});
   init::normal_(w, 0.0, 1.0, gen);
+  if (options.padding_idx()) w.select(0, *options.padding_idx()).zero_();
   weight = register_parameter("weight", w);
 }
 
-Tensor EmbeddingImpl::forward(const Tensor& indices) { return embedding(weight, indices); }
+Tensor EmbeddingImpl::forward(const Tensor& indices) {
+  if (!options.padding_idx() || !autograd::grad_enabled() || !weight.requires_grad()) return embedding(weight, indices);
+  // The lookup without history, then one node whose gradient leaves the padding row at zero.
+  Tensor out;
+  {
+    autograd::NoGradGuard no_grad;
+    out = embedding(weight, indices);
+  }
+  const int64_t rows = weight.size(0), pad = *options.padding_idx();
+  Tensor idx = indices;
+  detail::record("embedding", out, {&weight}, [idx, rows, pad](const Tensor& g) {
+    Tensor gw = embedding_backward(g, idx, rows);
+    gw.select(0, pad).zero_();
+    return std::vector<Tensor>{gw};
+  });
+  return out;
+}
 
 std::string EmbeddingImpl::describe() const {
-  return "Embedding(" + std::to_string(weight.size(0)) + ", " + std::to_string(weight.size(1)) + ")";
+  std::string s = "Embedding(" + std::to_string(weight.size(0)) + ", " + std::to_string(weight.size(1));
+  if (options.padding_idx()) s += ", padding_idx=" + std::to_string(*options.padding_idx());
+  return s + ")";
 }
 
 Tensor ReLUImpl::forward(const Tensor& x) { return relu(x); }
@@ -97,7 +124,14 @@ Tensor LeakyReLUImpl::forward(const Tensor& x) { return leaky_relu(x, options.ne
 std::string LeakyReLUImpl::describe() const {
   return "LeakyReLU(negative_slope=" + std::to_string(options.negative_slope()) + ")";
 }
-Tensor GELUImpl::forward(const Tensor& x) { return gelu(x); }
+GELUImpl::GELUImpl(const GELUOptions& opt) : Cloneable("GELU"), options(opt) {
+  const std::string& a = opt.approximate();
+  VNN_CHECK(ValueError, a == "none" || a == "tanh", "GELU: approximate must be \"none\" or \"tanh\", got \"", a, "\"");
+}
+Tensor GELUImpl::forward(const Tensor& x) { return gelu(x, options.approximate()); }
+std::string GELUImpl::describe() const {
+  return options.approximate() == "none" ? "GELU" : "GELU(approximate=" + options.approximate() + ")";
+}
 Tensor SiLUImpl::forward(const Tensor& x) { return silu(x); }
 Tensor SigmoidImpl::forward(const Tensor& x) { return sigmoid(x); }
 Tensor TanhImpl::forward(const Tensor& x) { return tanh(x); }

@@ -270,6 +270,18 @@ Tensor leaky_relu(const Tensor& a, double slope) {
   return unary(a, VNN_UNARY_LEAKY_RELU, "leaky_relu", IntRule::reject, false, {slope});
 }
 Tensor gelu(const Tensor& a) { return unary(a, VNN_UNARY_GELU, "gelu", IntRule::reject); }
+Tensor gelu(const Tensor& a, const std::string& approximate) {
+  if (approximate == "none") return gelu(a);
+  VNN_CHECK(ValueError, approximate == "tanh", "gelu: approximate must be \"none\" or \"tanh\", got \"",
+            approximate, "\"");
+  VNN_CHECK(ValueError, a.defined(), "gelu: argument 'input' is an undefined tensor");
+  VNN_CHECK(DTypeError, is_floating(a.dtype()), "gelu: needs a floating dtype, got ", name(a.dtype()),
+            "; convert first, e.g. t.to(vnn::kFloat32)");
+  // PyTorch's formula: x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))).
+  const double k = 0.7978845608028654;  // sqrt(2 / pi)
+  Tensor inner = mul(add(a, mul(mul(mul(a, a), a), 0.044715)), k);
+  return mul(mul(a, add(tanh(inner), 1.0)), 0.5);
+}
 Tensor silu(const Tensor& a) { return unary(a, VNN_UNARY_SILU, "silu", IntRule::reject); }
 Tensor floor(const Tensor& a) { return unary(a, VNN_UNARY_FLOOR, "floor", IntRule::identity); }
 Tensor ceil(const Tensor& a) { return unary(a, VNN_UNARY_CEIL, "ceil", IntRule::identity); }
@@ -331,6 +343,26 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, double value) {
   out.masked_fill_(mask, value);
   return out;
 }
+
+namespace {
+
+// t where (j - i) compares with diagonal as `keep` says over the last two dims, else zero.
+Tensor triangle(const Tensor& t, int64_t diagonal, bool lower, const char* op) {
+  VNN_CHECK(ValueError, t.defined(), op, ": argument 'input' is an undefined tensor");
+  VNN_CHECK(ShapeError, t.dim() >= 2, op, ": input must have at least 2 dims (a matrix or a batch of them), got shape ",
+            t.sizes());
+  const int64_t rows = t.size(-2), cols = t.size(-1);
+  TensorOptions idx = TensorOptions(t.device()).with(kInt64);
+  Tensor offset = sub(arange(int64_t(0), cols, int64_t(1), idx).view({1, cols}),
+                      arange(int64_t(0), rows, int64_t(1), idx).view({rows, 1}));  // j - i
+  Tensor keep = lower ? le(offset, double(diagonal)) : ge(offset, double(diagonal));
+  return where(keep, t, zeros({}, TensorOptions(t.device()).with(t.dtype())));
+}
+
+}  // namespace
+
+Tensor tril(const Tensor& t, int64_t diagonal) { return triangle(t, diagonal, true, "tril"); }
+Tensor triu(const Tensor& t, int64_t diagonal) { return triangle(t, diagonal, false, "triu"); }
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, double value) {
   detail::check_same_device(*this, mask, "masked_fill", "mask");

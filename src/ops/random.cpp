@@ -4,6 +4,7 @@
 #include "vnn/random.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -164,6 +165,86 @@ Tensor randperm(int64_t n, const TensorOptions& opt, Generator* gen) {
     std::swap(p[size_t(j)], p[size_t(r % uint64_t(j + 1))]);
   }
   return from_vector(p, {n}).to(opt.device(), opt.dtype_or(kInt64));
+}
+
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen) {
+  VNN_CHECK(ValueError, probs.defined(), "multinomial: argument 'probs' is an undefined tensor");
+  VNN_CHECK(ShapeError, probs.dim() == 1 || probs.dim() == 2,
+            "multinomial: probs must be 1-D [categories] or 2-D [rows, categories], got shape ", probs.sizes());
+  VNN_CHECK(DTypeError, is_floating(probs.dtype()), "multinomial: probs must have a floating dtype, got ",
+            name(probs.dtype()));
+  const int64_t cats = probs.size(-1), rows = probs.dim() == 2 ? probs.size(0) : 1;
+  VNN_CHECK(ValueError, cats > 0, "multinomial: probs of shape ", probs.sizes(), " has no categories");
+  VNN_CHECK(ValueError, num_samples > 0, "multinomial: num_samples must be positive, got ", num_samples);
+  VNN_CHECK(ValueError, replacement || num_samples <= cats, "multinomial: cannot draw ", num_samples,
+            " samples without replacement from ", cats, " categories; pass replacement = true or fewer samples");
+  const std::vector<double> p = probs.detach().to_vector<double>();
+  for (int64_t r = 0; r < rows; ++r) {
+    double total = 0;
+    int64_t nonzero = 0;
+    for (int64_t c = 0; c < cats; ++c) {
+      const double v = p[size_t(r * cats + c)];
+      VNN_CHECK(ValueError, std::isfinite(v) && v >= 0, "multinomial: probs must be finite and non-negative, row ", r,
+                " category ", c, " is ", v);
+      total += v;
+      nonzero += v > 0;
+    }
+    VNN_CHECK(ValueError, total > 0, "multinomial: row ", r, " of probs sums to zero; every row needs a positive weight");
+    VNN_CHECK(ValueError, replacement || nonzero >= num_samples, "multinomial: row ", r, " has ", nonzero,
+              " categories of positive weight, too few for ", num_samples, " samples without replacement");
+  }
+  Generator& g = pick(gen);
+  uint64_t seed = 0;
+  const int64_t per_row = replacement ? num_samples : cats;
+  const uint64_t offset = g.reserve(rows * per_row, &seed);
+  // Word i of the draw is word i % 4 of Philox(key = seed, counter = offset + i / 4), as VNN_OP_RANDOM's layout;
+  // u(w) = (w + 1/2) / 2^32 lies in (0, 1).
+  uint32_t block[4] = {};
+  uint64_t block_ctr = ~uint64_t(0);
+  auto uniform = [&](int64_t i) {
+    const uint64_t ctr = offset + uint64_t(i) / 4u;
+    if (ctr != block_ctr) {
+      block[0] = uint32_t(ctr);
+      block[1] = uint32_t(ctr >> 32);
+      block[2] = block[3] = 0;
+      philox4x32_10(block, uint32_t(seed), uint32_t(seed >> 32));
+      block_ctr = ctr;
+    }
+    return (double(block[i % 4]) + 0.5) * 0x1p-32;
+  };
+  std::vector<int64_t> out(size_t(rows * num_samples));
+  std::vector<double> work(static_cast<size_t>(cats));
+  std::vector<int64_t> order(static_cast<size_t>(cats));
+  for (int64_t r = 0; r < rows; ++r) {
+    const double* row = p.data() + r * cats;
+    int64_t* dst = out.data() + r * num_samples;
+    if (replacement) {
+      // Inverse CDF; the last category of positive weight catches rounding at the top.
+      int64_t last = 0;
+      double acc = 0;
+      for (int64_t c = 0; c < cats; ++c) {
+        acc += row[c];
+        work[size_t(c)] = acc;
+        if (row[c] > 0) last = c;
+      }
+      for (int64_t s = 0; s < num_samples; ++s) {
+        const double target = uniform(r * per_row + s) * acc;
+        int64_t c = std::upper_bound(work.begin(), work.end(), target) - work.begin();
+        dst[s] = std::min(c, last);
+      }
+    } else {
+      // The exponential race: category c finishes at E_c / p_c with E_c = -log(u); the first num_samples win.
+      for (int64_t c = 0; c < cats; ++c)
+        work[size_t(c)] = row[c] > 0 ? -std::log(uniform(r * per_row + c)) / row[c] : INFINITY;
+      std::iota(order.begin(), order.end(), int64_t(0));
+      std::partial_sort(order.begin(), order.begin() + num_samples, order.end(), [&](int64_t a, int64_t b) {
+        return work[size_t(a)] < work[size_t(b)] || (work[size_t(a)] == work[size_t(b)] && a < b);
+      });
+      std::copy(order.begin(), order.begin() + num_samples, dst);
+    }
+  }
+  Shape shape = probs.dim() == 2 ? Shape{rows, num_samples} : Shape{num_samples};
+  return from_vector(out, shape).to(probs.device());
 }
 
 Tensor rand_like(const Tensor& t, Generator* gen) {

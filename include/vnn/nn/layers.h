@@ -4,6 +4,7 @@
 //   vnn::nn::Linear fc(vnn::nn::LinearOptions(784, 128).bias(false));
 //   vnn::Tensor y = fc(x);   fc->weight;   fc.ptr() is the shared_ptr<LinearImpl>.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "vnn/nn/module.h"
@@ -125,9 +126,13 @@ struct EmbeddingOptions {
   VNN_ARG(int64_t, num_embeddings);
   /// Length of each vector.
   VNN_ARG(int64_t, embedding_dim);
+  /// A row (negative counts from the end) that starts at zero and gets no gradient, as PyTorch's padding_idx.
+  VNN_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
 };
 
-/// A lookup table [num_embeddings, dim]; forward takes int64 indices.
+/// A lookup table [num_embeddings, dim]; forward takes int64 indices. With
+/// padding_idx that row is zero at construction and its gradient from
+/// forward stays zero (it may still be assigned or loaded).
 class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
  public:
   /// An Embedding table from options, initialised from N(0, 1) drawn with `gen` (the default generator when null).
@@ -160,13 +165,22 @@ class ReLUImpl : public Cloneable<ReLUImpl> {
 };
 /// The holder of ReLUImpl.
 VNN_MODULE(ReLU);
-/// The exact GELU, x * (1 + erf(x / sqrt 2)) / 2 (torch.nn.GELU).
+/// Options of GELU: which formula.
+struct GELUOptions {
+  /// "none": the exact x * (1 + erf(x / sqrt 2)) / 2; "tanh": x * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) / 2.
+  VNN_ARG(std::string, approximate) = "none";
+};
+/// GELU, exact or tanh-approximated (torch.nn.GELU(approximate=...)).
 class GELUImpl : public Cloneable<GELUImpl> {
  public:
-  /// A GELU layer.
-  GELUImpl() : Cloneable("GELU") {}
+  /// A GELU layer (ValueError for an approximate other than "none" or "tanh").
+  explicit GELUImpl(const GELUOptions& options = {});
   void reset() override {}
+  /// vnn::gelu(x, options.approximate()).
   Tensor forward(const Tensor& x) override;
+  std::string describe() const override;
+  /// The options the layer was built with.
+  GELUOptions options;
 };
 /// The holder of GELUImpl.
 VNN_MODULE(GELU);
