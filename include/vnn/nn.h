@@ -8,3 +8,4 @@
 #include "vnn/nn/module.h"
 #include "vnn/nn/normalization.h"
 #include "vnn/nn/loss.h"
+#include "vnn/nn/transformer.h"
