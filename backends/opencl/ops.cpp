@@ -18,6 +18,7 @@
 #include "device.hpp"
 #include "dtype.hpp"
 #include "errors.hpp"
+#include "ops_attention.hpp"
 #include "ops_conv.hpp"
 #include "ops_conv_direct.hpp"
 #include "ops_elementwise.hpp"
@@ -551,6 +552,7 @@ vnn_status run(int32_t device, const vnn_op* op) {
   std::string what = describe(*d, *op);
   if (is_conv_family(op->kind)) return run_conv_family(*d, queue_or_default(*d, op->queue), *op, what);
   if (is_conv_whole_kind(op->kind)) return run_conv_whole(*d, queue_or_default(*d, op->queue), *op, what);
+  if (is_attention_kind(op->kind)) return run_attention(*d, queue_or_default(*d, op->queue), *op, what);
   if (op->kind < VNN_OP_FILL || op->kind > VNN_OP_RANDOM)
     return fail(VNN_STATUS_UNSUPPORTED, what, " is not supported by the opencl backend");
   if (vnn_status st = check(*d, *op, what)) return st;
