@@ -25,12 +25,6 @@ namespace vnn::nn {
 
 namespace {
 
-// x w^T + b (the projections; b may be undefined).
-Tensor project(const Tensor& x, const Tensor& w, const Tensor& b) {
-  Tensor y = matmul(x, w.transpose(0, 1));
-  return b.defined() ? add(y, b) : y;
-}
-
 // Dropout as DropoutImpl's (float32 uniforms for 16-bit x, scale applied once).
 Tensor dropout(const Tensor& x, double p) {
   if (p <= 0.0) return x;
@@ -120,7 +114,7 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
   auto bias_part = [&](int64_t i) { return in_proj_bias.defined() ? in_proj_bias.narrow(0, i * E, E) : Tensor(); };
   Tensor qp, kp, vp;
   if (qkv_same_embed_dim && query.impl() == key.impl() && key.impl() == value.impl()) {
-    std::vector<Tensor> qkv = project(q, in_proj_weight, in_proj_bias).chunk(3, -1);
+    std::vector<Tensor> qkv = vnn::linear(q, in_proj_weight, in_proj_bias).chunk(3, -1);
     qp = qkv[0];
     kp = qkv[1];
     vp = qkv[2];
@@ -128,9 +122,9 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
     const Tensor& wq = qkv_same_embed_dim ? in_proj_weight.narrow(0, 0, E) : q_proj_weight;
     const Tensor& wk = qkv_same_embed_dim ? in_proj_weight.narrow(0, E, E) : k_proj_weight;
     const Tensor& wv = qkv_same_embed_dim ? in_proj_weight.narrow(0, 2 * E, E) : v_proj_weight;
-    qp = project(q, wq, bias_part(0));
-    kp = project(k, wk, bias_part(1));
-    vp = project(v, wv, bias_part(2));
+    qp = vnn::linear(q, wq, bias_part(0));
+    kp = vnn::linear(k, wk, bias_part(1));
+    vp = vnn::linear(v, wv, bias_part(2));
   }
   auto heads = [&](const Tensor& t, int64_t len) { return t.reshape({N, len, H, hd}).transpose(1, 2); };
   Tensor qh = heads(qp, L), kh = heads(kp, S), vh = heads(vp, S);

@@ -295,3 +295,26 @@ TEST_CASE("Transformer: the whole model trains; gradients reach every parameter"
   CHECK(max_abs_diff(copy->forward(src, tgt, Tensor(), tgt_mask), model(src, tgt, Tensor(), tgt_mask)) < 1e-6);
   CHECK_THROWS_AS(model(src, randn_on({3, 4, 8}, 1, dev)), ShapeError);
 }
+
+TEST_CASE("under autocast the attention runs in bfloat16; parameters get float32 gradients") {
+  Device dev = device_under_test();
+  nn::TransformerEncoderLayer layer(
+      nn::TransformerEncoderLayerOptions(16, 4).dim_feedforward(32).dropout(0.0).batch_first(true));
+  layer->to(dev);
+  Tensor x = randn_on({2, 6, 16}, 31, dev);
+  Tensor ref = layer(x, Tensor(), Tensor(), true);
+  Tensor y, attn;
+  {
+    autocast::AutocastGuard guard(dev, kBFloat16);
+    y = layer(x, Tensor(), Tensor(), true);
+    attn = std::get<0>(layer->self_attn(x, x, x, Tensor(), false));
+  }
+  CHECK(attn.dtype() == kBFloat16);
+  CHECK(max_abs_diff(y.to(kFloat32), ref) < 0.1);  // LayerNorm output: unit scale, bfloat16 has 8 bits
+  sum(y.to(kFloat32)).backward();
+  for (auto& [k, p] : layer->named_parameters()) {
+    INFO(k);
+    REQUIRE(p.grad().defined());
+    CHECK(p.grad().dtype() == kFloat32);
+  }
+}
