@@ -236,7 +236,35 @@ inline int64_t op_work(const vnn_op* op) {
       const vnn_tensor_desc& a = op->inputs[0];
       return a.ndim > 0 ? n * a.sizes[a.ndim - 1] : n;
     }
+    case VNN_OP_SDPA:
+    case VNN_OP_SDPA_BACKWARD: {  // N*Hq*L*E products per key: q's count times S
+      if (op->num_inputs < 2 || op->inputs[1].ndim != 4) return n;
+      int64_t w = kernels::numel(op->inputs[0]);
+      return checked::mul(w, op->inputs[1].sizes[2], &w) ? w : INT64_MAX;
+    }
     default: return n;
+  }
+}
+
+// The plugin's Traits::HostBlas as the fused attention's tile GEMM
+// (kernels::HostGemm), for host-accessible plugins that have one; NULL
+// otherwise (the kernel's own loops, or the device kernels).
+template <class Traits>
+const kernels::HostGemm* host_gemm() {
+  if constexpr (has_host_blas<Traits>::value && Traits::host_accessible) {
+    using Blas = typename Traits::HostBlas;
+    static const kernels::HostGemm g{
+        [](bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+           const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+          Blas::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        },
+        [](bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+           const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+          Blas::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        }};
+    return &g;
+  } else {
+    return nullptr;
   }
 }
 
@@ -763,6 +791,8 @@ class Backend {
         break;
       case VNN_OP_OPTIMIZER_STEP: ok = kernels::optimizer_step(exec, *op); break;
       case VNN_OP_UNSCALE_CHECK: ok = kernels::unscale_check(exec, *op); break;
+      case VNN_OP_SDPA:
+      case VNN_OP_SDPA_BACKWARD: ok = kernels::sdpa(exec, *op, host_gemm<Traits>()); break;
       default: break;
     }
     return ok;

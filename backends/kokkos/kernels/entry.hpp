@@ -40,8 +40,20 @@
       int32_t num_scalars
 #define VNN_KOKKOS_OPTIMIZER_STEP_PARAMS(Exec) const Exec& exec, const vnn_op& op
 #define VNN_KOKKOS_UNSCALE_CHECK_PARAMS(Exec) const Exec& exec, const vnn_op& op
+#define VNN_KOKKOS_SDPA_PARAMS(Exec) const Exec& exec, const vnn_op& op, const vnn::kernels::HostGemm* gemm
 
 namespace vnn::kernels {
+
+// A host plugin's BLAS for the fused attention's tile products (row-major
+// C = alpha op(A) op(B) + beta C), called from inside the pool's parallel
+// region, one tile per thread; NULL: the kernel's own loops. plugin.hpp
+// makes it from the plugin's Traits::HostBlas.
+struct HostGemm {
+  void (*sgemm)(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+  void (*dgemm)(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+                const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
+};
 
 // Each returns false for an op it does not take (wrong arity, shapes or
 // dtype), which the plugin reports as VNN_STATUS_UNSUPPORTED.
@@ -59,6 +71,7 @@ template <class Exec> bool indexing(VNN_KOKKOS_INDEXING_PARAMS(Exec));          
 template <class Exec> bool random(VNN_KOKKOS_RANDOM_PARAMS(Exec));                // random.hpp
 template <class Exec> bool optimizer_step(VNN_KOKKOS_OPTIMIZER_STEP_PARAMS(Exec));  // optimizer.hpp
 template <class Exec> bool unscale_check(VNN_KOKKOS_UNSCALE_CHECK_PARAMS(Exec));    // optimizer.hpp
+template <class Exec> bool sdpa(VNN_KOKKOS_SDPA_PARAMS(Exec));                      // attention.hpp
 
 }  // namespace vnn::kernels
 
