@@ -40,19 +40,24 @@ const std::string& fixtures() {
     if (const char* p = std::getenv("VNN_PYTHON")) candidates.push_back(p);
     candidates.push_back("python3");
     candidates.push_back("/usr/bin/python3");
-    std::string py;
-    for (auto& c : candidates)
-      if (run(c + " " + script + " probe > /dev/null 2>&1") == 0) {
-        py = c;
-        break;
-      }
-    if (py.empty()) {
+    // Each candidate writes the fixtures directly; 77 ("no torch here") or 127 (no such interpreter): the next.
+    std::string d = "/tmp/vnn_transformer_parity_" + std::to_string(::getpid());
+    if (run("mkdir -p " + d) != 0) {
+      std::cerr << "cannot create " << d << "\n";
+      std::exit(1);
+    }
+    int rc = 77;
+    for (auto& c : candidates) {
+      rc = run(c + " " + script + " write " + d);
+      if (rc != 77 && rc != 127) break;
+    }
+    if (rc == 77 || rc == 127) {
+      run("rm -rf " + d);
       std::cout << "SKIP: no python3 with torch (tried VNN_PYTHON, python3, /usr/bin/python3)\n";
       std::exit(77);
     }
-    std::string d = "/tmp/vnn_transformer_parity_" + std::to_string(::getpid());
-    if (run("mkdir -p " + d) != 0 || run(py + " " + script + " write " + d) != 0) {
-      std::cerr << "transformer_torch.py failed to write the fixtures into " << d << "\n";
+    if (rc != 0) {
+      std::cerr << "transformer_torch.py failed (exit " << rc << ") writing the fixtures into " << d << "\n";
       std::exit(1);
     }
     std::atexit([] { run("rm -rf /tmp/vnn_transformer_parity_" + std::to_string(::getpid())); });
