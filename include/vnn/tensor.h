@@ -18,7 +18,7 @@
 
 namespace vnn {
 
-namespace detail { struct TensorImpl; struct DeviceContext; }
+namespace detail { struct TensorImpl; struct DeviceContext; struct RegisteredTensor; }
 class Generator;
 
 /// How a creation function makes a tensor: dtype, device, pinned host memory, requires_grad.
@@ -152,6 +152,35 @@ class Tensor {
   Tensor();  // undefined tensor
   /// Wraps an implementation object (used by the core and ops; users make tensors with vnn::zeros and friends).
   explicit Tensor(std::shared_ptr<detail::TensorImpl> impl);
+  // Copies and moves share the tensor, as torch::Tensor's. A module member
+  // that received Module::register_parameter's (or register_buffer's) result
+  // stays the module's registration: `lm_head->weight = wte->weight` then
+  // re-points the registered parameter too, as PyTorch's attribute
+  // assignment does. Only the fresh result of a registration passes that
+  // binding on (to the member it is assigned to); copies never carry it.
+  /// Shares other's tensor (the copy is not bound to any module registration).
+  Tensor(const Tensor& other) noexcept : impl_(other.impl_) {}
+  /// Takes other's tensor (and a fresh registration's binding, see Module::register_parameter).
+  Tensor(Tensor&& other) noexcept : impl_(std::move(other.impl_)) {
+    if (other.registration_ & kPendingRegistration) take_registration(other, true);
+  }
+  /// Shares other's tensor; a registered module member re-points its registration with it.
+  Tensor& operator=(const Tensor& other) noexcept {
+    impl_ = other.impl_;
+    return *this;
+  }
+  /// Takes other's tensor (and a fresh registration's binding); a registered member re-points its registration.
+  Tensor& operator=(Tensor&& other) noexcept {
+    if (other.registration_ & kPendingRegistration) {
+      if (this != &other) take_registration(other, false);
+    }
+    if (this != &other) impl_ = std::move(other.impl_);
+    return *this;
+  }
+  /// Releases the tensor (a registered member hands its current tensor back to the module's registry).
+  ~Tensor() {
+    if (registration_) end_registration();
+  }
 
   /// False for a default-constructed (undefined) tensor.
   bool defined() const { return impl_ != nullptr; }
@@ -388,7 +417,20 @@ class Tensor {
   const std::shared_ptr<detail::TensorImpl>& impl_ptr() const { return impl_; }
 
  private:
+  friend struct detail::RegisteredTensor;
+  static constexpr std::uintptr_t kPendingRegistration = 1;
+  // Binds this object to other's registration (other is a fresh registration
+  // result); keep_pending: this object is a fresh result in turn (moved into
+  // a return value or a container), not yet a member.
+  void take_registration(Tensor& other, bool keep_pending) noexcept;
+  // Unbinds this object; the registration keeps the tensor it holds now.
+  void end_registration() noexcept;
+
   std::shared_ptr<detail::TensorImpl> impl_;
+  // Non-zero on a module member bound to a registered parameter or buffer:
+  // the detail::RegisteredTensor's address, | kPendingRegistration while it
+  // is the fresh result of the registration, not yet assigned to a member.
+  std::uintptr_t registration_ = 0;
 };
 
 /// Prints t.str().

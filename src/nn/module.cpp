@@ -8,6 +8,7 @@
 
 #include "autograd/autograd.hpp"
 #include "nn/state_load.hpp"
+#include "tensor/registered_tensor.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/device.h"
 #include "vnn/error.h"
@@ -26,23 +27,32 @@ void check_name(const std::string& owner, const std::string& name, const char* w
 }
 }  // namespace
 
+Tensor Module::register_in(Registry& registry, const std::string& name, Tensor value) {
+  auto entry = std::make_shared<vnn::detail::RegisteredTensor>();
+  entry->set(value);
+  registry.emplace_back(name, entry);
+  return entry->bind_result(value);
+}
+
 Tensor Module::register_parameter(const std::string& name, Tensor value, bool requires_grad) {
   check_name(type_name_, name, "parameter");
   for (auto& p : params_)
     VNN_CHECK(ValueError, p.first != name, type_name_, ": parameter '", name, "' is already registered");
   VNN_CHECK(ValueError, value.defined(), type_name_, ": parameter '", name, "' is an undefined tensor");
-  value = value.detach();  // a parameter is a leaf
-  if (requires_grad) value.requires_grad_(true);
-  params_.emplace_back(name, value);
-  return value;
+  // A parameter is a leaf. A leaf is registered itself, so that registering
+  // a tensor another module holds shares it (one leaf, one gradient); an op's
+  // result, or a frozen registration of a tensor that requires grad, is a
+  // new leaf on the same storage.
+  if (!value.is_leaf() || (!requires_grad && value.requires_grad())) value = value.detach();
+  if (requires_grad && !value.requires_grad()) value.requires_grad_(true);
+  return register_in(params_, name, std::move(value));
 }
 
 Tensor Module::register_buffer(const std::string& name, Tensor value) {
   check_name(type_name_, name, "buffer");
   for (auto& b : buffers_)
     VNN_CHECK(ValueError, b.first != name, type_name_, ": buffer '", name, "' is already registered");
-  buffers_.emplace_back(name, value);
-  return value;
+  return register_in(buffers_, name, std::move(value));
 }
 
 void Module::add_child(const std::string& name, std::shared_ptr<Module> module) {
@@ -61,21 +71,37 @@ void Module::share_registrations(const Module& other) {
   children_ = other.children_;
 }
 
-void Module::collect(const std::string& prefix, bool recurse, bool params, StateDict& out) const {
-  for (auto& [n, t] : params ? params_ : buffers_) out.emplace_back(prefix + n, t);
-  if (!recurse) return;
-  for (auto& [n, c] : children_) c->collect(prefix + n + ".", true, params, out);
+namespace {
+// Depth first over the module tree (own entries, then each child's), with
+// dotted paths; remove_duplicate keeps a tensor at its first path only.
+// Entries whose member was assigned an undefined tensor are left out.
+struct Collector {
+  bool params, remove_duplicate;
+  StateDict& out;
+  std::unordered_set<const vnn::detail::TensorImpl*> seen;
+  void add(const std::string& name, const Tensor& t) {
+    if (!t.defined()) return;
+    if (remove_duplicate && !seen.insert(t.impl()).second) return;
+    out.emplace_back(name, t);
+  }
+};
+}  // namespace
+
+void Module::collect(const std::string& prefix, bool recurse, bool params, bool remove_duplicate,
+                     StateDict& out) const {
+  Collector c{params, remove_duplicate, out, {}};
+  std::function<void(const Module&, const std::string&)> walk = [&](const Module& m, const std::string& at) {
+    for (auto& [n, e] : params ? m.params_ : m.buffers_) c.add(at + n, e->get());
+    if (!recurse && &m == this) return;
+    for (auto& [n, child] : m.children_) walk(*child, at + n + ".");
+  };
+  walk(*this, prefix);
 }
 
-StateDict Module::named_parameters(bool recurse) const {
+StateDict Module::named_parameters(bool recurse, bool remove_duplicate) const {
   StateDict out;
-  collect("", recurse, true, out);
-  // A module shared at two places appears once (its first path).
-  std::set<const vnn::detail::TensorImpl*> seen;
-  StateDict unique;
-  for (auto& p : out)
-    if (seen.insert(p.second.impl()).second) unique.push_back(p);
-  return unique;
+  collect("", recurse, true, remove_duplicate, out);
+  return out;
 }
 
 std::vector<Tensor> Module::parameters(bool recurse) const {
@@ -84,9 +110,9 @@ std::vector<Tensor> Module::parameters(bool recurse) const {
   return out;
 }
 
-StateDict Module::named_buffers(bool recurse) const {
+StateDict Module::named_buffers(bool recurse, bool remove_duplicate) const {
   StateDict out;
-  collect("", recurse, false, out);
+  collect("", recurse, false, remove_duplicate, out);
   return out;
 }
 
@@ -97,12 +123,30 @@ std::vector<Tensor> Module::buffers(bool recurse) const {
 }
 
 std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modules(const std::string& prefix) {
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>> out{{prefix, shared_from_this()}};
-  for (auto& [n, c] : children_) {
-    auto sub = c->named_modules(prefix.empty() ? n : prefix + "." + n);
-    out.insert(out.end(), sub.begin(), sub.end());
-  }
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> out;
+  std::unordered_set<const Module*> seen;
+  std::function<void(const std::shared_ptr<Module>&, const std::string&)> walk =
+      [&](const std::shared_ptr<Module>& m, const std::string& at) {
+        if (!seen.insert(m.get()).second) return;
+        out.emplace_back(at, m);
+        for (auto& [n, c] : m->children_) walk(c, at.empty() ? n : at + "." + n);
+      };
+  walk(shared_from_this(), prefix);
   return out;
+}
+
+void Module::apply(const std::function<void(Module&)>& fn) {
+  apply([&fn](const std::string&, Module& m) { fn(m); });
+}
+
+void Module::apply(const std::function<void(const std::string&, Module&)>& fn, const std::string& name_prefix) {
+  std::unordered_set<const Module*> seen;
+  std::function<void(Module&, const std::string&)> walk = [&](Module& m, const std::string& at) {
+    if (!seen.insert(&m).second) return;
+    fn(at, m);
+    for (auto& [n, c] : m.children_) walk(*c, at.empty() ? n : at + "." + n);
+  };
+  walk(*this, name_prefix);
 }
 
 int64_t Module::num_parameters() const {
@@ -216,6 +260,12 @@ std::shared_ptr<Module> Module::finish_clone(std::shared_ptr<Module> copy, const
 }
 
 void Module::copy_state_from(const Module& src, const std::optional<Device>& device) {
+  std::unordered_map<const void*, Tensor> copied;
+  copy_state_from(src, device, copied);
+}
+
+void Module::copy_state_from(const Module& src, const std::optional<Device>& device,
+                             std::unordered_map<const void*, Tensor>& copied) {
   auto names = [](const auto& list) {
     std::string s;
     for (auto& e : list) s += (s.empty() ? "" : ", ") + e.first;
@@ -231,9 +281,35 @@ void Module::copy_state_from(const Module& src, const std::optional<Device>& dev
   check(buffers_, src.buffers_, "buffers");
   check(children_, src.children_, "submodules");
   autograd::NoGradGuard no_grad;
-  for (size_t i = 0; i < params_.size(); ++i) copy_tensor(params_[i].second, src.params_[i].second, device);
-  for (size_t i = 0; i < buffers_.size(); ++i) copy_tensor(buffers_[i].second, src.buffers_[i].second, device);
-  for (size_t i = 0; i < children_.size(); ++i) children_[i].second->copy_state_from(*src.children_[i].second, device);
+  // A tensor src shares between entries (tied weights) is copied once, and
+  // the later entries are pointed at that copy.
+  auto copy_entries = [&](Registry& mine, const Registry& theirs) {
+    for (size_t i = 0; i < mine.size(); ++i) {
+      const Tensor& from = theirs[i].second->get();
+      if (!from.defined()) {
+        mine[i].second->set(Tensor());
+        continue;
+      }
+      auto it = copied.find(from.impl());
+      if (it != copied.end()) {
+        mine[i].second->set(it->second);
+        continue;
+      }
+      Tensor to = mine[i].second->get();
+      if (!to.defined()) {  // the copy's member was left undefined: give it a tensor of its own
+        to = copy_of(from, device);
+        if (from.requires_grad()) to.requires_grad_(true);
+        mine[i].second->set(to);
+      } else {
+        copy_tensor(to, from, device);
+      }
+      copied.emplace(from.impl(), to);
+    }
+  };
+  copy_entries(params_, src.params_);
+  copy_entries(buffers_, src.buffers_);
+  for (size_t i = 0; i < children_.size(); ++i)
+    children_[i].second->copy_state_from(*src.children_[i].second, device, copied);
   training_ = src.training_;
 }
 
@@ -256,8 +332,8 @@ void Module::zero_grad(bool set_to_none) {
 }
 
 StateDict Module::state_dict() const {
-  StateDict out = named_parameters();
-  for (auto& b : named_buffers()) out.push_back(b);
+  StateDict out = named_parameters(true, false);
+  for (auto& b : named_buffers(true, false)) out.push_back(b);
   return out;
 }
 
@@ -316,7 +392,8 @@ void Module::load_state_dict(const StateDict& state, bool strict) { detail::appl
 void Module::str_into(std::string& out, const std::string& name, int indent) const {
   std::string pad(size_t(indent), ' ');
   int64_t own = 0;
-  for (auto& p : params_) own += p.second.numel();
+  for (auto& p : params_)
+    if (p.second->get().defined()) own += p.second->get().numel();
   out += pad + (name.empty() ? "" : "(" + name + "): ") + describe();
   if (children_.empty()) {
     if (own) out += "  [" + std::to_string(own) + " params]";

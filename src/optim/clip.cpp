@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <unordered_set>
 
 #include "vnn/autograd.h"
 #include "vnn/elementwise.h"
@@ -14,6 +15,18 @@
 
 namespace vnn::optim {
 
+namespace {
+// The defined tensors of `params`, each once (a tied weight listed twice
+// has one gradient, which must be counted and scaled once).
+std::vector<Tensor> unique(const std::vector<Tensor>& params) {
+  std::vector<Tensor> out;
+  std::unordered_set<const void*> seen;
+  for (const Tensor& p : params)
+    if (p.defined() && seen.insert(p.impl()).second) out.push_back(p);
+  return out;
+}
+}  // namespace
+
 Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type,
                        bool error_if_nonfinite) {
   VNN_CHECK(ValueError, norm_type > 0, "clip_grad_norm_: invalid norm_type ", norm_type,
@@ -21,8 +34,8 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
   VNN_CHECK(ValueError, max_norm >= 0, "clip_grad_norm_: invalid max_norm ", max_norm, " (expected >= 0)");
   autograd::NoGradGuard no_grad;
   std::vector<Tensor> grads;
-  for (const Tensor& p : params)
-    if (p.defined() && p.grad().defined()) grads.push_back(p.grad());
+  for (const Tensor& p : unique(params))
+    if (p.grad().defined()) grads.push_back(p.grad());
   if (grads.empty()) return full(Shape{}, 0.0, TensorOptions(kFloat64));
   const Device dev = grads[0].device();
   const bool inf = std::isinf(norm_type);
@@ -54,8 +67,8 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
 void clip_grad_value_(const std::vector<Tensor>& params, double clip_value) {
   VNN_CHECK(ValueError, clip_value >= 0, "clip_grad_value_: invalid clip_value ", clip_value, " (expected >= 0)");
   autograd::NoGradGuard no_grad;
-  for (const Tensor& p : params)
-    if (p.defined() && p.grad().defined()) {
+  for (const Tensor& p : unique(params))
+    if (p.grad().defined()) {
       Tensor g = p.grad();
       g.clamp_(-clip_value, clip_value);
     }

@@ -7,6 +7,7 @@
 
 #include "autograd/autograd.hpp"
 #include "runtime/stream_state.hpp"
+#include "tensor/registered_tensor.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/checked_size.h"
 #include "vnn/error.h"
@@ -17,6 +18,23 @@ using detail::TensorImpl;
 
 Tensor::Tensor() = default;
 Tensor::Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+// ---- module registrations (see registered_tensor.hpp) ---------------------
+
+void Tensor::take_registration(Tensor& other, bool keep_pending) noexcept {
+  if (registration_) end_registration();  // this member leaves its former registration
+  auto* entry = reinterpret_cast<detail::RegisteredTensor*>(other.registration_ & ~kPendingRegistration);
+  other.registration_ = 0;
+  registration_ = reinterpret_cast<std::uintptr_t>(entry) | (keep_pending ? kPendingRegistration : 0);
+  entry->member_ = this;
+}
+
+void Tensor::end_registration() noexcept {
+  auto* entry = reinterpret_cast<detail::RegisteredTensor*>(registration_ & ~kPendingRegistration);
+  registration_ = 0;
+  entry->member_ = nullptr;
+  entry->value_.impl_ = impl_;  // the registration keeps the member's last tensor
+}
 
 namespace {
 const TensorImpl& impl_of(const std::shared_ptr<TensorImpl>& p) {

@@ -53,6 +53,10 @@ TEST_CASE("gloo: DDP unused parameters and models that differ", "[distributed][g
   expect_all_ok(launch(2, "ddp_mismatch"));
 }
 
+TEST_CASE("gloo: DDP sees a tied weight once and trains as one process", "[distributed][gloo][ddp]") {
+  expect_all_ok(launch(2, "ddp_tied"));
+}
+
 TEST_CASE("gloo: a rank SIGKILLed mid-step makes the others throw DistributedError", "[distributed][gloo][fault]") {
   for (int n : {2, 4}) {
     DYNAMIC_SECTION(n << " ranks") {

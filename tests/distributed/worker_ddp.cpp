@@ -185,6 +185,58 @@ int ddp_unused(vnn::Device dev) {
   return 0;
 }
 
+// A tied embedding / head (nanoGPT's lm_head.weight = wte.weight): DDP sees
+// the one tensor once (one bucket entry, one allreduce of its summed
+// gradient) and trains as one process on the whole batch.
+struct TiedNet : vnn::nn::Module {
+  vnn::nn::Embedding wte{nullptr};
+  vnn::nn::Linear head{nullptr};
+  TiedNet() : Module("TiedNet") {
+    wte = register_module("wte", vnn::nn::Embedding(6, 3));
+    head = register_module("head", vnn::nn::Linear(vnn::nn::LinearOptions(3, 6).bias(false)));
+    head->weight = wte->weight;
+  }
+  Tensor forward(const Tensor& idx) override { return head(vnn::tanh(wte(idx))); }
+};
+
+int ddp_tied(vnn::Device dev) {
+  int r = dist::rank(), ws = dist::world_size();
+  auto make = [&](uint64_t seed) {
+    vnn::manual_seed(seed);
+    auto n = std::make_shared<TiedNet>();
+    n->to(dev);
+    return n;
+  };
+  auto ref = make(7), inner = make(7 + uint64_t(r));
+  auto ddp = std::make_shared<vnn::nn::DistributedDataParallel>(inner);
+  size_t entries = 0;
+  for (auto& b : ddp->bucket_indices()) entries += b.size();
+  DIST_CHECK(entries == 1, "DDP holds " << entries << " gradient entries for one tied tensor");
+  DIST_CHECK(ddp->parameters().size() == 1 && ddp->state_dict().size() == 2, "tied parameter counts");
+  DIST_CHECK(inner->head->weight.impl() == inner->wte->weight.impl(), "the broadcast split the tie");
+  const int64_t per_rank = 3;
+  std::vector<int64_t> ids, labels;
+  for (int64_t i = 0; i < per_rank * ws; ++i) {
+    ids.push_back((i * 5 + 1) % 6);
+    labels.push_back((i * 2 + 3) % 6);
+  }
+  Tensor idx = vnn::from_vector(ids, {per_rank * ws}).to(dev), tgt = vnn::from_vector(labels, {per_rank * ws}).to(dev);
+  vnn::optim::SGD opt_ref(ref->parameters(), vnn::optim::SGDOptions(0.5));
+  vnn::optim::SGD opt(ddp->parameters(), vnn::optim::SGDOptions(0.5));
+  for (int step = 0; step < 3; ++step) {
+    opt_ref.zero_grad();
+    vnn::nn::cross_entropy(ref->forward(idx), tgt).backward();
+    opt_ref.step();
+    opt.zero_grad();
+    vnn::nn::cross_entropy(ddp->forward(idx.narrow(0, r * per_rank, per_rank)), tgt.narrow(0, r * per_rank, per_rank))
+        .backward();
+    opt.step();
+  }
+  double d = max_param_diff(*inner, *ref);
+  DIST_CHECK(d <= 1e-5, "tied DDP differs from one process by " << d);
+  return 0;
+}
+
 // Rank 1 builds another model: every rank gets an error, rank 1's names it.
 int ddp_mismatch(vnn::Device dev) {
   auto net = make_net(vnn::kFloat32, dev, dist::rank() == 1 ? 12 : 16);
@@ -212,6 +264,7 @@ int ddp_main(const std::string& scenario, const std::string&) {
   else if (scenario == "ddp_overlap") rc = ddp_overlap(dev);
   else if (scenario == "ddp_unused") rc = ddp_unused(dev);
   else if (scenario == "ddp_mismatch") rc = ddp_mismatch(dev);
+  else if (scenario == "ddp_tied") rc = ddp_tied(dev);
   else fail("unknown scenario " + scenario);
   dist::destroy_process_group();
   return rc;

@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -68,22 +69,39 @@ class Module : public std::enable_shared_from_this<Module> {
   /// The line printed for this module in the tree ("Linear(in=784, out=10)").
   virtual std::string describe() const { return type_name_; }
 
-  /// Every parameter, this module's first, then each submodule's in registration order (recurse false: own only).
+  /// Every parameter, this module's first, then each submodule's in
+  /// registration order (recurse false: own only). A tensor registered at
+  /// several places (tied weights, a submodule registered twice) is listed
+  /// once, at its first place, as PyTorch's parameters().
   std::vector<Tensor> parameters(bool recurse = true) const;
-  /// The parameters with their dotted paths ("fc1.weight").
-  StateDict named_parameters(bool recurse = true) const;
-  /// The buffers (running statistics, ...), in the same order as parameters().
+  /// The parameters with their dotted paths ("fc1.weight"); remove_duplicate:
+  /// a shared tensor under its first path only (PyTorch's default), else
+  /// under every path, as state_dict() keeps them.
+  StateDict named_parameters(bool recurse = true, bool remove_duplicate = true) const;
+  /// The buffers (running statistics, ...), in the same order as parameters(), each once.
   std::vector<Tensor> buffers(bool recurse = true) const;
-  /// The buffers with their dotted paths ("bn.running_mean").
-  StateDict named_buffers(bool recurse = true) const;
+  /// The buffers with their dotted paths ("bn.running_mean"); remove_duplicate as named_parameters().
+  StateDict named_buffers(bool recurse = true, bool remove_duplicate = true) const;
   /// The direct submodules with their registered names.
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const { return children_; }
   /// The direct submodules in registration order.
   std::vector<std::shared_ptr<Module>> children() const;
-  /// This module and every descendant, depth first, with dotted paths under `prefix` ("" for this one).
+  /// This module and every descendant, depth first, with dotted paths under
+  /// `prefix` ("" for this one); a module registered at several places is
+  /// listed once, at its first path (PyTorch's named_modules()).
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_modules(const std::string& prefix = "");
-  /// Total number of elements in all parameters (submodules included).
+  /// Total number of elements in all parameters (submodules included), each shared tensor once.
   int64_t num_parameters() const;
+
+  /// Calls fn on this module and then on every descendant, depth first, each
+  /// module once (LibTorch's Module::apply; nanoGPT's `self.apply(_init_weights)`):
+  ///   model->apply([](vnn::nn::Module& m) {
+  ///     if (auto* fc = m.as<vnn::nn::Linear>()) vnn::nn::init::normal_(fc->weight, 0.0, 0.02);
+  ///   });
+  /// Usable inside a constructor (it needs no shared_from_this).
+  void apply(const std::function<void(Module&)>& fn);
+  /// The same with each module's dotted path ("" for this one, or name_prefix).
+  void apply(const std::function<void(const std::string&, Module&)>& fn, const std::string& name_prefix = "");
 
   /// Sets training mode (dropout active, batch statistics) here and in every submodule.
   virtual void train(bool on = true);
@@ -110,10 +128,14 @@ class Module : public std::enable_shared_from_this<Module> {
   /// the devices there are.
   virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
 
-  /// Parameters then buffers under their dotted paths, sharing the module's tensors.
+  /// Parameters then buffers under their dotted paths, sharing the module's
+  /// tensors. A shared tensor appears under every path it is registered at
+  /// (PyTorch: both "lm_head.weight" and "transformer.wte.weight").
   StateDict state_dict() const;
   /// strict: missing and unexpected keys are errors; shapes must match in
-  /// any case. Values are copied onto each parameter's device and dtype.
+  /// any case. Values are copied onto each parameter's device and dtype, in
+  /// place, so a shared tensor stays shared (loading either of its names
+  /// writes the one storage; with both, the later key wins, as PyTorch's).
   void load_state_dict(const StateDict& state, bool strict = true);
 
   /// The module tree as text, one line per module with its parameter count.
@@ -127,10 +149,18 @@ class Module : public std::enable_shared_from_this<Module> {
     else return dynamic_cast<T*>(this);
   }
 
-  /// Returns a handle sharing the registered tensor: to() and
-  /// load_state_dict() change that tensor in place, so the handle follows.
+  /// Registers `value` as parameter `name` and returns it, LibTorch's way:
+  ///   weight = register_parameter("weight", vnn::randn({out, in}));
+  /// The member the result is assigned to stays the registration: assigning
+  /// it later (`lm_head->weight = wte->weight`, weight tying) re-points the
+  /// registered parameter too, as PyTorch's attribute assignment does. A leaf
+  /// tensor is registered itself (shared, not copied: registering another
+  /// module's parameter ties the two), and set to require grad when
+  /// requires_grad; a non-leaf (an op's result) is detached into a new leaf.
+  /// to() and load_state_dict() change the tensor in place, so handles follow.
   Tensor register_parameter(const std::string& name, Tensor value, bool requires_grad = true);
-  /// Registers a tensor saved in the state dict but not trained (running statistics); returns a handle sharing it.
+  /// Registers a tensor saved in the state dict but not trained (running
+  /// statistics); returns it, bound to the member it is assigned to as register_parameter's result.
   Tensor register_buffer(const std::string& name, Tensor value);
   /// Returns what it was given (a shared_ptr or a holder such as Linear).
   template <class M>
@@ -161,19 +191,26 @@ class Module : public std::enable_shared_from_this<Module> {
   std::shared_ptr<Module> finish_clone(std::shared_ptr<Module> copy, const std::function<void()>& reset,
                                        const std::optional<Device>& device) const;
   /// Copies src's parameters, buffers, gradients and training flag into this
-  /// module of the same structure; submodules recurse.
+  /// module of the same structure; submodules recurse. A tensor src shares
+  /// between places is shared between the same places of this module.
   void copy_state_from(const Module& src, const std::optional<Device>& device);
   /// This module's own flag, not its children's (train() recurses).
   void set_training_flag(bool on) { training_ = on; }
 
  private:
-  void collect(const std::string& prefix, bool recurse, bool params, StateDict& out) const;
+  // Registered tensors by name; each entry reads through to the member bound to it (see registered_tensor.hpp).
+  using Registry = std::vector<std::pair<std::string, std::shared_ptr<::vnn::detail::RegisteredTensor>>>;
+
+  void collect(const std::string& prefix, bool recurse, bool params, bool remove_duplicate, StateDict& out) const;
   void str_into(std::string& out, const std::string& name, int indent) const;
   void move_all(const std::optional<Device>& device, std::optional<DType> dtype, bool non_blocking);
+  void copy_state_from(const Module& src, const std::optional<Device>& device,
+                       std::unordered_map<const void*, Tensor>& copied);
+  static Tensor register_in(Registry& registry, const std::string& name, Tensor value);
 
   std::string type_name_;
   bool training_ = true;
-  StateDict params_, buffers_;
+  Registry params_, buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
 };
 

@@ -20,3 +20,10 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
 void clip_grad_value_(const std::vector<Tensor>& params, double clip_value);
 
 }  // namespace vnn::optim
+
+namespace vnn::nn::utils {
+/// LibTorch's spelling: vnn::nn::utils::clip_grad_norm_(model->parameters(), 1.0).
+using vnn::optim::clip_grad_norm_;
+/// LibTorch's spelling: vnn::nn::utils::clip_grad_value_(model->parameters(), 0.5).
+using vnn::optim::clip_grad_value_;
+}  // namespace vnn::nn::utils
