@@ -228,10 +228,26 @@ class Tensor {
   Tensor pin_memory() const;
 
   // Views (share storage).
-  /// A view with a new shape of the same numel (one size may be -1); needs compatible strides.
+  /// A view with a new shape of the same numel (one size may be -1). It
+  /// exists when the strides allow, as PyTorch's rule: each group of dims
+  /// merged or split into new dims is contiguous within itself (a slice or
+  /// a split of a contiguous tensor views fine; a transpose merged across
+  /// its swapped dims does not: ShapeError naming the dims, use reshape).
   Tensor view(const Shape& shape) const;     // one size may be -1
-  /// The same data in a new shape: a view when the strides allow, else a copy.
+  /// view({sizes...}) with the sizes as arguments: t.view(-1), t.view(B, T, H, E).
+  template <class... Ints,
+            std::enable_if_t<(sizeof...(Ints) > 0) && (std::is_integral_v<Ints> && ...), int> = 0>
+  Tensor view(Ints... sizes) const {
+    return view(Shape{static_cast<int64_t>(sizes)...});
+  }
+  /// The same data in a new shape: a view when one exists (view's rule), else a contiguous copy.
   Tensor reshape(const Shape& shape) const;  // view if possible, else copy
+  /// reshape({sizes...}) with the sizes as arguments: t.reshape(-1), t.reshape(2, 3).
+  template <class... Ints,
+            std::enable_if_t<(sizeof...(Ints) > 0) && (std::is_integral_v<Ints> && ...), int> = 0>
+  Tensor reshape(Ints... sizes) const {
+    return reshape(Shape{static_cast<int64_t>(sizes)...});
+  }
   /// A view with dims `dim0` and `dim1` swapped.
   Tensor transpose(int dim0, int dim1) const;
   /// A view with the dims reordered: dim i of the result is dim dims[i] of this.

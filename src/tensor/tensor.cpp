@@ -2,7 +2,9 @@
 #include "vnn/detail/message.h"
 #include "vnn/tensor.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <cstring>
 
 #include "autograd/autograd.hpp"
@@ -176,17 +178,88 @@ static Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
   return out;
 }
 
+namespace {
+// Where a view cannot be made: new dim `new_dim` would span input dims
+// `old_dim` and `old_dim + 1`, which are not laid out one after the other.
+struct ViewBlock {
+  int new_dim = -1, old_dim = -1;
+};
+
+// PyTorch's rule (at::detail::computeStride): the strides of a view of
+// (sizes, strides) as new_sizes (same numel), or nothing when none exists.
+// The input's dims fall into chunks, each contiguous within itself (a dim
+// steps over the next one exactly, size-1 dims ignored); a view exists when
+// the new dims can be grouped into the same chunks, each group with the same
+// numel as its chunk, so no new dim spans two chunks.
+std::optional<Shape> view_strides(const Shape& sizes, const Shape& strides, const Shape& new_sizes,
+                                  ViewBlock* block) {
+  const int old_n = sizes.size(), new_n = new_sizes.size();
+  if (old_n == 0) {
+    Shape out;
+    for (int i = 0; i < new_n; ++i) out.push_back(1);
+    return out;
+  }
+  const int64_t n = sizes.numel();
+  if (n == 0 && sizes == new_sizes) return strides;
+  Shape out = new_sizes;
+  if (n == 0) {  // any strides do; these are the ones of a fresh tensor (size-0 dims counted as 1)
+    for (int d = new_n - 1; d >= 0; --d)
+      out[d] = d == new_n - 1 ? 1 : std::max<int64_t>(new_sizes[d + 1], 1) * out[d + 1];
+    return out;
+  }
+  int view_d = new_n - 1;
+  int64_t chunk_base_stride = strides[old_n - 1], tensor_numel = 1, view_numel = 1;
+  for (int tensor_d = old_n - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= sizes[tensor_d];
+    int64_t next = 0;  // the stride dim tensor_d - 1 has when it continues this chunk
+    bool chunk_ends = tensor_d == 0;
+    if (!chunk_ends && sizes[tensor_d - 1] != 1)
+      chunk_ends = !checked::mul(tensor_numel, chunk_base_stride, &next) || strides[tensor_d - 1] != next;
+    if (!chunk_ends) continue;
+    while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+      if (!checked::mul(view_numel, chunk_base_stride, &out[view_d])) out[view_d] = 0;  // never read: fails below
+      view_numel *= new_sizes[view_d];
+      --view_d;
+    }
+    if (view_numel != tensor_numel) {
+      if (block) *block = ViewBlock{view_d + 1, tensor_d - 1};
+      return std::nullopt;
+    }
+    if (tensor_d > 0) {
+      chunk_base_stride = strides[tensor_d - 1];
+      tensor_numel = 1;
+      view_numel = 1;
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+}  // namespace
+
 Tensor Tensor::view(const Shape& shape) const {
   Shape sizes = infer_size(shape, numel(), "view");
-  VNN_CHECK(ShapeError, is_contiguous(), "view: tensor of shape ", this->sizes(),
-            " is not contiguous; use reshape() (copies if needed) or call contiguous() first");
+  ViewBlock block;
+  std::optional<Shape> strides = view_strides(this->sizes(), this->strides(), sizes, &block);
+  if (!strides) {
+    const int a = block.old_dim;
+    if (a >= 0)
+      VNN_THROW(ShapeError, "view: cannot view a tensor of shape ", this->sizes(), " and strides ", this->strides(),
+                " as ", sizes, ": dim ", block.new_dim, " of the view (size ", sizes[block.new_dim],
+                ") would span dims ", a, " and ", a + 1, " of the input, which are not contiguous with each other (dim ",
+                a, " has stride ", this->strides()[a], "); use reshape(), which copies when no view exists, or "
+                "contiguous().view()");
+    VNN_THROW(ShapeError, "view: cannot view a tensor of shape ", this->sizes(), " and strides ", this->strides(),
+              " as ", sizes, "; use reshape(), which copies when no view exists, or contiguous().view()");
+  }
   Shape in_sizes = this->sizes();
-  return differentiable_view(detail::view_of(*this, sizes, detail::contiguous_strides(sizes, "view"), storage_offset(), "view"), *this,
-                             "ViewBackward", [in_sizes](const Tensor& g) { return g.reshape(in_sizes); });
+  return differentiable_view(detail::view_of(*this, sizes, *strides, storage_offset(), "view"), *this, "ViewBackward",
+                             [in_sizes](const Tensor& g) { return g.reshape(in_sizes); });
 }
 
 Tensor Tensor::reshape(const Shape& shape) const {
-  return is_contiguous() ? view(shape) : contiguous().view(shape);
+  Shape sizes = infer_size(shape, numel(), "reshape");
+  if (view_strides(this->sizes(), this->strides(), sizes, nullptr)) return view(sizes);
+  return contiguous().view(sizes);  // no view of these strides exists: a copy
 }
 
 Tensor Tensor::flatten() const { return reshape({-1}); }
