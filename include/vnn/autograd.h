@@ -79,3 +79,8 @@ GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)
                           double rtol = 1e-3);
 
 }  // namespace vnn::autograd
+
+namespace vnn {
+/// LibTorch's spelling torch::NoGradGuard: vnn::NoGradGuard no_grad;
+using autograd::NoGradGuard;
+}  // namespace vnn

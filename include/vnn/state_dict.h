@@ -22,13 +22,34 @@
 
 namespace vnn {
 
+/// One entry of a StateDict: a (name, tensor) pair that also reads as
+/// LibTorch's OrderedDict item (`item.key()`, `item.value()`); structured
+/// bindings work too: `for (auto& [name, t] : model->named_parameters())`.
+struct StateDictItem : std::pair<std::string, Tensor> {
+  using std::pair<std::string, Tensor>::pair;
+  /// An empty name and an undefined tensor.
+  StateDictItem() = default;
+  /// From a (name, tensor) pair.
+  StateDictItem(const std::pair<std::string, Tensor>& p) : std::pair<std::string, Tensor>(p) {}  // NOLINT: implicit
+  /// From a (name, tensor) pair.
+  StateDictItem(std::pair<std::string, Tensor>&& p) : std::pair<std::string, Tensor>(std::move(p)) {}  // NOLINT
+  /// The name (first).
+  const std::string& key() const { return first; }
+  /// The tensor (second).
+  Tensor& value() { return second; }
+  /// The tensor (second).
+  const Tensor& value() const { return second; }
+};
+
 /// Named tensors in insertion order with unique, hashed names: both a vector of pairs and a map.
 class StateDict {
  public:
-  /// One entry: (name, tensor).
-  using value_type = std::pair<std::string, Tensor>;
+  /// One entry: (name, tensor), with key() / value() as LibTorch's OrderedDict items.
+  using value_type = StateDictItem;
   /// The ordered storage.
   using container = std::vector<value_type>;
+  /// The vector-of-pairs form StateDict converts to and from.
+  using pair_vector = std::vector<std::pair<std::string, Tensor>>;
   /// Iterator over the entries in order.
   using iterator = container::iterator;
   /// Const iterator over the entries in order.
@@ -38,12 +59,16 @@ class StateDict {
   StateDict() = default;
   /// The given entries in order (ValueError for a repeated name).
   StateDict(std::initializer_list<value_type> items);
+  /// The entries of a vector of items, in order (ValueError for a repeated name).
+  StateDict(const container& items);                       // NOLINT: implicit
   /// The entries of a vector of pairs, in order (ValueError for a repeated name).
-  StateDict(const container& items);                       // NOLINT: implicit, the former vector form
+  StateDict(const pair_vector& items);                     // NOLINT: implicit, the former vector form
   /// The entries of a map, in name order.
   StateDict(const std::map<std::string, Tensor>& items);   // NOLINT: implicit, the former map form (name order)
-  /// The entries as a vector of pairs.
+  /// The entries as a vector of items.
   operator const container&() const { return items_; }    // NOLINT: implicit
+  /// The entries as a vector of pairs (a copy).
+  operator pair_vector() const { return pair_vector(items_.begin(), items_.end()); }  // NOLINT: implicit
   /// The entries as a std::map (by name).
   operator std::map<std::string, Tensor>() const;         // NOLINT: implicit
 

@@ -399,6 +399,9 @@ class Tensor {
   Tensor grad() const;                           // undefined until backward
   /// Replaces the gradient; an undefined tensor clears it.
   void set_grad(const Tensor& g);                // undefined tensor clears it
+  /// The gradient slot itself, as LibTorch's: `p.mutable_grad() = vnn::Tensor()` clears it,
+  /// assigning sets it (unchecked: keep the tensor's shape); backward accumulates into it.
+  Tensor& mutable_grad();
   /// True for tensors not produced by a recorded op (user-created, or requires_grad false).
   bool is_leaf() const;
   /// The name of the op that produced this tensor ("" for leaves).

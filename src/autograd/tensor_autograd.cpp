@@ -27,6 +27,11 @@ void Tensor::set_grad(const Tensor& g) {
   detail::autograd_meta(*impl()).grad = g;
 }
 
+Tensor& Tensor::mutable_grad() {
+  VNN_CHECK(ValueError, impl(), "mutable_grad: use of an undefined Tensor (default-constructed)");
+  return detail::autograd_meta(*impl()).grad;
+}
+
 bool Tensor::is_leaf() const {
   auto* m = impl() ? impl()->autograd.get() : nullptr;
   return !m || !m->grad_fn;

@@ -15,6 +15,11 @@ StateDict::StateDict(const container& items) {
   for (auto& i : items) push_back(i);
 }
 
+StateDict::StateDict(const pair_vector& items) {
+  items_.reserve(items.size());
+  for (auto& i : items) push_back(i);
+}
+
 StateDict::StateDict(const std::map<std::string, Tensor>& items) {
   items_.reserve(items.size());
   for (auto& i : items) push_back(i);

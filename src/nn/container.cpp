@@ -24,8 +24,25 @@ std::shared_ptr<C> clone_container(const std::vector<ModulePtr>& modules, const 
 std::vector<ModulePtr> module_list(std::initializer_list<ModuleListElement> modules) {
   std::vector<ModulePtr> out;
   out.reserve(modules.size());
+  for (auto& m : modules) out.push_back(m.module.ptr());
+  return out;
+}
+
+std::vector<AnyModule> any_module_list(std::initializer_list<ModuleListElement> modules) {
+  std::vector<AnyModule> out;
+  out.reserve(modules.size());
   for (auto& m : modules) out.push_back(m.module);
   return out;
+}
+
+Tensor AnyModule::forward(const Tensor& input) const {
+  if (!module_) VNN_THROW(ValueError, "AnyModule: forward of an empty AnyModule; give it a module first");
+  return forward_(*module_, input);
+}
+
+AnyModule AnyModule::clone(const std::optional<Device>& device) const {
+  if (!module_) return {};
+  return AnyModule(module_->clone(device), forward_);
 }
 
 SequentialImpl::SequentialImpl(std::initializer_list<ModulePtr> modules) : Module("Sequential") {
@@ -34,23 +51,31 @@ SequentialImpl::SequentialImpl(std::initializer_list<ModulePtr> modules) : Modul
 SequentialImpl::SequentialImpl(const std::vector<ModulePtr>& modules) : Module("Sequential") {
   for (auto& m : modules) push_back(m);
 }
-void SequentialImpl::push_back(ModulePtr m) {
-  add_child(std::to_string(modules_.size()), m);
-  modules_.push_back(std::move(m));
+SequentialImpl::SequentialImpl(const std::vector<AnyModule>& modules) : Module("Sequential") {
+  for (auto& m : modules) push_back(m);
+}
+void SequentialImpl::push_back(AnyModule m) {
+  add_child(std::to_string(modules_.size()), m.ptr());
+  modules_.push_back(m.ptr());
+  calls_.push_back(std::move(m));
 }
 Tensor SequentialImpl::forward(const Tensor& input) {
   Tensor x = input;
-  for (auto& m : modules_) x = m->forward(x);
+  for (auto& m : calls_) x = m.forward(x);
   return x;
 }
 std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& device) const {
-  auto copy = clone_container<SequentialImpl>(modules_, device);
+  auto copy = std::make_shared<SequentialImpl>();
+  for (auto& m : calls_) copy->push_back(m.clone(device));
   copy->set_training_flag(is_training());
   return copy;
 }
 ModulePtr SequentialImpl::operator[](size_t i) const { return at(modules_, i, "Sequential"); }
 
 ModuleListImpl::ModuleListImpl(std::initializer_list<ModulePtr> modules) : Module("ModuleList") {
+  for (auto& m : modules) push_back(m);
+}
+ModuleListImpl::ModuleListImpl(const std::vector<ModulePtr>& modules) : Module("ModuleList") {
   for (auto& m : modules) push_back(m);
 }
 void ModuleListImpl::push_back(ModulePtr m) {
@@ -64,6 +89,12 @@ std::shared_ptr<Module> ModuleListImpl::clone(const std::optional<Device>& devic
 }
 ModulePtr ModuleListImpl::operator[](size_t i) const { return at(modules_, i, "ModuleList"); }
 
+ModuleDictImpl::ModuleDictImpl(const std::vector<std::pair<std::string, ModulePtr>>& modules) : Module("ModuleDict") {
+  for (auto& [k, m] : modules) insert(k, m);
+}
+ModuleDictImpl::ModuleDictImpl(std::initializer_list<NamedModuleElement> modules) : Module("ModuleDict") {
+  for (auto& e : modules) insert(e.name, e.module);
+}
 void ModuleDictImpl::insert(const std::string& key, ModulePtr m) { add_child(key, std::move(m)); }
 std::shared_ptr<Module> ModuleDictImpl::clone(const std::optional<Device>& device) const {
   auto copy = std::make_shared<ModuleDictImpl>();

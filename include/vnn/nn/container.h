@@ -6,6 +6,7 @@
 #pragma once
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -19,6 +20,60 @@ namespace vnn::nn {
 template <class... Ms>
 inline constexpr bool all_modules_v = (sizeof...(Ms) > 0) && (std::is_convertible_v<Ms&&, ModulePtr> && ...);
 
+namespace detail {
+template <class T, class = void>
+struct has_unary_forward : std::false_type {};
+template <class T>
+struct has_unary_forward<T, std::void_t<decltype(std::declval<T&>().forward(std::declval<const Tensor&>()))>>
+    : std::is_convertible<decltype(std::declval<T&>().forward(std::declval<const Tensor&>())), Tensor> {};
+// The module class behind M: a holder's Impl, a shared_ptr's T, else Module.
+template <class M, class = void>
+struct module_class { using type = Module; };
+template <class M>
+struct module_class<M, std::enable_if_t<is_module_holder_v<M>>> { using type = typename std::decay_t<M>::ContainedType; };
+template <class T>
+struct module_class<std::shared_ptr<T>, std::enable_if_t<std::is_base_of_v<Module, T>>> { using type = T; };
+}  // namespace detail
+
+/// A module with the forward of its own class, as LibTorch's AnyModule: a
+/// Sequential calls each child through one, so a child whose forward takes
+/// its Tensor by value (`Tensor forward(Tensor x)`, LibTorch's usual block
+/// signature) or has defaulted extra arguments is called as written, though
+/// it does not override Module::forward(const Tensor&). A module given as a
+/// plain ModulePtr is called through that virtual forward.
+class AnyModule {
+ public:
+  /// Calls the class's own forward: `Tensor (*)(Module&, const Tensor&)`.
+  using Forward = Tensor (*)(Module&, const Tensor&);
+  /// An empty AnyModule.
+  AnyModule() = default;
+  /// A holder (Linear(...)) or a shared_ptr to a module; nullptr does not convert.
+  template <class M, std::enable_if_t<std::is_convertible_v<M&&, ModulePtr> &&
+                                          !std::is_same_v<std::decay_t<M>, std::nullptr_t> &&
+                                          !std::is_same_v<std::decay_t<M>, AnyModule>,
+                                      int> = 0>
+  AnyModule(M&& m)  // NOLINT: implicit by design
+      : module_(std::forward<M>(m)), forward_(&call<typename detail::module_class<std::decay_t<M>>::type>) {}
+  /// The module.
+  const ModulePtr& ptr() const { return module_; }
+  /// Whether a module is held.
+  explicit operator bool() const { return module_ != nullptr; }
+  /// The module's forward(input) as its class declares it.
+  Tensor forward(const Tensor& input) const;
+  /// The module cloned (Module::clone) with the same forward.
+  AnyModule clone(const std::optional<Device>& device = std::nullopt) const;
+
+ private:
+  template <class T>
+  static Tensor call(Module& m, const Tensor& x) {
+    if constexpr (detail::has_unary_forward<T>::value) return static_cast<T&>(m).forward(x);
+    else return m.forward(x);
+  }
+  AnyModule(ModulePtr m, Forward f) : module_(std::move(m)), forward_(f) {}
+  ModulePtr module_;
+  Forward forward_ = nullptr;
+};
+
 /// Runs its children in order; children are named "0", "1", ...
 class SequentialImpl : public Module {
  public:
@@ -28,13 +83,16 @@ class SequentialImpl : public Module {
   SequentialImpl(std::initializer_list<ModulePtr> modules);
   /// A Sequential of the given modules, in order.
   explicit SequentialImpl(const std::vector<ModulePtr>& modules);
+  /// A Sequential of the given modules, in order, each called with its own class's forward.
+  explicit SequentialImpl(const std::vector<AnyModule>& modules);
   /// Any modules: holders (Linear(...)) or shared_ptrs to modules.
   template <class... Ms, std::enable_if_t<all_modules_v<Ms...>, int> = 0>
   explicit SequentialImpl(Ms&&... modules) : Module("Sequential") {
-    (push_back(ModulePtr(std::forward<Ms>(modules))), ...);
+    (push_back(AnyModule(std::forward<Ms>(modules))), ...);
   }
-  /// Appends `m` as child "<size()>" (ValueError for a null module).
-  void push_back(ModulePtr m);
+  /// Appends `m` (a holder, a shared_ptr to a module or an AnyModule) as
+  /// child "<size()>", called with its class's own forward (ValueError for a null module).
+  void push_back(AnyModule m);
   /// Feeds input through every child in order (an empty Sequential returns it unchanged).
   Tensor forward(const Tensor& input) override;
   /// Clones every child (all must be cloneable).
@@ -52,6 +110,7 @@ class SequentialImpl : public Module {
 
  private:
   std::vector<ModulePtr> modules_;
+  std::vector<AnyModule> calls_;  // modules_ with their classes' forwards
 };
 
 /// One element of a braced module list: a holder or a shared_ptr to a
@@ -63,11 +122,13 @@ struct ModuleListElement {
                                       int> = 0>
   /// Wraps a holder or a shared_ptr to a module (nullptr does not convert).
   ModuleListElement(M&& m) : module(std::forward<M>(m)) {}  // NOLINT: implicit by design
-  /// The module.
-  ModulePtr module;
+  /// The module, with its class's forward.
+  AnyModule module;
 };
 /// The modules of a braced list as ModulePtrs, in order.
 std::vector<ModulePtr> module_list(std::initializer_list<ModuleListElement> modules);
+/// The modules of a braced list with their classes' forwards, in order.
+std::vector<AnyModule> any_module_list(std::initializer_list<ModuleListElement> modules);
 
 /// The holder of SequentialImpl; `Sequential seq{Linear(4, 8), ReLU()}` builds it from a list.
 class Sequential : public ModuleHolder<SequentialImpl> {
@@ -75,7 +136,7 @@ class Sequential : public ModuleHolder<SequentialImpl> {
   using ModuleHolder<SequentialImpl>::ModuleHolder;
   /// A Sequential of the braced list's modules, in order.
   Sequential(std::initializer_list<ModuleListElement> modules)
-      : ModuleHolder(std::make_shared<SequentialImpl>(module_list(modules))) {}
+      : ModuleHolder(std::make_shared<SequentialImpl>(any_module_list(modules))) {}
 };
 
 /// Holds submodules (registered, so their parameters are found) without
@@ -86,6 +147,8 @@ class ModuleListImpl : public Module {
   ModuleListImpl() : Module("ModuleList") {}
   /// A ModuleList of the given modules.
   ModuleListImpl(std::initializer_list<ModulePtr> modules);
+  /// A ModuleList of the given modules, in order (a list built elsewhere).
+  explicit ModuleListImpl(const std::vector<ModulePtr>& modules);
   /// A ModuleList of the given modules (holders or shared_ptrs).
   template <class... Ms, std::enable_if_t<all_modules_v<Ms...>, int> = 0>
   explicit ModuleListImpl(Ms&&... modules) : Module("ModuleList") {
@@ -120,11 +183,29 @@ class ModuleList : public ModuleHolder<ModuleListImpl> {
   }
 };
 
+/// One (name, module) element of a braced ModuleDict list: {"wte", Embedding(...)}.
+struct NamedModuleElement {
+  /// The name and a holder or a shared_ptr to a module (nullptr does not convert).
+  template <class N, class M,
+            std::enable_if_t<std::is_convertible_v<N&&, std::string> && std::is_convertible_v<M&&, ModulePtr> &&
+                                 !std::is_same_v<std::decay_t<M>, std::nullptr_t>,
+                             int> = 0>
+  NamedModuleElement(N&& name, M&& m) : name(std::forward<N>(name)), module(std::forward<M>(m)) {}  // NOLINT
+  /// The key.
+  std::string name;
+  /// The module.
+  ModulePtr module;
+};
+
 /// Submodules by name (registered, so their parameters are found), without forward.
 class ModuleDictImpl : public Module {
  public:
   /// An empty ModuleDict.
   ModuleDictImpl() : Module("ModuleDict") {}
+  /// The (key, module) pairs in order, as LibTorch's ModuleDict(std::vector<std::pair<...>>).
+  explicit ModuleDictImpl(const std::vector<std::pair<std::string, ModulePtr>>& modules);
+  /// The braced (key, module) pairs in order: ModuleDictImpl({{"wte", Embedding(...)}, {"ln_f", LayerNorm(...)}}).
+  ModuleDictImpl(std::initializer_list<NamedModuleElement> modules);
   /// Registers `m` under `key` (ValueError when the key exists or m is null).
   void insert(const std::string& key, ModulePtr m);
   /// Clones every child (all must be cloneable).
@@ -138,7 +219,13 @@ class ModuleDictImpl : public Module {
   /// Number of modules.
   size_t size() const { return named_children().size(); }
 };
-/// The holder of ModuleDictImpl.
-VNN_MODULE(ModuleDict);
+/// The holder of ModuleDictImpl; `ModuleDict dict({{"wte", Embedding(10, 4)}, {"ln_f", LayerNorm(...)}})`.
+class ModuleDict : public ModuleHolder<ModuleDictImpl> {
+ public:
+  using ModuleHolder<ModuleDictImpl>::ModuleHolder;
+  /// A ModuleDict of the braced (key, module) pairs, in order.
+  ModuleDict(std::initializer_list<NamedModuleElement> modules)
+      : ModuleHolder(std::make_shared<ModuleDictImpl>(modules)) {}
+};
 
 }  // namespace vnn::nn

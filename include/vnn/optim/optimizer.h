@@ -36,6 +36,14 @@ struct ParamGroup {
   /// options: overrides of the optimizer's defaults (others are filled in).
   ParamGroup(std::vector<Tensor> p, std::map<std::string, double> o = {})
       : params(std::move(p)), options(std::move(o)) {}
+  /// A group with its own options object (AdamWOptions(lr).weight_decay(0.0), ...), as LibTorch's
+  /// OptimizerParamGroup: every option of `o` is the group's, the optimizer's defaults fill in nothing.
+  template <class Options, class = decltype(std::declval<const Options&>().values)>
+  ParamGroup(std::vector<Tensor> p, const Options& o) : params(std::move(p)), options(o.values) {}
+  /// LibTorch's spelling: `groups.emplace_back(params, std::make_unique<AdamWOptions>(AdamWOptions(lr)))`.
+  template <class Options, class = decltype(std::declval<const Options&>().values)>
+  ParamGroup(std::vector<Tensor> p, const std::unique_ptr<Options>& o)
+      : params(std::move(p)), options(o ? o->values : std::map<std::string, double>{}) {}
   /// The group's learning rate (options["lr"]).
   double lr() const { return options.at("lr"); }
   /// Sets the group's learning rate (what schedulers call).
@@ -43,6 +51,9 @@ struct ParamGroup {
   /// Whether the group has option `name`.
   bool has(const std::string& name) const { return options.count(name) != 0; }
 };
+
+/// LibTorch's name for a parameter group.
+using OptimizerParamGroup = ParamGroup;
 
 /// Per-parameter state: the step count and the named buffers, created
 /// lazily at the first step on the parameter's device.

@@ -2,6 +2,8 @@
 // defaults. Options are built like torch's C++ API:
 //   vnn::optim::SGD opt(params, vnn::optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
 #pragma once
+#include <tuple>
+
 #include "vnn/optim/optimizer.h"
 
 namespace vnn::optim {
@@ -63,6 +65,10 @@ struct AdamOptions : MasterWeightsOption<AdamOptions> {
   VNN_OPTIM_OPTION(weight_decay, "weight_decay")
   /// Decay rates of the first and second moment estimates (default 0.9, 0.999).
   auto& betas(double b1, double b2) { values["beta1"] = b1; values["beta2"] = b2; return *this; }
+  /// LibTorch's form: betas({0.9, 0.95}).
+  auto& betas(const std::tuple<double, double>& b) { return betas(std::get<0>(b), std::get<1>(b)); }
+  /// The two decay rates.
+  std::tuple<double, double> betas() const { return {values.at("beta1"), values.at("beta2")}; }
   /// Use the maximum of past second moments (AMSGrad).
   auto& amsgrad(bool v) { values["amsgrad"] = v; return *this; }
   /// Maximise the objective instead of minimising it.
@@ -73,6 +79,9 @@ struct AdamOptions : MasterWeightsOption<AdamOptions> {
 struct AdamWOptions : AdamOptions {
   /// AdamW options with learning rate `lr` and weight decay 1e-2.
   explicit AdamWOptions(double lr = 1e-3) : AdamOptions(lr) { values["weight_decay"] = 1e-2; }
+  /// The result of a chain (the setters return AdamOptions&), so that
+  /// std::make_unique<AdamWOptions>(AdamWOptions(lr).weight_decay(0.0)) reads as in LibTorch.
+  AdamWOptions(const AdamOptions& chained) : AdamOptions(chained) {}  // NOLINT: implicit by design
 };
 
 /// RMSprop's options (lr, alpha, eps, weight_decay, momentum, centered, maximize) and master_weights.
@@ -127,7 +136,7 @@ class SGD : public Optimizer {
   /// SGD over `params` with `options` (ValueError naming an invalid option).
   SGD(std::vector<Tensor> params, const SGDOptions& options = SGDOptions());
   /// SGD over parameter groups; options a group leaves out come from `defaults`.
-  SGD(std::vector<ParamGroup> groups, const SGDOptions& defaults);
+  SGD(std::vector<ParamGroup> groups, const SGDOptions& defaults = SGDOptions());
 
  protected:
   /// Checks lr, momentum, dampening, weight_decay and the Nesterov conditions.
@@ -142,7 +151,7 @@ class Adam : public Optimizer {
   /// Adam over `params` with `options` (ValueError naming an invalid option).
   Adam(std::vector<Tensor> params, const AdamOptions& options = AdamOptions());
   /// Adam over parameter groups; options a group leaves out come from `defaults`.
-  Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults);
+  Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults = AdamOptions());
 
  protected:
   /// Adam (decoupled = false) or AdamW (true) under `name`.
@@ -163,7 +172,7 @@ class AdamW : public Adam {
   /// AdamW over `params` (AdamWOptions by default: weight decay 1e-2).
   AdamW(std::vector<Tensor> params, const AdamOptions& options = AdamWOptions());
   /// AdamW over parameter groups; options a group leaves out come from `defaults`.
-  AdamW(std::vector<ParamGroup> groups, const AdamOptions& defaults);
+  AdamW(std::vector<ParamGroup> groups, const AdamOptions& defaults = AdamWOptions());
 };
 
 /// RMSprop (torch.optim.RMSprop): squared-gradient average, optional momentum and centring.
@@ -172,7 +181,7 @@ class RMSprop : public Optimizer {
   /// RMSprop over `params` with `options` (ValueError naming an invalid option).
   RMSprop(std::vector<Tensor> params, const RMSpropOptions& options = RMSpropOptions());
   /// RMSprop over parameter groups; options a group leaves out come from `defaults`.
-  RMSprop(std::vector<ParamGroup> groups, const RMSpropOptions& defaults);
+  RMSprop(std::vector<ParamGroup> groups, const RMSpropOptions& defaults = RMSpropOptions());
 
  protected:
   /// Checks lr, alpha, eps, weight_decay and momentum.
@@ -187,7 +196,7 @@ class Adagrad : public Optimizer {
   /// Adagrad over `params` with `options` (ValueError naming an invalid option).
   Adagrad(std::vector<Tensor> params, const AdagradOptions& options = AdagradOptions());
   /// Adagrad over parameter groups; options a group leaves out come from `defaults`.
-  Adagrad(std::vector<ParamGroup> groups, const AdagradOptions& defaults);
+  Adagrad(std::vector<ParamGroup> groups, const AdagradOptions& defaults = AdagradOptions());
 
  protected:
   /// Checks lr, lr_decay, weight_decay, initial_accumulator_value and eps.
