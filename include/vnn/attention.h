@@ -24,7 +24,7 @@
 
 namespace vnn {
 
-class Generator;
+class Generator;  // vnn/random.h
 
 /// Attention softmax(q k^T * scale + mask) v with PyTorch 2.x's arguments and semantics.
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
@@ -44,8 +44,11 @@ class SdpaKernelGuard {
  public:
   /// Chooses `backend` until destruction; the previous choice comes back then.
   explicit SdpaKernelGuard(SDPBackend backend);
+  /// Restores the previous choice.
   ~SdpaKernelGuard();
+  /// Not copyable: one scope, one restore.
   SdpaKernelGuard(const SdpaKernelGuard&) = delete;
+  /// Not assignable.
   SdpaKernelGuard& operator=(const SdpaKernelGuard&) = delete;
 
  private:

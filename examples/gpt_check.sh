@@ -1,0 +1,45 @@
+#!/bin/sh
+# train_gpt's smoke checks on one device (CI runs it for cpu:0 and opencl:0):
+# a few iterations that train and sample; a run stopped at its checkpoint and
+# resumed ends bit for bit where the straight run ends (the checkpoints are
+# byte-identical); and, with VNN_RUN given, the --distributed run on 2 ranks
+# ends at the one-process validation loss.
+# usage: gpt_check.sh TRAIN_GPT DEVICE WORK_DIR [VNN_RUN]
+set -eu
+train=$1 device=$2 work=$3 run=${4:-}
+rm -rf "$work"
+mkdir -p "$work"
+small="--device $device --n-layer 2 --n-head 2 --n-embd 32 --block-size 32 --batch-size 8 --eval-interval 10 --eval-iters 2 --warmup 5"
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$train" $small --max-iters 20 --sample-tokens 40 --out "$work/straight" > "$work/straight.log" 2>&1 ||
+  { cat "$work/straight.log"; fail "the straight run failed"; }
+cat "$work/straight.log"
+grep -q '^iter 20: train loss [0-9.]*, val loss [0-9.]*' "$work/straight.log" || fail "no evaluation at iteration 20"
+grep -q '^Sample (temperature' "$work/straight.log" || fail "no sample"
+first=$(sed -n 's/^iter 10: train loss \([0-9.]*\),.*/\1/p' "$work/straight.log")
+last=$(sed -n 's/^iter 20: train loss \([0-9.]*\),.*/\1/p' "$work/straight.log")
+awk -v a="$first" -v b="$last" 'BEGIN { exit !(b < a) }' || fail "the loss did not fall ($first -> $last)"
+
+# Stopped at iteration 10 (--stop-at keeps the 20-iteration schedule),
+# then resumed to 20: the same bytes as the straight run.
+"$train" $small --max-iters 20 --stop-at 10 --sample-tokens 0 --out "$work/resumed2" > "$work/part2.log" 2>&1 ||
+  { cat "$work/part2.log"; fail "the run stopped at 10 failed"; }
+"$train" $small --max-iters 20 --sample-tokens 0 --resume --out "$work/resumed2" > "$work/part3.log" 2>&1 ||
+  { cat "$work/part3.log"; fail "resuming failed"; }
+cat "$work/part3.log"
+grep -q 'Resumed from .* at iteration 10' "$work/part3.log" || fail "did not resume at iteration 10"
+cmp "$work/straight/checkpoint.safetensors" "$work/resumed2/checkpoint.safetensors" ||
+  fail "the resumed run's checkpoint differs from the straight run's"
+
+if [ -n "$run" ]; then
+  "$run" --nproc-per-node 2 "$train" --distributed $small --max-iters 20 --sample-tokens 0 --out "$work/ddp" \
+    > "$work/ddp.log" 2>&1 || { cat "$work/ddp.log"; fail "the 2-rank run failed"; }
+  cat "$work/ddp.log"
+  one=$(sed -n 's/^iter 20: train loss [0-9.]*, val loss \([0-9.]*\)/\1/p' "$work/straight.log")
+  two=$(sed -n 's/^\[rank0\]: iter 20: train loss [0-9.]*, val loss \([0-9.]*\)/\1/p' "$work/ddp.log")
+  [ -n "$two" ] || fail "no validation loss from rank 0"
+  awk -v a="$one" -v b="$two" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.002) }' ||
+    fail "2 ranks ended at val loss $two, one process at $one"
+fi
+echo "gpt_check: passed on $device"
