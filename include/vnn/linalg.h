@@ -15,6 +15,8 @@ Tensor mm(const Tensor& a, const Tensor& b);
 
 /// Batched a [B, n, k] @ b [B, k, m] -> [B, n, m]; both exactly 3-D with equal B (torch.bmm).
 Tensor bmm(const Tensor& a, const Tensor& b);
+/// beta * self + alpha * (mat1 [n, k] @ mat2 [k, m]), self broadcast to [n, m] (torch.addmm).
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, double beta = 1.0, double alpha = 1.0);
 /// input [..., in] @ weight [out, in]^T + bias [out] (torch.nn.functional.linear); bias may be undefined.
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
 

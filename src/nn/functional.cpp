@@ -81,16 +81,6 @@ Tensor relu(Tensor input, const ReLUFuncOptions& o) {
   return input;
 }
 
-Tensor gelu(const Tensor& input, const GELUFuncOptions& o) {
-  const std::string& a = o.approximate();
-  if (a == "none") return vnn::gelu(input);
-  VNN_CHECK(ValueError, a == "tanh", "gelu: approximate must be \"none\" or \"tanh\", got \"", a, "\"");
-  // x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2, composed (differentiable).
-  const double k = std::sqrt(2.0 / 3.14159265358979323846);
-  Tensor inner = mul(add(input, mul(mul(mul(input, input), input), 0.044715)), k);
-  return mul(mul(input, add(vnn::tanh(inner), 1.0)), 0.5);
-}
-
 Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& o) {
   check_defined(input, "softmax", "input");
   return vnn::softmax(o.dtype() ? input.to(*o.dtype()) : input, int(o.dim()));

@@ -142,6 +142,22 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   return run_matmul(a, b, Shape{a.size(0), a.size(1), b.size(2)});
 }
 
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, double beta, double alpha) {
+  VNN_CHECK(ValueError, self.defined(), "addmm: argument 'input' is an undefined tensor");
+  check_operands(mat1, mat2, "addmm");
+  VNN_CHECK(ShapeError, mat1.dim() == 2 && mat2.dim() == 2, "addmm: mat1 ", mat1.sizes(), " and mat2 ", mat2.sizes(),
+            " must be matrices (2-D)");
+  VNN_CHECK(ShapeError, mat1.size(1) == mat2.size(0), "addmm: mat1 and mat2 shapes cannot be multiplied (",
+            dims_str(mat1), " and ", dims_str(mat2), ")");
+  const Shape out{mat1.size(0), mat2.size(1)};
+  VNN_CHECK(ShapeError, broadcast_shapes(self.sizes(), out, "addmm") == out, "addmm: input of shape ", self.sizes(),
+            " does not broadcast to the product's shape ", out);
+  Tensor p = mm(mat1, mat2);
+  if (alpha != 1.0) p = mul(p, alpha);
+  if (beta == 0.0) return p;  // as PyTorch: self is ignored (NaN in it does not propagate)
+  return add(beta == 1.0 ? self : mul(self, beta), p);
+}
+
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   VNN_CHECK(ValueError, input.defined() && weight.defined(), "linear: argument '",
             (input.defined() ? "weight" : "input"), "' is an undefined tensor");

@@ -69,6 +69,8 @@ bool Tensor::equal(const Tensor& other) const { return vnn::equal(*this, other);
 Tensor Tensor::where(const Tensor& condition, const Tensor& other) const { return vnn::where(condition, *this, other); }
 Tensor Tensor::where(const Tensor& condition, double other) const { return vnn::where(condition, *this, other); }
 Tensor Tensor::masked_fill(const Tensor& mask, double value) const { return vnn::masked_fill(*this, mask, value); }
+Tensor Tensor::tril(int64_t diagonal) const { return vnn::tril(*this, diagonal); }
+Tensor Tensor::triu(int64_t diagonal) const { return vnn::triu(*this, diagonal); }
 Tensor Tensor::sum() const { return vnn::sum(*this); }
 Tensor Tensor::sum(int dim, bool keepdim) const { return vnn::sum(*this, dim, keepdim); }
 Tensor Tensor::sum(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::sum(*this, dims, keepdim); }
@@ -112,11 +114,17 @@ Tensor Tensor::any(const std::vector<int64_t>& dims, bool keepdim) const { retur
 Tensor Tensor::any(int dim, bool keepdim) const { return vnn::any(*this, dim, keepdim); }
 Tensor Tensor::all(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::all(*this, dims, keepdim); }
 Tensor Tensor::all(int dim, bool keepdim) const { return vnn::all(*this, dim, keepdim); }
+std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int dim, bool largest, bool sorted) const {
+  return vnn::topk(*this, k, dim, largest, sorted);
+}
 Tensor Tensor::softmax(int dim) const { return vnn::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int dim) const { return vnn::log_softmax(*this, dim); }
 Tensor Tensor::matmul(const Tensor& other) const { return vnn::matmul(*this, other); }
 Tensor Tensor::mm(const Tensor& mat2) const { return vnn::mm(*this, mat2); }
 Tensor Tensor::bmm(const Tensor& mat2) const { return vnn::bmm(*this, mat2); }
+Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, double beta, double alpha) const {
+  return vnn::addmm(*this, mat1, mat2, beta, alpha);
+}
 Tensor Tensor::index_select(int dim, const Tensor& index) const { return vnn::index_select(*this, dim, index); }
 Tensor Tensor::gather(int dim, const Tensor& index) const { return vnn::gather(*this, dim, index); }
 Tensor Tensor::scatter(int dim, const Tensor& index, const Tensor& src) const {
@@ -139,6 +147,9 @@ Tensor& Tensor::index_add_(int dim, const Tensor& index, const Tensor& src, doub
 }
 Tensor& Tensor::uniform_(double from, double to, Generator* gen) { return vnn::uniform_(*this, from, to, gen); }
 Tensor& Tensor::normal_(double mean, double std, Generator* gen) { return vnn::normal_(*this, mean, std, gen); }
+Tensor Tensor::multinomial(int64_t num_samples, bool replacement, Generator* gen) const {
+  return vnn::multinomial(*this, num_samples, replacement, gen);
+}
 Tensor Tensor::view_as(const Tensor& other) const { return view(other.sizes()); }
 Tensor Tensor::reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }

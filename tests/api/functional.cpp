@@ -56,6 +56,9 @@ TEST_CASE("functional: linear, conv2d, pooling, activations match the core ops")
   Tensor r = F::relu(a2, F::ReLUFuncOptions().inplace(true));
   CHECK(host(a2) == std::vector<float>{0, 0, 0, 0.5f, 3});  // written in place
   CHECK(r.impl() == a2.impl());
+  Tensor a3 = a.clone();
+  F::relu(a3, F::ReLUFuncOptions(true));
+  CHECK(host(a3) == std::vector<float>{0, 0, 0, 0.5f, 3});
   CHECK(max_abs_diff(F::gelu(a), gelu(a)) == 0);
   std::vector<float> tanh_ref;
   for (float v : host(a))

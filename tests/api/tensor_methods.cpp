@@ -84,6 +84,9 @@ TEST_CASE("Tensor methods: each is its free function") {
   same(a.where(m, b), where(m, a, b));
   same(a.where(m, -7.0), where(m, a, -7.0));
   same(a.masked_fill(m, 9.0), masked_fill(a, m, 9.0));
+  same(a.tril(), tril(a));
+  same(a.triu(1), triu(a, 1));
+  same(a.tril(-1), tril(a, -1));
 }
 
 TEST_CASE("Tensor methods: reductions, products, indexing") {
@@ -127,6 +130,11 @@ TEST_CASE("Tensor methods: reductions, products, indexing") {
   same(a.logsumexp({0, 1}), logsumexp(a, {0, 1}));
   same(a.any(), any(a));
   same(a.all(1), all(a, 1));
+  auto [tv, ti] = a.topk(2);
+  auto [fv2, fi2] = topk(a, 2);
+  same(tv, fv2);
+  same(ti, fi2);
+  CHECK(std::get<0>(a.topk(1, 0, false)).to_vector<float>() == std::vector<float>{0.5f, -1.5f, 1.0f});
   same(a.softmax(1), softmax(a, 1));
   same(a.log_softmax(0), log_softmax(a, 0));
 
@@ -185,6 +193,12 @@ TEST_CASE("Tensor methods: shape and type helpers, random fills") {
   CHECK(u.max().item<float>() < 2.0f);
   Tensor nrm = empty({4096}, dev);
   nrm.normal_(3.0, 0.5);
+  Tensor probs = values({0.0f, 1.0f, 0.0f, 3.0f}, {4}, dev);
+  Generator m1(3), m2(3);
+  Tensor draws = probs.multinomial(8, true, &m1);
+  same(draws, multinomial(probs, 8, true, &m2));
+  CHECK(draws.dtype() == kLong);
+  CHECK(logical_or(draws.eq(1.0), draws.eq(3.0)).all().item<bool>());
   CHECK(std::abs(nrm.mean().item<double>() - 3.0) < 0.05);
 }
 
@@ -208,6 +222,12 @@ TEST_CASE("bmm and linear: values, autograd, errors") {
   CHECK(linear(in, w, b).to_vector<float>() == std::vector<float>{11, 25, 9, 21});
   CHECK(linear(in, w).to_vector<float>() == std::vector<float>{1, 5, -1, 1});
   CHECK(linear(in.unsqueeze(0), w, b).sizes() == Shape{1, 2, 2});
+  // addmm: the C++ frontend tutorial's torch::addmm(b, input, W).
+  CHECK(addmm(b, in, w.t()).to_vector<float>() == std::vector<float>{11, 25, 9, 21});
+  CHECK(b.addmm(in, w.t(), 0.5, 2.0).to_vector<float>() == std::vector<float>{7, 20, 3, 12});
+  CHECK(addmm(full({1}, NAN, dev), in, w.t(), 0.0).to_vector<float>() == std::vector<float>{1, 5, -1, 1});
+  CHECK_THROWS_AS(addmm(ones({3}, dev), in, w.t()), ShapeError);
+  CHECK_THROWS_AS(addmm(b, in, w), ShapeError);
   CHECK_THROWS_AS(linear(in, w.t()), ShapeError);
   CHECK_THROWS_AS(linear(in, w, ones({3}, dev)), ShapeError);
   CHECK_THROWS_WITH(linear(in, w, ones({3}, dev)), Catch::Contains("linear") && Catch::Contains("bias"));

@@ -95,25 +95,23 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptio
 // ---- activations --------------------------------------------------------------
 /// Options of relu: inplace.
 struct ReLUFuncOptions {
+  /// In place or not (F::ReLUFuncOptions(true), as LibTorch's).
+  ReLUFuncOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT: implicit, as LibTorch's
   /// Overwrite the input (input.relu_()) instead of returning a new tensor.
-  VNN_ARG(bool, inplace) = false;
+  VNN_ARG(bool, inplace);
 };
 /// max(x, 0); in place with options.inplace().
 Tensor relu(Tensor input, const ReLUFuncOptions& options = {});
-/// Options of gelu: approximate "none" (exact, the default) or "tanh".
-struct GELUFuncOptions {
-  /// "none" or "tanh" (ValueError otherwise).
-  VNN_ARG(std::string, approximate) = "none";
-};
-/// GELU, exact or tanh-approximated (vnn::gelu).
-Tensor gelu(const Tensor& input, const GELUFuncOptions& options = {});
+/// Options of gelu: approximate "none" (exact, the default) or "tanh" (nn::GELUOptions, as LibTorch's).
+using GELUFuncOptions = GELUOptions;
+/// GELU, exact or tanh-approximated (vnn::gelu(input, approximate)).
+inline Tensor gelu(const Tensor& input, const GELUFuncOptions& options = {}) {
+  return vnn::gelu(input, options.approximate());
+}
 /// x * sigmoid(x) (vnn::silu).
 inline Tensor silu(const Tensor& input) { return vnn::silu(input); }
-/// Options of leaky_relu: negative_slope.
-struct LeakyReLUFuncOptions {
-  /// Slope for negative inputs (default 0.01).
-  VNN_ARG(double, negative_slope) = 0.01;
-};
+/// Options of leaky_relu: negative_slope (nn::LeakyReLUOptions, as LibTorch's).
+using LeakyReLUFuncOptions = LeakyReLUOptions;
 /// x for x >= 0, negative_slope * x below (vnn::leaky_relu).
 inline Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options = {}) {
   return vnn::leaky_relu(input, options.negative_slope());
