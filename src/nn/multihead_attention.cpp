@@ -172,9 +172,10 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
     weights = average_attn_weights ? mean(w, 1) : w;
     if (!batched) weights = weights.squeeze(0);
   }
-  Tensor out = out_proj(o.transpose(1, 2).reshape({N, L, E}));
-  out = !batched ? out.squeeze(0) : bf ? out : out.transpose(0, 1);
-  return {out, weights};
+  // Heads merged straight into the caller's layout, so the output is contiguous in it.
+  if (!batched) return {out_proj(o.squeeze(0).transpose(0, 1).reshape({L, E})), weights};
+  if (bf) return {out_proj(o.transpose(1, 2).reshape({N, L, E})), weights};
+  return {out_proj(o.permute({2, 0, 1, 3}).reshape({L, N, E})), weights};
 }
 
 std::string MultiheadAttentionImpl::describe() const {

@@ -318,3 +318,21 @@ TEST_CASE("under autocast the attention runs in bfloat16; parameters get float32
     CHECK(p.grad().dtype() == kFloat32);
   }
 }
+
+TEST_CASE("outputs are contiguous in the caller's layout") {
+  Device dev = device_under_test();
+  for (bool bf : {false, true}) {
+    nn::MultiheadAttention mha(nn::MultiheadAttentionOptions(8, 2).batch_first(bf));
+    mha->to(dev);
+    Tensor x = randn_on({3, 4, 8}, 41, dev);
+    for (bool weights : {false, true}) {
+      Tensor out = std::get<0>(mha(x, x, x, Tensor(), weights));
+      CHECK(out.sizes() == Shape{3, 4, 8});
+      CHECK(out.is_contiguous());
+      Tensor single = std::get<0>(mha(x.select(bf ? 0 : 1, 0), x.select(bf ? 0 : 1, 0), x.select(bf ? 0 : 1, 0),
+                                      Tensor(), weights));
+      CHECK(single.is_contiguous());
+      CHECK(max_abs_diff(single, out.select(bf ? 0 : 1, 0)) < 1e-5);
+    }
+  }
+}
