@@ -173,6 +173,34 @@ TEST_CASE("tied weights: strict load keeps the tie, either name writes the one s
   CHECK(max_abs_diff(c->lm_head->weight, a->wte->weight) == 0);
 }
 
+TEST_CASE("tied weights: a training checkpoint restores one tensor and its optimizer state") {
+  Device dev = device_under_test();
+  manual_seed(4);
+  TiedLM a(9, 3), b(9, 3);
+  a->to(dev);
+  b->to(dev);
+  Tensor idx = from_vector<int64_t>({1, 4, 8}, {3}).to(dev), target = from_vector<int64_t>({2, 0, 5}, {3}).to(dev);
+  optim::Adam opt_a(a->parameters(), optim::AdamOptions(0.1)), opt_b(b->parameters(), optim::AdamOptions(0.1));
+  loss_of(a(idx), target).backward();
+  opt_a.step();
+  std::string path = "vnn_test_tied_ckpt_" + std::to_string(::getpid()) + ".safetensors";
+  io::save_training_checkpoint(path, *a, &opt_a, nullptr, {0, 1});
+  io::load_training_checkpoint(path, *b, &opt_b);
+  std::remove(path.c_str());
+  CHECK(b->wte->weight.impl() == b->lm_head->weight.impl());
+  CHECK(max_abs_diff(b->wte->weight, a->wte->weight) == 0);
+  REQUIRE(opt_b.state(b->wte->weight) != nullptr);
+  CHECK(opt_b.state(b->wte->weight)->step == 1);
+  // The next step of both is the same.
+  for (auto* m : {&a, &b}) {
+    (*m)->zero_grad();
+    loss_of((*m)(idx), target).backward();
+  }
+  opt_a.step();
+  opt_b.step();
+  CHECK(max_abs_diff(b->lm_head->weight, a->lm_head->weight) == 0);
+}
+
 TEST_CASE("tied weights: clone keeps the tie inside the copy") {
   Device dev = device_under_test();
   TiedLM a(5, 2);
