@@ -110,7 +110,8 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
             bf ? "true" : "false");
 
   // Projections. Self-attention (one tensor passed three times) takes one
-  // GEMM with the packed weight, as PyTorch's.
+  // GEMM with the packed weight, and attention over one memory passed as key
+  // and value one GEMM for both, as PyTorch's.
   auto bias_part = [&](int64_t i) { return in_proj_bias.defined() ? in_proj_bias.narrow(0, i * E, E) : Tensor(); };
   Tensor qp, kp, vp;
   if (qkv_same_embed_dim && query.impl() == key.impl() && key.impl() == value.impl()) {
@@ -118,6 +119,13 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
     qp = qkv[0];
     kp = qkv[1];
     vp = qkv[2];
+  } else if (qkv_same_embed_dim && key.impl() == value.impl()) {
+    qp = vnn::linear(q, in_proj_weight.narrow(0, 0, E), bias_part(0));
+    std::vector<Tensor> kv = vnn::linear(k, in_proj_weight.narrow(0, E, 2 * E),
+                                         in_proj_bias.defined() ? in_proj_bias.narrow(0, E, 2 * E) : Tensor())
+                                 .chunk(2, -1);
+    kp = kv[0];
+    vp = kv[1];
   } else {
     const Tensor& wq = qkv_same_embed_dim ? in_proj_weight.narrow(0, 0, E) : q_proj_weight;
     const Tensor& wk = qkv_same_embed_dim ? in_proj_weight.narrow(0, E, E) : k_proj_weight;
