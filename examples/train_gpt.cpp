@@ -347,31 +347,30 @@ int main(int argc, char** argv) {
       opt.step();
       tokens += cfg.batch * cfg.block;
       const bool eval_now = (it + 1) % cfg.eval_interval == 0 || it + 1 == last_iter;
-      if ((it + 1) % 10 == 0 || eval_now) {
+      if ((it + 1) % 10 == 0 || eval_now) {  // (rank 0 speaks for all)
         last_loss = loss.item<double>();
         train_secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
         const double secs = train_secs;
         const int width = 30, filled = int(double(width) * double(it + 1) / double(cfg.max_iters));
-        std::printf("\riter %lld/%lld [%.*s%*s] loss %.4f  %.0f tokens/s  lr %.2e", (long long)(it + 1),
+        if (rank == 0) std::printf("\riter %lld/%lld [%.*s%*s] loss %.4f  %.0f tokens/s  lr %.2e", (long long)(it + 1),
                     (long long)cfg.max_iters, filled, "==============================", width - filled, "",
                     last_loss, double(tokens) / secs, lr_at(cfg, it));
         std::fflush(stdout);
-      }
-      else {
+      } else {
         vnn::synchronize(device);
         train_secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
       }
       if (eval_now) {
         auto [train_loss, val_loss] = estimate_loss(model, corpus, cfg, device, rank, world);
         last_val = val_loss;
-        std::printf("\niter %lld: train loss %.4f, val loss %.4f\n", (long long)(it + 1), train_loss, val_loss);
+        if (rank == 0) std::printf("\niter %lld: train loss %.4f, val loss %.4f\n", (long long)(it + 1), train_loss, val_loss);
         progress.step = it + 1;
         progress.extra["val_loss"] = std::to_string(val_loss);
         if (rank == 0) vnn::io::save_training_checkpoint(ckpt, *model, &opt, nullptr, progress, &vnn::default_generator());
       }
     }
     const double secs = train_secs;
-    std::printf("Trained %lld iterations in %.1f s of training steps (%.0f tokens/s%s); final val loss %.4f\n",
+    if (rank == 0) std::printf("Trained %lld iterations in %.1f s of training steps (%.0f tokens/s%s); final val loss %.4f\n",
                 (long long)(last_iter - first_iter), secs, double(tokens) / std::max(secs, 1e-9),
                 world > 1 ? (", " + std::to_string(world) + " ranks").c_str() : "", last_val);
     if (rank == 0 && cfg.sample_tokens > 0)
