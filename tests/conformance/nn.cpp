@@ -27,6 +27,27 @@ struct Net2 : nn::Module {
   vnn::Tensor another_bias;
 };
 
+// The usual LibTorch block signature, forward(Tensor) by value, inside a Sequential.
+struct ScaleImpl : nn::Module {
+  explicit ScaleImpl(double k) : k(k) {}
+  vnn::Tensor forward(vnn::Tensor x) { return x * k; }
+  double k;
+};
+VNN_MODULE(Scale);
+
+// Weight tying as nanoGPT's (lm_head.weight = wte.weight): one parameter tensor.
+struct TiedImpl : nn::Module {
+  TiedImpl() {
+    wte = register_module("wte", nn::Embedding(10, 4));
+    lm_head = register_module("lm_head", nn::Linear(nn::LinearOptions(4, 10).bias(false)));
+    lm_head->weight = wte->weight;
+  }
+  vnn::Tensor forward(const vnn::Tensor& idx) override { return lm_head(wte(idx)); }
+  nn::Embedding wte{nullptr};
+  nn::Linear lm_head{nullptr};
+};
+VNN_MODULE(Tied);
+
 // TORCH_MODULE with a Cloneable implementation.
 struct ClassifierImpl : nn::Cloneable<ClassifierImpl> {
   ClassifierImpl() { reset(); }
@@ -53,14 +74,18 @@ int main() {
     // ---- the tutorial's modules ---------------------------------------------
     Net net(4, 5);
     CHECK(net.parameters().size() == 2);
-    CHECK(net.named_parameters()[0].first == "W");  // LibTorch: pair.key()
+    std::vector<std::string> names;
+    for (const auto& pair : net.named_parameters()) {
+      names.push_back(pair.key());
+      CHECK(pair.value().requires_grad());
+    }
+    CHECK(names == std::vector<std::string>({"W", "b"}));
     vnn::Tensor out = net.forward(vnn::ones({2, 4}));
     CHECK(out.sizes() == vnn::Shape({2, 5}));
     CHECK(out.allclose(vnn::ones({2, 4}).matmul(net.W) + net.b));
     Net2 net2(4, 5);
     CHECK(net2.parameters().size() == 3);
-    CHECK(net2.named_parameters()[0].first == "b" || net2.named_parameters()[0].first == "linear.weight");
-    for (const auto& p : net2.named_parameters()) CHECK(p.second.requires_grad());
+    CHECK(net2.named_parameters()[0].key() == "b" && net2.named_parameters()[1].key() == "linear.weight");
     CHECK(net2.forward(vnn::ones({2, 4})).sizes() == vnn::Shape({2, 5}));
     auto shared = std::make_shared<Net2>(4, 5);
     shared->to(device);
@@ -154,9 +179,27 @@ int main() {
     nn::ModuleList list{nn::Linear(3, 3), nn::ReLU()};
     list->push_back(nn::Linear(3, 1));
     CHECK(list->size() == 3 && list[2]->as<nn::Linear>()->out_features == 1);
-    nn::ModuleDict dict;
-    dict->insert("proj", nn::Linear(3, 2).ptr());
-    CHECK(dict->contains("proj") && dict["proj"]->as<nn::Linear>()->in_features == 3);
+    nn::ModuleDict dict({{"proj", nn::Linear(3, 2)}, {"act", nn::ReLU()}});
+    dict->insert("out", nn::Linear(2, 1).ptr());
+    CHECK(dict->size() == 3 && dict->contains("proj") && dict["proj"]->as<nn::Linear>()->in_features == 3);
+    nn::Sequential scaled(nn::Linear(3, 3), Scale(2.0));
+    scaled->to(device);
+    vnn::Tensor s_in = vnn::randn({2, 3}, device);
+    CHECK(scaled(s_in).allclose(scaled[0]->as<nn::Linear>()->forward(s_in) * 2));
+
+    // ---- apply (nanoGPT's _init_weights) and weight tying ------------------------------
+    Tied tied;
+    tied->apply([](nn::Module& m) {
+      if (auto* linear = m.as<nn::Linear>()) nn::init::normal_(linear->weight, 0.0, 0.02);
+    });
+    CHECK(tied->parameters().size() == 1);  // one tensor under two names
+    // As PyTorch: named_parameters() lists the tensor once, state_dict() under both names.
+    CHECK(tied->named_parameters().size() == 1 && tied->state_dict().size() == 2);
+    CHECK(tied->lm_head->weight.impl() == tied->wte->weight.impl());
+    CHECK(tied->wte->weight.std().item<float>() < 0.05f);  // initialised through lm_head
+    tied->to(device);
+    tied(vnn::arange(0, 3, 1, device)).sum().backward();
+    CHECK(tied->wte->weight.grad().defined() && tied->lm_head->weight.grad().impl() == tied->wte->weight.grad().impl());
 
     // ---- losses as modules ----------------------------------------------------------
     vnn::Tensor target = vnn::tensor({0, 1, 0, 1}, device).to(vnn::kLong);
@@ -174,7 +217,7 @@ int main() {
     // ---- init ------------------------------------------------------------------------------
     vnn::Tensor w = vnn::empty({4, 5}, device);
     {
-      vnn::autograd::NoGradGuard no_grad;  // LibTorch: torch::NoGradGuard
+      vnn::NoGradGuard no_grad;
       nn::init::xavier_uniform_(w);
       CHECK(w.abs().max().item<float>() <= std::sqrt(6.0f / 9.0f));
       nn::init::kaiming_normal_(w);

@@ -28,6 +28,9 @@ int main() {
     CHECK(conformance::close(w, {0.8, 1.6}, 1e-12));
     sgd.zero_grad();
     CHECK(!w.grad().defined());
+    square_loss_backward(w);
+    w.mutable_grad() = vnn::Tensor();  // LibTorch's way to clear one gradient
+    CHECK(!w.grad().defined());
 
     vnn::Tensor wm = leaf({1.0, -1.0});
     optim::SGD sgdm({wm}, optim::SGDOptions(0.1).momentum(0.9).weight_decay(0.0).nesterov(false));
@@ -49,7 +52,7 @@ int main() {
     adam.step();
     CHECK(conformance::close(wa, {0.9, -1.9}, 1e-6));
     vnn::Tensor ww = leaf({1.0, -2.0});
-    optim::AdamW adamw({ww}, optim::AdamWOptions(0.1).weight_decay(0.5));
+    optim::AdamW adamw({ww}, optim::AdamWOptions(0.1).betas({0.9, 0.999}).weight_decay(0.5));
     square_loss_backward(ww);
     adamw.step();
     CHECK(conformance::close(ww, {1.0 * (1 - 0.05) - 0.1, -2.0 * (1 - 0.05) + 0.1}, 1e-6));
@@ -79,6 +82,16 @@ int main() {
     CHECK(conformance::close(p1, {0.8}, 1e-12) && conformance::close(p2, {0.0}, 1e-12));
     for (auto& g : groups.param_groups()) g.set_lr(0.01);
     CHECK(groups.param_groups()[1].lr() == 0.01);
+    // Decay and no-decay groups with their own options (nanoGPT's configure_optimizers).
+    vnn::Tensor decay = leaf({1.0}), no_decay = leaf({1.0});
+    std::vector<optim::OptimizerParamGroup> param_groups;
+    param_groups.emplace_back(std::vector<vnn::Tensor>{decay}, optim::AdamWOptions(0.1).weight_decay(0.5));
+    param_groups.emplace_back(std::vector<vnn::Tensor>{no_decay}, optim::AdamWOptions(0.1).weight_decay(0.0));
+    optim::AdamW grouped(param_groups, optim::AdamWOptions(0.1).betas({0.9, 0.95}));
+    square_loss_backward(decay);
+    square_loss_backward(no_decay);
+    grouped.step();
+    CHECK(conformance::close(decay, {0.95 - 0.1}, 1e-6) && conformance::close(no_decay, {0.9}, 1e-6));
 
     // ---- schedulers -----------------------------------------------------------
     vnn::Tensor ps = leaf({1.0});
@@ -92,10 +105,10 @@ int main() {
     // ---- gradient clipping ------------------------------------------------------
     vnn::Tensor pc = leaf({3.0, 4.0});
     pc.set_grad(vnn::tensor({3.0, 4.0}, vnn::TensorOptions().dtype(vnn::kDouble).device(device)));
-    vnn::Tensor total = optim::clip_grad_norm_({pc}, /*max_norm=*/1.0);
+    vnn::Tensor total = vnn::nn::utils::clip_grad_norm_({pc}, /*max_norm=*/1.0);
     CHECK(std::abs(total.item<double>() - 5.0) < 1e-9);
     CHECK(conformance::close(pc.grad(), {0.6, 0.8}, 1e-6));
-    optim::clip_grad_value_({pc}, 0.7);
+    vnn::nn::utils::clip_grad_value_({pc}, 0.7);
     CHECK(conformance::close(pc.grad(), {0.6, 0.7}, 1e-6));
 
     // ---- optimizer state round trip -----------------------------------------------

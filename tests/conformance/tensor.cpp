@@ -161,7 +161,7 @@ int main() {
     CHECK(w.grad().defined() && w.grad().sizes() == w.sizes());
     CHECK(w.grad().allclose(inp.t().matmul(inp.matmul(w)) * 2, 1e-4, 1e-4));
     {
-      vnn::autograd::NoGradGuard no_grad;  // LibTorch: torch::NoGradGuard
+      vnn::NoGradGuard no_grad;
       vnn::Tensor v = w * 2;
       CHECK(!v.requires_grad());
     }
