@@ -48,7 +48,7 @@ int main() {
     double first = 0, last = 0;
     for (int step = 0; step < 30; ++step) {
       opt.zero_grad();
-      vnn::Tensor loss = nn::cross_entropy(model(data), target);
+      vnn::Tensor loss = nn::functional::cross_entropy(model(data), target);
       loss.backward();
       opt.step();
       (step == 0 ? first : last) = loss.item<double>();
