@@ -420,10 +420,267 @@ class Tensor {
   /// Counter bumped by each in-place write (autograd uses it to catch modified saved tensors).
   uint64_t version() const;
 
-  // LibTorch's method forms of the core ops (t.sum(1), t.matmul(w),
-  // t.masked_fill(m, 0), t.allclose(u) ...): each calls the free function of
-  // the same name. The list is its own file, to be read on its own.
-#include "vnn/tensor_methods.inc"
+  // ======== LibTorch's method forms of the core ops ========================
+  // t.sum(1), t.matmul(w), t.masked_fill(m, 0), t.allclose(u) ...: each is
+  // the free function of the same name with *this as its first argument
+  // (src/tensor/tensor_methods.cpp, one line each), so its semantics, dtypes
+  // and errors are those of the free function, documented in the header the
+  // group names. This block is the list of a vnn::Tensor's methods.
+
+  // ---- arithmetic (vnn/tensor.h, vnn/elementwise.h) -------------------------
+  /// vnn::add(*this, other, alpha): this + alpha * other.
+  Tensor add(const Tensor& other, double alpha = 1.0) const;
+  /// vnn::add(*this, other) with a scalar.
+  Tensor add(double other) const;
+  /// vnn::sub(*this, other, alpha): this - alpha * other.
+  Tensor sub(const Tensor& other, double alpha = 1.0) const;
+  /// vnn::sub(*this, other) with a scalar.
+  Tensor sub(double other) const;
+  /// vnn::mul(*this, other).
+  Tensor mul(const Tensor& other) const;
+  /// vnn::mul(*this, other) with a scalar.
+  Tensor mul(double other) const;
+  /// vnn::div(*this, other): true division.
+  Tensor div(const Tensor& other) const;
+  /// vnn::div(*this, other) with a scalar.
+  Tensor div(double other) const;
+  /// vnn::neg(*this).
+  Tensor neg() const;
+  /// vnn::pow(*this, exponent), broadcast.
+  Tensor pow(const Tensor& exponent) const;
+  /// vnn::pow(*this, exponent) with a scalar exponent.
+  Tensor pow(double exponent) const;
+  /// this * this (torch's square), in this dtype.
+  Tensor square() const;
+  /// vnn::maximum(*this, other): the larger elementwise.
+  Tensor maximum(const Tensor& other) const;
+  /// vnn::minimum(*this, other): the smaller elementwise.
+  Tensor minimum(const Tensor& other) const;
+  /// vnn::clamp(*this, min, max) (a NaN bound is no bound).
+  Tensor clamp(double min, double max) const;
+  /// vnn::clamp_min(*this, min).
+  Tensor clamp_min(double min) const;
+  /// vnn::clamp_max(*this, max).
+  Tensor clamp_max(double max) const;
+
+  // ---- unary math (vnn/tensor.h, vnn/elementwise.h) -------------------------
+  /// vnn::abs(*this).
+  Tensor abs() const;
+  /// vnn::exp(*this).
+  Tensor exp() const;
+  /// vnn::log(*this).
+  Tensor log() const;
+  /// vnn::log1p(*this).
+  Tensor log1p() const;
+  /// vnn::sqrt(*this).
+  Tensor sqrt() const;
+  /// vnn::rsqrt(*this).
+  Tensor rsqrt() const;
+  /// vnn::sin(*this).
+  Tensor sin() const;
+  /// vnn::cos(*this).
+  Tensor cos() const;
+  /// vnn::tanh(*this).
+  Tensor tanh() const;
+  /// vnn::sigmoid(*this).
+  Tensor sigmoid() const;
+  /// vnn::relu(*this).
+  Tensor relu() const;
+  /// vnn::erf(*this).
+  Tensor erf() const;
+  /// vnn::reciprocal(*this).
+  Tensor reciprocal() const;
+  /// vnn::floor(*this).
+  Tensor floor() const;
+  /// vnn::ceil(*this).
+  Tensor ceil() const;
+  /// vnn::round(*this) (half to even).
+  Tensor round() const;
+  /// vnn::sign(*this).
+  Tensor sign() const;
+
+  // ---- comparisons and logic, bool results (vnn/elementwise.h) --------------
+  /// vnn::eq(*this, other).
+  Tensor eq(const Tensor& other) const;
+  /// vnn::eq(*this, other) against a scalar.
+  Tensor eq(double other) const;
+  /// vnn::ne(*this, other).
+  Tensor ne(const Tensor& other) const;
+  /// vnn::ne(*this, other) against a scalar.
+  Tensor ne(double other) const;
+  /// vnn::lt(*this, other).
+  Tensor lt(const Tensor& other) const;
+  /// vnn::lt(*this, other) against a scalar.
+  Tensor lt(double other) const;
+  /// vnn::le(*this, other).
+  Tensor le(const Tensor& other) const;
+  /// vnn::le(*this, other) against a scalar.
+  Tensor le(double other) const;
+  /// vnn::gt(*this, other).
+  Tensor gt(const Tensor& other) const;
+  /// vnn::gt(*this, other) against a scalar.
+  Tensor gt(double other) const;
+  /// vnn::ge(*this, other).
+  Tensor ge(const Tensor& other) const;
+  /// vnn::ge(*this, other) against a scalar.
+  Tensor ge(double other) const;
+  /// vnn::logical_and(*this, other).
+  Tensor logical_and(const Tensor& other) const;
+  /// vnn::logical_or(*this, other).
+  Tensor logical_or(const Tensor& other) const;
+  /// vnn::logical_xor(*this, other).
+  Tensor logical_xor(const Tensor& other) const;
+  /// vnn::logical_not(*this).
+  Tensor logical_not() const;
+  /// vnn::isclose(*this, other, rtol, atol, equal_nan): elementwise closeness.
+  Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
+  /// vnn::allclose(*this, other, rtol, atol, equal_nan): whether every element is close (synchronises).
+  bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
+  /// vnn::equal(*this, other): the same sizes and equal elements (synchronises).
+  bool equal(const Tensor& other) const;
+
+  // ---- selection (vnn/elementwise.h) ----------------------------------------
+  /// vnn::where(condition, *this, other): this where condition is true, else other (torch's self.where).
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+  /// vnn::where(condition, *this, other) with a scalar other.
+  Tensor where(const Tensor& condition, double other) const;
+  /// vnn::masked_fill(*this, mask, value): a copy with value where mask is true.
+  Tensor masked_fill(const Tensor& mask, double value) const;
+  /// vnn::tril(*this, diagonal): the lower triangle of the last two dims.
+  Tensor tril(int64_t diagonal = 0) const;
+  /// vnn::triu(*this, diagonal): the upper triangle of the last two dims.
+  Tensor triu(int64_t diagonal = 0) const;
+
+  // ---- reductions and softmax (vnn/reduction.h) -----------------------------
+  /// vnn::sum(*this): the sum of all elements, 0-dim.
+  Tensor sum() const;
+  /// vnn::sum(*this, dim, keepdim).
+  Tensor sum(int dim, bool keepdim = false) const;
+  /// vnn::sum(*this, dims, keepdim): t.sum({0, 1}).
+  Tensor sum(const std::vector<int64_t>& dims, bool keepdim = false) const;
+  /// vnn::mean(*this): the mean of all elements (floating dtypes).
+  Tensor mean() const;
+  /// vnn::mean(*this, dim, keepdim).
+  Tensor mean(int dim, bool keepdim = false) const;
+  /// vnn::mean(*this, dims, keepdim).
+  Tensor mean(const std::vector<int64_t>& dims, bool keepdim = false) const;
+  /// vnn::prod(*this): the product of all elements, 0-dim.
+  Tensor prod() const;
+  /// vnn::prod(*this, dim, keepdim).
+  Tensor prod(int dim, bool keepdim = false) const;
+  /// vnn::max(*this): the largest element, 0-dim.
+  Tensor max() const;
+  /// vnn::max(*this, dim, keepdim): (values, int64 indices); auto [v, i] = t.max(1).
+  std::tuple<Tensor, Tensor> max(int dim, bool keepdim = false) const;
+  /// vnn::maximum(*this, other) (torch's t.max(other)).
+  Tensor max(const Tensor& other) const;
+  /// vnn::min(*this): the smallest element, 0-dim.
+  Tensor min() const;
+  /// vnn::min(*this, dim, keepdim): (values, int64 indices).
+  std::tuple<Tensor, Tensor> min(int dim, bool keepdim = false) const;
+  /// vnn::minimum(*this, other) (torch's t.min(other)).
+  Tensor min(const Tensor& other) const;
+  /// vnn::amax(*this, dims, keepdim): the largest values, no indices.
+  Tensor amax(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  /// vnn::amin(*this, dims, keepdim): the smallest values, no indices.
+  Tensor amin(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  /// vnn::argmax(*this): the flat index of the first largest element.
+  Tensor argmax() const;
+  /// vnn::argmax(*this, dim, keepdim).
+  Tensor argmax(int dim, bool keepdim = false) const;
+  /// vnn::argmin(*this): the flat index of the first smallest element.
+  Tensor argmin() const;
+  /// vnn::argmin(*this, dim, keepdim).
+  Tensor argmin(int dim, bool keepdim = false) const;
+  /// vnn::var(*this, dims, correction, keepdim) (correction 1: unbiased; a bool converts).
+  Tensor var(const std::vector<int64_t>& dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  /// vnn::var(*this, dim, correction, keepdim).
+  Tensor var(int dim, int64_t correction = 1, bool keepdim = false) const;
+  /// vnn::std(*this, dims, correction, keepdim).
+  Tensor std(const std::vector<int64_t>& dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  /// vnn::std(*this, dim, correction, keepdim).
+  Tensor std(int dim, int64_t correction = 1, bool keepdim = false) const;
+  /// vnn::norm(*this, p, dims, keepdim): the vector p-norm.
+  Tensor norm(double p = 2.0, const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  /// vnn::logsumexp(*this, dim, keepdim).
+  Tensor logsumexp(int dim, bool keepdim = false) const;
+  /// vnn::logsumexp(*this, dims, keepdim).
+  Tensor logsumexp(const std::vector<int64_t>& dims, bool keepdim = false) const;
+  /// vnn::any(*this, dims, keepdim), bool.
+  Tensor any(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  /// vnn::any(*this, dim, keepdim), bool.
+  Tensor any(int dim, bool keepdim = false) const;
+  /// vnn::all(*this, dims, keepdim), bool.
+  Tensor all(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  /// vnn::all(*this, dim, keepdim), bool.
+  Tensor all(int dim, bool keepdim = false) const;
+  /// vnn::topk(*this, k, dim, largest, sorted): (values, int64 indices) of the k largest (or smallest) along dim.
+  std::tuple<Tensor, Tensor> topk(int64_t k, int dim = -1, bool largest = true, bool sorted = true) const;
+  /// vnn::softmax(*this, dim).
+  Tensor softmax(int dim) const;
+  /// vnn::log_softmax(*this, dim).
+  Tensor log_softmax(int dim) const;
+
+  // ---- matrix products (vnn/linalg.h) ---------------------------------------
+  /// vnn::matmul(*this, other), torch.matmul's rules.
+  Tensor matmul(const Tensor& other) const;
+  /// vnn::mm(*this, mat2): 2-D by 2-D.
+  Tensor mm(const Tensor& mat2) const;
+  /// vnn::bmm(*this, mat2): [B, n, k] by [B, k, m].
+  Tensor bmm(const Tensor& mat2) const;
+  /// vnn::addmm(*this, mat1, mat2, beta, alpha): beta * this + alpha * mat1 @ mat2.
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, double beta = 1.0, double alpha = 1.0) const;
+
+  // ---- indexing (vnn/indexing.h) --------------------------------------------
+  /// vnn::index_select(*this, dim, index).
+  Tensor index_select(int dim, const Tensor& index) const;
+  /// vnn::gather(*this, dim, index).
+  Tensor gather(int dim, const Tensor& index) const;
+  /// vnn::scatter(*this, dim, index, src): a copy with src written at index.
+  Tensor scatter(int dim, const Tensor& index, const Tensor& src) const;
+  /// vnn::scatter_(*this, dim, index, src), in place.
+  Tensor& scatter_(int dim, const Tensor& index, const Tensor& src);
+  /// vnn::scatter_add(*this, dim, index, src): a copy with src added at index.
+  Tensor scatter_add(int dim, const Tensor& index, const Tensor& src) const;
+  /// vnn::scatter_add_(*this, dim, index, src), in place.
+  Tensor& scatter_add_(int dim, const Tensor& index, const Tensor& src);
+  /// vnn::index_add(*this, dim, index, src, alpha): a copy with alpha * src added at index.
+  Tensor index_add(int dim, const Tensor& index, const Tensor& src, double alpha = 1.0) const;
+  /// vnn::index_add_(*this, dim, index, src, alpha), in place.
+  Tensor& index_add_(int dim, const Tensor& index, const Tensor& src, double alpha = 1.0);
+
+  // ---- random fills, in place (vnn/random.h) --------------------------------
+  /// vnn::uniform_(*this, from, to, gen): uniform values in [from, to).
+  Tensor& uniform_(double from = 0.0, double to = 1.0, Generator* gen = nullptr);
+  /// vnn::normal_(*this, mean, std, gen): normal values.
+  Tensor& normal_(double mean = 0.0, double std = 1.0, Generator* gen = nullptr);
+  /// vnn::multinomial(*this, num_samples, replacement, gen): int64 category draws from the rows of these weights.
+  Tensor multinomial(int64_t num_samples, bool replacement = false, Generator* gen = nullptr) const;
+
+  // ---- shape and type helpers -----------------------------------------------
+  /// view(other.sizes()).
+  Tensor view_as(const Tensor& other) const;
+  /// reshape(other.sizes()).
+  Tensor reshape_as(const Tensor& other) const;
+  /// expand(other.sizes()).
+  Tensor expand_as(const Tensor& other) const;
+  /// to(other.dtype()) (torch's type_as).
+  Tensor type_as(const Tensor& other) const;
+  /// The dtype and device of this tensor as options: vnn::zeros({3}, t.options()).
+  TensorOptions options() const;
+  /// dtype() (torch's scalar_type()).
+  DType scalar_type() const { return dtype(); }
+  /// dim() (torch's ndimension()).
+  int ndimension() const { return dim(); }
+  /// Bytes per element (torch's element_size()).
+  size_t element_size() const { return itemsize(dtype()); }
+  /// Whether the dtype is floating (float16, bfloat16, float32, float64).
+  bool is_floating_point() const { return is_floating(dtype()); }
+  /// data<T>() (torch's data_ptr<T>()): a contiguous tensor on a host-accessible device.
+  template <class T> T* data_ptr() { return data<T>(); }
+  /// data<T>() read-only (torch's data_ptr<T>()).
+  template <class T> const T* data_ptr() const { return data<T>(); }
+  // ======== end of the method forms ==========================================
 
   /// The values as text, laid out like PyTorch's printout.
   std::string str() const;  // PyTorch-like printout

@@ -1,5 +1,6 @@
-// The Tensor method forms of include/vnn/tensor_methods.inc: each the free
-// function of the same name with *this as its first argument.
+// The Tensor method forms (the block "LibTorch's method forms" of
+// include/vnn/tensor.h): each the free function of the same name with *this
+// as its first argument.
 #include "vnn/elementwise.h"
 #include "vnn/indexing.h"
 #include "vnn/linalg.h"

@@ -1,4 +1,4 @@
-// Issue 31, items 3 and 6: the Tensor method forms (vnn/tensor_methods.inc)
+// Issue 31, items 3 and 6: the Tensor method forms (their block in vnn/tensor.h)
 // each equal to their free function, the new free functions behind them
 // (bmm, linear, isclose / allclose / equal), TensorOptions chains, the dtype
 // aliases and the generator-first creation spellings, on the device under
