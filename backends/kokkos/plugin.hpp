@@ -246,6 +246,22 @@ inline int64_t op_work(const vnn_op* op) {
   }
 }
 
+// Traits::HostBlas::tile_gemm (small products from inside the pool's
+// parallel region), where a HostBlas has one for T; else its gemm.
+template <class Blas, class T, class = void> struct has_tile_gemm : std::false_type {};
+template <class Blas, class T>
+struct has_tile_gemm<Blas, T,
+                     std::void_t<decltype(Blas::tile_gemm(false, false, int64_t(0), int64_t(0), int64_t(0), T(0),
+                                                          static_cast<const T*>(nullptr), int64_t(0),
+                                                          static_cast<const T*>(nullptr), int64_t(0), T(0),
+                                                          static_cast<T*>(nullptr), int64_t(0)))>> : std::true_type {};
+template <class Blas, class T>
+void host_tile_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+                    int64_t ldb, T beta, T* c, int64_t ldc) {
+  if constexpr (has_tile_gemm<Blas, T>::value) Blas::tile_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  else Blas::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 // The plugin's Traits::HostBlas as the fused attention's tile GEMM
 // (kernels::HostGemm), for host-accessible plugins that have one; NULL
 // otherwise (the kernel's own loops, or the device kernels).
@@ -253,15 +269,7 @@ template <class Traits>
 const kernels::HostGemm* host_gemm() {
   if constexpr (has_host_blas<Traits>::value && Traits::host_accessible) {
     using Blas = typename Traits::HostBlas;
-    static const kernels::HostGemm g{
-        [](bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-           const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-          Blas::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-        },
-        [](bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
-           const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-          Blas::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-        }};
+    static const kernels::HostGemm g{&host_tile_gemm<Blas, float>, &host_tile_gemm<Blas, double>};
     return &g;
   } else {
     return nullptr;

@@ -36,6 +36,11 @@ std::string describe();
 // of onednn_matmul.cpp (large GEMMs where oneDNN's JIT has AVX-512).
 // Plugins built with OpenBLAS only.
 bool sgemm_selected(int64_t m, int64_t n, int64_t k);
+// The fused attention's tile products (m, n, k of a few hundred, one per
+// thread inside the pool's parallel region) through oneDNN: wherever its
+// JIT has AVX-512, as for large GEMMs (twice OpenBLAS's AVX2 kernels on
+// such tiles here; the same as its AVX-512 ones).
+bool tile_sgemm_selected();
 // "matmul_onednn=yes (OpenBLAS core Haswell, ...)" for the device's properties.
 std::string sgemm_describe();
 // Row-major C = alpha op(A) op(B) + beta C through dnnl_sgemm; false on a

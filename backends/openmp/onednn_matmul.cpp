@@ -75,6 +75,8 @@ bool sgemm_selected(int64_t m, int64_t n, int64_t k) {
   return decision().on && checked::mul(m, n, &work) && checked::mul(work, k, &work) && work >= kMinWork;
 }
 
+bool tile_sgemm_selected() { return decision().on; }
+
 std::string sgemm_describe() { return "matmul_onednn=" + decision().why; }
 
 bool sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,

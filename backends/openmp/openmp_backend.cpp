@@ -108,6 +108,23 @@ struct OpenMPTraits : kokkos_backend::HostClockEvents<Kokkos::OpenMP> {
       cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
                   blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
     }
+    // The fused attention's tile products (kernels/attention_host.hpp), one
+    // per thread inside the pool's parallel region (both libraries run
+    // single-threaded there): float32 through oneDNN where its JIT has
+    // AVX-512 (onednn::tile_sgemm_selected), else OpenBLAS.
+    static void tile_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+#ifdef VNN_CPU_HAVE_ONEDNN
+      if (onednn::tile_sgemm_selected() && onednn::sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+        return;
+#endif
+      cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
+                  blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
+    }
+    static void tile_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+      gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    }
   };
 #endif
 

@@ -7,7 +7,11 @@
 // Kokkos plugins must take every request; a plugin that declines the kind
 // (VNN_STATUS_UNSUPPORTED: the core then runs its math path) is told apart
 // from one that answers wrongly. On the CPU plugin the cases also run the
-// device code (VNN_SDPA_KOKKOS=team) and both backward schedules.
+// device code, both backward schedules, each ISA's loops and the loops
+// without BLAS (the VNN_SDPA_KOKKOS knobs, kernels/attention.hpp). The ABI
+// harness starts the plugin from other threads, so these run inline on
+// Kokkos::Serial; tests/ops/attention.cpp and bench/sdpa_bench.cpp run the
+// OpenMP pool.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -462,11 +466,16 @@ TEST_CASE("SDPA: forward and backward against a float64 reference, float64", "[a
   run_all<double>(101);
 }
 
-TEST_CASE("SDPA: the device (team) kernels, run on the CPU plugin", "[abi][sdpa]") {
-  if (plugin_name() != "openmp") return;  // the GPU plugins run them in the cases above
-  KokkosPath team("team");
-  run_all<float>(201);
-  run_all<double>(301);
+TEST_CASE("SDPA: the CPU plugin's other paths: team kernels, split backward, AVX2 / baseline loops, no BLAS",
+          "[abi][sdpa]") {
+  if (plugin_name() != "openmp") return;  // the GPU plugins run the team kernels in the cases above
+  uint32_t seed = 201;
+  for (const char* knobs : {"team", "split", "avx2,noblas", "base,split"}) {
+    INFO("VNN_SDPA_KOKKOS=" << knobs);
+    KokkosPath path(knobs);
+    run_all<float>(seed++);
+    run_all<double>(seed++);
+  }
 }
 
 TEST_CASE("SDPA: requests the kernels decline", "[abi][sdpa]") {

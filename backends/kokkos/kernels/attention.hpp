@@ -20,11 +20,12 @@
 //    one thread per row for the softmax update, and the tile products.
 //  - Host spaces (OpenMP, Serial): attention_host.hpp, GEMM-sized tiles
 //    (128-256 queries x 512 keys) whose products go to the plugin's BLAS
-//    (kernels::HostGemm, single-threaded inside the pool's parallel region)
+//    (kernels::HostGemm: oneDNN / OpenBLAS, single-threaded inside the
+//    pool's parallel region)
 //    and whose softmax loops are compiled for AVX-512 / AVX2 / baseline,
 //    chosen at run time; parallel over tiles on the pool. VNN_SDPA_KOKKOS=team
 //    runs the team kernels on the host instead (tests, and a check of the
-//    device code on a machine without a GPU).
+//    device code on a machine without a GPU; the other knobs: sdpa_knob).
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -470,10 +471,25 @@ inline bool sdpa_dtypes(const vnn_op& op, bool backward) {
   return true;
 }
 
-// VNN_SDPA_KOKKOS=team: the team kernels on a host space too.
-inline bool sdpa_team_on_host() {
+// The test knobs of VNN_SDPA_KOKKOS (comma-separated; read per request):
+//   team    the team (device) kernels on a host space too
+//   split   the host backward in two passes (dk / dv, then dq) whatever
+//           the pool's size
+//   avx2, base   the host loops compiled for AVX2 + FMA / the baseline ISA
+//           even where the CPU has more
+//   noblas  the host kernels' own product loops instead of the plugin's BLAS
+inline bool sdpa_knob(const char* name) {
   const char* e = std::getenv("VNN_SDPA_KOKKOS");
-  return e && std::strcmp(e, "team") == 0;
+  if (!e) return false;
+  const size_t n = std::strlen(name);
+  for (const char* p = e; *p;) {
+    const char* end = std::strchr(p, ',');
+    const size_t len = end ? size_t(end - p) : std::strlen(p);
+    if (len == n && std::strncmp(p, name, n) == 0) return true;
+    if (!end) break;
+    p = end + 1;
+  }
+  return false;
 }
 
 template <class Exec>
@@ -488,7 +504,7 @@ bool sdpa(VNN_KOKKOS_SDPA_PARAMS(Exec)) {
     using T = decltype(t);
     const SdpaArgs<T> a = sdpa_args<T>(op, p);
     if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
-      if (!sdpa_team_on_host()) {
+      if (!sdpa_knob("team")) {
         sdpa_host<Exec, T>(exec, a, backward, gemm);
         return;
       }

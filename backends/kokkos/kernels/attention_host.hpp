@@ -16,8 +16,10 @@
 // split: dk / dv per (n, hk, key tile), then dq per (n, hq, query tile)
 // (one more product per pair, all of the pool busy).
 //
-// The products go to the plugin's BLAS (HostGemm: OpenBLAS, single-threaded
-// inside the parallel region) or, without one, to vectorised loops. The
+// The products go to the plugin's BLAS (HostGemm: on the CPU plugin
+// oneDNN's sgemm where its JIT has AVX-512, else OpenBLAS; both run
+// single-threaded inside the parallel region) or, without one, to
+// vectorised loops. The
 // row loops (max, exp, sums) are compiled three times, for AVX-512, AVX2 +
 // FMA and the baseline ISA, and chosen at run time; exp is a polynomial
 // (Cephes expf, ~1 ulp) that vectorises, with exp(-inf) = 0 exactly.
@@ -465,9 +467,11 @@ using SdpaHostItem = void (*)(const SdpaHostPlan<T>&, int64_t, T*);
   template <class T>                                                                                         \
   SdpaHostItem<T> name##_pick() {                                                                            \
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&                           \
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))                            \
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") && !sdpa_knob("avx2") &&    \
+        !sdpa_knob("base"))                                                                                  \
       return &name##_avx512<T>;                                                                              \
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &name##_avx2<T>;             \
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !sdpa_knob("base"))              \
+      return &name##_avx2<T>;                                                                                \
     return &name##_base<T>;                                                                                  \
   }
 #else
@@ -518,7 +522,7 @@ void sdpa_host(const Exec& exec, const SdpaArgs<T>& a, bool backward, const Host
   const int64_t threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
   SdpaHostPlan<T> P;
   P.a = &a;
-  P.gemm = gemm;
+  P.gemm = sdpa_knob("noblas") ? nullptr : gemm;
   P.E1 = a.E > 1 ? a.E : 1;
   P.Ev1 = a.Ev > 1 ? a.Ev : 1;
   if (!backward) {
@@ -538,7 +542,7 @@ void sdpa_host(const Exec& exec, const SdpaArgs<T>& a, bool backward, const Host
   // one more product per tile pair) and dq's rows take a BLAS product.
   const int64_t groups = a.N * a.Hk, rounds = (groups + threads - 1) / threads;
   const bool dq_rows = a.L <= 1 || a.dq.s2 >= P.E1;
-  if (dq_rows && groups * 10 >= 8 * threads * rounds) {
+  if (dq_rows && groups * 10 >= 8 * threads * rounds && !sdpa_knob("split")) {
     sdpa_host_run<Exec, T>(exec, "vnn::sdpa_backward", P, sdpa_host_bwd_group_item_pick<T>(), groups, per);
     return;
   }
