@@ -368,9 +368,9 @@ TEST_CASE("the float64 reference backward matches finite differences of its forw
   }
 }
 
-TEST_CASE("opencl fused attention forward and backward against the float64 reference") {
-  // name, N, Hq, Hk, L, S, E, Ev, causal, mask, dropout, f64, head_split.
-  // Few head-dim pairs: each is three PoCL programs (seconds to build cold).
+// name, N, Hq, Hk, L, S, E, Ev, causal, mask, dropout, f64, head_split.
+// Few head-dim pairs: each is three PoCL programs (seconds to build cold).
+TEST_CASE("fused attention against the float64 reference: causal, masks, GQA, dropout", "[sdpa][core]") {
   const Case cases[] = {
       {"plain", 2, 3, 3, 37, 53, 16, 16},
       {"causal, head split", 2, 3, 3, 37, 53, 16, 16, true, 0, 0.0, false, true},
@@ -380,6 +380,12 @@ TEST_CASE("opencl fused attention forward and backward against the float64 refer
       {"GQA, broadcast mask", 2, 4, 2, 20, 45, 16, 16, false, 2},
       {"dropout", 1, 2, 2, 33, 29, 16, 16, false, 0, 0.2},
       {"dropout, causal, GQA", 2, 4, 1, 30, 30, 16, 16, true, 0, 0.3},
+  };
+  for (const Case& c : cases) run_case(c);
+}
+
+TEST_CASE("fused attention against the float64 reference: L = 1, head dims, float64", "[sdpa][shapes]") {
+  const Case cases[] = {
       {"L = 1, Ev != E, key padding", 3, 2, 2, 1, 70, 24, 40, false, 3},
       {"E = Ev = 256, causal, GQA", 1, 4, 2, 19, 33, 256, 256, true},
       {"float64, key padding, dropout, head split", 2, 2, 1, 21, 40, 16, 16, false, 3, 0.25, true, true},

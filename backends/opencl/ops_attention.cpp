@@ -138,14 +138,16 @@ bool fit(const Device& d, const Shape& s, Pass pass, Tiles* t) {
 // local memory, one or two rows per item, many items, scalar lanes.
 // CPU-like devices (PoCL: a group is a loop on one core, local memory is
 // ordinary memory): tiles read in place, score vectors of the preferred
-// width, 4 rows per item (one key vector load feeds 4 rows; 8 spill the
-// registers), groups of a few items. On PoCL (2 cores, AVX-512) the forward
-// of 32 heads x 256 x 256 x 64 took 2.5 ms with {4, 8, 32, 16} against
-// 21 ms with the same tiles staged.
+// width, 4 rows per item (one key vector load feeds 4 rows; 2 load more
+// than they multiply, 8 spill the registers), 2 where the head dims pass
+// 128 (as fast, half the build time). On PoCL (2 cores, AVX-512, CPU time
+// of 32 heads x 256 x 256 x 64) the forward took 5 ms with {4, 8, 32, 16}
+// against 42 ms with the same tiles staged; 16-key tiles ran 30% slower
+// than 32 and 64, 2 rows per item 40% slower than 4.
 std::vector<Tiles> candidates(const Device& d, const Shape& s, bool gpu) {
   if (gpu) return {{1, 64, 32, 1, true}, {2, 32, 32, 1, true}, {1, 128, 16, 1, true}};
-  const int vw = preferred_vector_width(d, s.dtype);
-  return {{4, 8, 2 * vw, vw}, {4, 2, 2 * vw, vw}, {4, 8, vw, vw}};
+  const int vw = preferred_vector_width(d, s.dtype), rq = s.E + s.Ev > 256 ? 2 : 4;
+  return {{rq, 8, 2 * vw, vw}, {rq, 4, 4 * vw, vw}, {2 * rq, 2, 2 * vw, vw}};
 }
 
 std::string options(const Shape& s, Pass pass, const Tiles& t) {
