@@ -3,7 +3,7 @@
 // .to(device), forward / loss / backward / step, evaluate, checkpoint.
 //
 //   train_fashion_mnist [--device cuda:0] [--epochs 5] [--batch-size 64]
-//                       [--workers 2] [--lr 0.003] [--model cnn|mlp]
+//                       [--workers 2] [--lr 0.003] [--model cnn|mlp|resnet]
 //                       [--data DIR] [--out DIR] [--limit N] [--resume]
 //                       [--distributed] [--tensorboard] [--amp bf16|fp16]
 //
@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 
 #include "plot_svg.hpp"
+#include "resnet.hpp"
 
 namespace {
 
@@ -71,13 +72,14 @@ Config parse(int argc, char** argv) {
     else if (a == "--amp") c.amp = value();
     else {
       std::cout << "usage: train_fashion_mnist [--device D] [--epochs N] [--batch-size B] [--workers W] [--lr LR]\n"
-                   "                           [--model cnn|mlp] [--data DIR] [--out DIR] [--limit N] [--resume]\n"
+                   "                           [--model cnn|mlp|resnet] [--data DIR] [--out DIR] [--limit N] [--resume]\n"
                    "                           [--distributed] [--tensorboard] [--amp bf16|fp16]\n";
       std::exit(a == "--help" ? 0 : 2);
     }
   }
   if (c.epochs < 1) throw vnn::ValueError("--epochs must be at least 1, got " + std::to_string(c.epochs));
-  if (c.model != "cnn" && c.model != "mlp") throw vnn::ValueError("--model must be cnn or mlp, not " + c.model);
+  if (c.model != "cnn" && c.model != "mlp" && c.model != "resnet")
+    throw vnn::ValueError("--model must be cnn, mlp or resnet, not " + c.model);
   if (!c.amp.empty() && c.amp != "bf16" && c.amp != "fp16")
     throw vnn::ValueError("--amp must be bf16 or fp16, not " + c.amp);
   return c;
@@ -88,6 +90,9 @@ vnn::nn::Sequential make_model(const std::string& kind) {
   using namespace vnn::nn;
   if (kind == "mlp")
     return Sequential(Flatten(), Linear(784, 256), ReLU(), Linear(256, 128), ReLU(), Linear(128, 10));
+  // torchvision's ResNet with a 3x3 stem (examples/resnet.hpp): three
+  // stages of two BasicBlocks, 32-64-128 channels (ResNet-14).
+  if (kind == "resnet") return Sequential(resnet::ResNet(std::vector<int64_t>{2, 2, 2}, 1, 10, 32));
   // BatchNorm after each pooling: the statistics and the scaling run on a
   // quarter of the conv output (docs/benchmarks/cpu-training.md, "The main example").
   return Sequential(Conv2d(Conv2dOptions(1, 32, 3).padding(1)), ReLU(), MaxPool2d(2), BatchNorm2d(32),
