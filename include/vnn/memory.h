@@ -23,6 +23,8 @@ struct MemoryStats {
   uint64_t backend_allocations = 0;  // requests that reached the backend
   /// Requests served from the cache.
   uint64_t cache_hits = 0;
+  /// The memory limit in force on the device (memory_limit(); 0 = none).
+  uint64_t limit = 0;
 };
 
 /// Page-locked host memory behind pin_memory() (torch.cuda.host_memory_stats):
@@ -86,6 +88,27 @@ void empty_cache(const Device& d);
 uint64_t pinned_memory_limit();
 /// Sets the pinned soft limit in bytes; cached blocks above it are given back at once.
 void set_pinned_memory_limit(uint64_t bytes);
+/// Caps the bytes device `d`'s caching allocator holds (`reserved`: live
+/// tensors plus cached blocks) at `bytes`, as a device of that size would;
+/// 0 removes the cap. An allocation that does not fit first gives every
+/// cached block back to the backend (a full GPU's path: empty the cache,
+/// retry), then throws OutOfMemory naming the device, the request, the
+/// limit, what is allocated and reserved, and what to do. Setting a limit
+/// below what is reserved gives the cached blocks back at once; live
+/// tensors stay (the next allocation that does not fit throws). Overrides
+/// VNN_MEMORY_LIMIT for `d`. Lets a budget smaller than the machine be
+/// shown anywhere: activation checkpointing, FSDP (docs/distributed.md).
+void set_memory_limit(const Device& d, uint64_t bytes);
+/// The memory limit in force on device `d` (0 = none): set_memory_limit's,
+/// else what VNN_MEMORY_LIMIT gives `d`, read at the device's first use.
+/// VNN_MEMORY_LIMIT is a comma-separated list of `device=size` entries,
+/// e.g. `cpu:0=2G,opencl:0=512M`; sizes are bytes or take a unit (K, M, G,
+/// T, KiB, ...; 1024-based), 0 is no limit; a bare backend name (`cuda=20G`)
+/// covers each device of that backend and an indexed entry wins over it;
+/// entries for devices that are not here are ignored. A value that cannot
+/// be read throws ValueError naming the entry, here and at every allocation
+/// on the device, until set_memory_limit sets one.
+uint64_t memory_limit(const Device& d);
 /// A human-readable table of device d's allocator figures.
 std::string memory_summary(const Device& d);
 

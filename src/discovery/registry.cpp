@@ -165,6 +165,7 @@ struct Registry {
             return h;
           },
           [cp](void* h) { cp->backend->free(cp->plugin_index, h); });
+      c.allocator.set_device(d.device);  // VNN_MEMORY_LIMIT's entry and OutOfMemory texts
     }
     if (r.device_count == 0) r.status = "no usable devices";
   }

@@ -1,9 +1,28 @@
 #include "runtime/caching_allocator.hpp"
 
+#include <cstdio>
+
 #include "profiler/hooks.hpp"
+#include "vnn/detail/message.h"
 #include "vnn/error.h"
 
 namespace vnn::detail {
+
+namespace {
+
+// "4.00 MiB (4194304 bytes)": readable, and exact for whoever compares.
+std::string size_text(uint64_t bytes) {
+  char buf[64];
+  if (bytes >= (uint64_t(1) << 30))
+    std::snprintf(buf, sizeof(buf), "%.2f GiB", double(bytes) / double(uint64_t(1) << 30));
+  else if (bytes >= (uint64_t(1) << 20))
+    std::snprintf(buf, sizeof(buf), "%.2f MiB", double(bytes) / double(uint64_t(1) << 20));
+  else
+    std::snprintf(buf, sizeof(buf), "%.2f KiB", double(bytes) / 1024.0);
+  return std::string(buf) + " (" + std::to_string(bytes) + " bytes)";
+}
+
+}  // namespace
 
 size_t CachingAllocator::round_size(size_t bytes) {
   // Small blocks in 512-byte steps; large ones in 2 MiB steps so that
@@ -17,33 +36,65 @@ size_t CachingAllocator::round_size(size_t bytes) {
 void* CachingAllocator::allocate(size_t bytes, size_t* rounded, uint64_t stream) {
   size_t size = round_size(bytes);
   if (profiler::detail::hooks_on()) profiler::detail::note_alloc(size);  // per-op bytes while profiling
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!limit_known_) resolve_limit_locked();  // VNN_MEMORY_LIMIT, read at the device's first allocation
+  auto it = free_blocks_.find(Key{stream, size});
+  if (it != free_blocks_.end()) {  // reserved stays: a cached block always fits the limit
+    void* h = it->second;
+    free_blocks_.erase(it);
+    if (stream != 0) stream_of_[h] = stream;
     ++stats_.allocations;
-    auto it = free_blocks_.find(Key{stream, size});
-    if (it != free_blocks_.end()) {
-      void* h = it->second;
-      free_blocks_.erase(it);
-      if (stream != 0) stream_of_[h] = stream;
-      ++stats_.cache_hits;
-      stats_.allocated += size;
-      if (stats_.allocated > stats_.peak_allocated) stats_.peak_allocated = stats_.allocated;
-      *rounded = size;
-      return h;
+    ++stats_.cache_hits;
+    stats_.allocated += size;
+    if (stats_.allocated > stats_.peak_allocated) stats_.peak_allocated = stats_.allocated;
+    *rounded = size;
+    return h;
+  }
+  if (limit_ != 0 && stats_.reserved + size > limit_) {
+    // A full device: give every cached block back, then retry.
+    const uint64_t reserved_before = stats_.reserved;
+    uint64_t freed = 0;
+    std::vector<void*> blocks = take_cached_locked(&freed);
+    lock.unlock();
+    for (void* b : blocks) free_(b);
+    lock.lock();
+    if (stats_.reserved + size > limit_) {
+      const uint64_t allocated = stats_.allocated, reserved = stats_.reserved, limit = limit_;
+      lock.unlock();
+      VNN_THROW(OutOfMemory, "out of memory on ", device_.str(), ": tried to allocate ", size_text(bytes),
+                (size != bytes ? " (a block of " + size_text(size) + ")" : std::string()),
+                ", but the device's memory limit is ", size_text(limit), ", of which ", size_text(allocated),
+                " is allocated by live tensors and ", size_text(reserved), " is reserved by vnn's caching allocator",
+                (freed ? " (" + size_text(freed) + " of cached blocks, out of " + size_text(reserved_before) +
+                             " reserved, were given back first)"
+                       : std::string(" (no cached blocks to give back)")),
+                ". Free what is no longer needed (drop tensors; backward() frees saved activations), use a smaller "
+                "batch, recompute activations in backward (vnn::utils::checkpoint), or shard parameters, gradients "
+                "and optimizer state over ranks (FSDP); or raise the limit: vnn::set_memory_limit(",
+                device_.str(), ", bytes) or VNN_MEMORY_LIMIT (0 = no limit)");
     }
   }
+  // Claimed before the backend call, so that a concurrent allocation sees it.
+  stats_.reserved += size;
+  lock.unlock();
   void* h = nullptr;
   try {
-    h = alloc_(size);
-  } catch (const OutOfMemory&) {
-    empty_cache();  // give cached blocks back and try once more
-    h = alloc_(size);
+    try {
+      h = alloc_(size);
+    } catch (const OutOfMemory&) {
+      empty_cache();  // give cached blocks back and try once more
+      h = alloc_(size);
+    }
+  } catch (...) {
+    lock.lock();
+    stats_.reserved -= size;
+    throw;
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  lock.lock();
   if (stream != 0) stream_of_[h] = stream;
+  ++stats_.allocations;
   ++stats_.backend_allocations;
   stats_.allocated += size;
-  stats_.reserved += size;
   if (stats_.allocated > stats_.peak_allocated) stats_.peak_allocated = stats_.allocated;
   if (stats_.reserved > stats_.peak_reserved) stats_.peak_reserved = stats_.reserved;
   *rounded = size;
@@ -75,19 +126,56 @@ void CachingAllocator::retire_stream(uint64_t stream) {
   }
 }
 
+std::vector<void*> CachingAllocator::take_cached_locked(uint64_t* bytes) {
+  std::vector<void*> blocks;
+  blocks.reserve(free_blocks_.size());
+  uint64_t total = 0;
+  for (auto& b : free_blocks_) {
+    total += b.first.second;
+    blocks.push_back(b.second);
+  }
+  free_blocks_.clear();
+  stats_.reserved -= total;
+  if (bytes) *bytes = total;
+  return blocks;
+}
+
 void CachingAllocator::empty_cache() {
-  std::multimap<Key, void*> blocks;
+  std::vector<void*> blocks;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    blocks.swap(free_blocks_);
-    for (auto& b : blocks) stats_.reserved -= b.first.second;
+    blocks = take_cached_locked(nullptr);
   }
-  for (auto& b : blocks) free_(b.second);
+  for (void* b : blocks) free_(b);
+}
+
+void CachingAllocator::resolve_limit_locked() {
+  limit_ = env_memory_limit(device_);  // throws ValueError for a bad VNN_MEMORY_LIMIT (then asked again)
+  limit_known_ = true;
+}
+
+uint64_t CachingAllocator::limit() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!limit_known_) resolve_limit_locked();
+  return limit_;
+}
+
+void CachingAllocator::set_limit(uint64_t bytes) {
+  std::vector<void*> blocks;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    limit_ = bytes;
+    limit_known_ = true;
+    if (bytes != 0 && stats_.reserved > bytes) blocks = take_cached_locked(nullptr);
+  }
+  for (void* b : blocks) free_(b);
 }
 
 MemoryStats CachingAllocator::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return stats_;
+  MemoryStats s = stats_;
+  s.limit = limit_known_ ? limit_ : 0;
+  return s;
 }
 
 void CachingAllocator::reset_peak() {

@@ -11,6 +11,12 @@
 // its blocks are retagged to the default stream (retire_stream). Work of
 // OTHER streams that used a block is the user's to order (as in PyTorch:
 // keep the tensor alive until that stream is synchronised).
+//
+// A memory limit (set_memory_limit / VNN_MEMORY_LIMIT) caps `reserved`, the
+// bytes held from the backend, as a device of that size would: an
+// allocation that does not fit first gives every cached block back (the
+// OOM path of a real device: empty the cache, retry), then throws
+// OutOfMemory naming the device, the request, the limit and what is held.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -22,9 +28,15 @@
 #include <utility>
 #include <vector>
 
+#include "vnn/device.h"
 #include "vnn/memory.h"
 
 namespace vnn::detail {
+
+// The limit VNN_MEMORY_LIMIT ("cpu:0=2G,opencl:0=512M"; a bare backend name
+// covers each of its devices, an indexed entry wins) gives `d`: 0 = none.
+// Throws ValueError naming the entry when the variable cannot be read.
+uint64_t env_memory_limit(const Device& d);
 
 class CachingAllocator {
  public:
@@ -32,6 +44,8 @@ class CachingAllocator {
   using FreeFn = std::function<void(void*)>;
 
   void set_backend(AllocFn alloc, FreeFn free) { alloc_ = std::move(alloc); free_ = std::move(free); }
+  // The device the blocks live on (for the limit's env entry and messages).
+  void set_device(const Device& d) { device_ = d; }
 
   // Returns a handle for at least `bytes`; `*rounded` receives the block size.
   // `stream` is the id of the stream the block is allocated on (0 = default).
@@ -45,11 +59,23 @@ class CachingAllocator {
   void empty_cache();
   MemoryStats stats() const;
   void reset_peak();
+  // The limit on reserved bytes (0 = none). limit() reads VNN_MEMORY_LIMIT
+  // on first use (ValueError when it is bad) unless set_limit came first;
+  // set_limit gives the cached blocks back when reserved is over it.
+  uint64_t limit();
+  void set_limit(uint64_t bytes);
 
   static size_t round_size(size_t bytes);
 
  private:
   using Key = std::pair<uint64_t, size_t>;  // (stream, rounded size)
+  void resolve_limit_locked();
+  // Takes every cached block out of the free lists (the lock held), for
+  // freeing once it is dropped; returns them and their bytes.
+  std::vector<void*> take_cached_locked(uint64_t* bytes);
+  Device device_;
+  uint64_t limit_ = 0;
+  bool limit_known_ = false;
   AllocFn alloc_;
   FreeFn free_;
   mutable std::mutex mutex_;
