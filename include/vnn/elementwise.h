@@ -112,6 +112,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, double b);
 /// cond ? a : b with a scalar a.
 Tensor where(const Tensor& cond, double a, const Tensor& b);
+/// cond ? a : b with two scalars: float32 of cond's shape, on cond's device (torch.where(cond, 1.0, 0.0)).
+Tensor where(const Tensor& cond, double a, double b);
 /// t with value where mask (bool, broadcastable to t's shape) is true; the
 /// result keeps t's shape and dtype.
 Tensor masked_fill(const Tensor& t, const Tensor& mask, double value);

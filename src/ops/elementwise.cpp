@@ -337,6 +337,11 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 }
 Tensor where(const Tensor& cond, const Tensor& a, double b) { return where(cond, a, scalar_like(a, b)); }
 Tensor where(const Tensor& cond, double a, const Tensor& b) { return where(cond, scalar_like(b, a), b); }
+Tensor where(const Tensor& cond, double a, double b) {
+  VNN_CHECK(ValueError, cond.defined(), "where: argument 'condition' is an undefined tensor");
+  const TensorOptions o = TensorOptions(cond.device()).dtype(kFloat32);
+  return where(cond, full({}, a, o), full({}, b, o));
+}
 
 Tensor masked_fill(const Tensor& t, const Tensor& mask, double value) {
   Tensor out = t.clone();

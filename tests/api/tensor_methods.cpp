@@ -324,4 +324,9 @@ TEST_CASE("TensorOptions chains, dtype aliases, generator-first creation") {
   CHECK(randint(0, 10, {16}, g1, vnn::dtype(kInt)).dtype() == kInt);
   CHECK(where(gt(r1, 4.0), r1.to(kFloat), 0.0).dtype() == kFloat);
   CHECK(where(gt(r1, 4.0), 1.0, r1.to(kFloat)).sizes() == Shape{16});
+  Tensor both = where(gt(r1, 4.0), 1.0, 0.0);
+  CHECK(both.dtype() == kFloat);
+  CHECK(both.device() == dev);
+  CHECK(both.sum().item<double>() == gt(r1, 4.0).sum().item<double>());
+  CHECK_THROWS_AS(where(r1, 1.0, 0.0), DTypeError);  // the condition must be bool
 }

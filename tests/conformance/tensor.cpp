@@ -94,6 +94,7 @@ int main() {
     CHECK(x.masked_fill(mask, 0).sum().item<float>() == 15.0f);
     CHECK(vnn::where(mask, x, vnn::zeros_like(x)).sum().item<float>() == 51.0f);
     CHECK(vnn::where(mask, x, 0.0).sum().item<float>() == 51.0f);
+    CHECK(vnn::where(mask, 1.0, 0.0).sum().item<float>() == 6.0f);
     CHECK(x.where(mask, -1.0).sum().item<float>() == 45.0f);
     CHECK(x.eq(3).sum().item<int64_t>() == 1 && x.ne(3).sum().item<int64_t>() == 11);
     CHECK((x >= 6).logical_and(x < 8).sum().item<int64_t>() == 2);
