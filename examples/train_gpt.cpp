@@ -328,7 +328,8 @@ int main(int argc, char** argv) {
       if (prof && it == first_iter + 10 + cfg.profile) {
         prof->stop();
         vnn::profiler::TableOptions t;
-        t.row_limit = 25;
+        t.row_limit = 30;
+        t.group_by_shape = true;  // which GEMM or reduction, not just which op
         std::cout << "\nProfile of iterations " << first_iter + 10 << " .. " << it << ":\n" << prof->table(t);
         prof.reset();
       }

@@ -1,6 +1,7 @@
 // matmul / mm: torch.matmul's shape rules are applied here once; the backend
 // receives [B..., M, K] @ [B..., K, N] operands of one dtype with the batch
 // dims already broadcast (stride 0) and a contiguous [B..., M, N] output.
+#include <algorithm>
 #include <string>
 
 #include "amp/autocast.hpp"
@@ -111,6 +112,17 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   VNN_CHECK(ShapeError, k == k2, "matmul: shapes ", a.sizes(), " and ", b.sizes(), " cannot be multiplied (",
             dims_str(x), " and ", dims_str(y), "): size ", k, " of input's last dim differs from size ", k2,
             " of mat2's ", (b.dim() == 1 ? "only" : "second-to-last"), " dim");
+  if (x.dim() > 2 && b.dim() == 2) {
+    // [B..., M, K] @ [K, N]: one GEMM of (B*M) rows, as PyTorch folds it
+    // (a Linear on a sequence batch): BLAS is faster on one large product
+    // than on B small ones, and the weight's gradient becomes one GEMM too
+    // instead of B products summed over the batch.
+    Shape os(x.sizes().begin(), x.sizes().end() - 1);
+    os.push_back(n);
+    int64_t rows = 1;
+    for (int i = 0; i + 1 < x.dim(); ++i) rows *= x.size(i);
+    return run_matmul(x.reshape({rows, k}), y, Shape{rows, n}).view(os);
+  }
   Shape ba(x.sizes().begin(), x.sizes().end() - 2), bb(y.sizes().begin(), y.sizes().end() - 2);
   Shape batch = broadcast_shapes(ba, bb, "matmul (batch dimensions)");
   Shape xs = batch, ys = batch, os = batch;
@@ -145,6 +157,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, double beta, double alpha) {
   VNN_CHECK(ValueError, self.defined(), "addmm: argument 'input' is an undefined tensor");
   check_operands(mat1, mat2, "addmm");
+  detail::check_same_device(mat1, self, "addmm", "input");
   VNN_CHECK(ShapeError, mat1.dim() == 2 && mat2.dim() == 2, "addmm: mat1 ", mat1.sizes(), " and mat2 ", mat2.sizes(),
             " must be matrices (2-D)");
   VNN_CHECK(ShapeError, mat1.size(1) == mat2.size(0), "addmm: mat1 and mat2 shapes cannot be multiplied (",
@@ -161,6 +174,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, double 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   VNN_CHECK(ValueError, input.defined() && weight.defined(), "linear: argument '",
             (input.defined() ? "weight" : "input"), "' is an undefined tensor");
+  detail::check_same_device(input, weight, "linear", "weight");
   VNN_CHECK(ShapeError, weight.dim() == 2, "linear: weight must be 2-D [out_features, in_features], got shape ",
             weight.sizes());
   VNN_CHECK(ShapeError, input.dim() >= 1 && input.size(-1) == weight.size(1), "linear: input of shape ",

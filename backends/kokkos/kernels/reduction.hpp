@@ -225,6 +225,30 @@ void reduce_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
     if (!checked::mul(inner, in.sizes[i], &inner)) return;
   if (outer == 0) return;
 
+  if (is_host_space<Exec>) {  // not constexpr: nvcc rejects a first capture inside if constexpr
+    // Column reductions: the kept elements are adjacent (unit stride) and
+    // the reduced dims step over whole rows of them (a bias gradient: a
+    // [rows, C] gradient summed over rows). A row per output would walk
+    // memory with a large stride; instead a work item takes a block of
+    // adjacent outputs and adds row after row of it, a unit-stride,
+    // vectorisable loop. Each output still accumulates its elements in
+    // order j = 0, 1, ..., so the result does not depend on the blocking.
+    constexpr int64_t kCols = 64;
+    if (lead.contiguous && oi.contiguous && ti.linear && ti.stride >= outer && outer >= 8 && inner >= 8) {
+      const int64_t blocks = (outer + kCols - 1) / kCols, step = ti.stride;
+      Kokkos::parallel_for("vnn::reduce_columns", Range<Exec>(exec, 0, blocks), KOKKOS_LAMBDA(int64_t b) {
+        const int64_t c0 = b * kCols, n = outer - c0 < kCols ? outer - c0 : kCols;
+        Acc acc[kCols];
+        for (int64_t c = 0; c < n; ++c) acc[c] = Op::init();
+        const T* p = x + lead(c0);
+        for (int64_t j = 0; j < inner; ++j, p += step)
+          for (int64_t c = 0; c < n; ++c) Op::add(acc[c], load(p[c]), j);
+        for (int64_t c = 0; c < n; ++c) o[oi(c0 + c)] = store<O>(Op::finish(acc[c], inner));
+      });
+      return;
+    }
+  }
+
   // Chunks per row: enough work items to fill the space, each >= min_chunk.
   const int64_t target = int64_t(exec.concurrency()) * 4;
   const int64_t min_chunk = is_host_space<Exec> ? 4096 : 256;
