@@ -16,7 +16,7 @@ core=(build-essential cmake ninja-build pkg-config catch2 libopenblas-dev libope
 opencl=(ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd
         clinfo libclblast-dev)
 hip=(hipcc libamdhip64-dev rocm-device-libs)
-data=(dataset-fashion-mnist)
+data=(dataset-fashion-mnist fortunes)  # Fashion-MNIST; English text for examples/train_gpt
 fuzz=(clang libclang-rt-14-dev)  # the safetensors parser fuzz test (label slow)
 sanitize=(libomp-14-dev)  # ci/sanitize.sh's TSan leg: LLVM's OpenMP and its Archer tool
 bench=(libtorch-dev python3-torch)

@@ -7,6 +7,7 @@
 #include "vnn/data/transforms.h"
 #include "vnn/io/safetensors.h"
 #include "vnn/amp.h"
+#include "vnn/attention.h"
 #include "vnn/autograd.h"
 #include "vnn/device.h"
 #include "vnn/dtype.h"
