@@ -228,6 +228,14 @@ TEST_CASE("bmm and linear: values, autograd, errors") {
   CHECK(addmm(full({1}, NAN, dev), in, w.t(), 0.0).to_vector<float>() == std::vector<float>{1, 5, -1, 1});
   CHECK_THROWS_AS(addmm(ones({3}, dev), in, w.t()), ShapeError);
   CHECK_THROWS_AS(addmm(b, in, w), ShapeError);
+  if (!dev.is_cpu()) {  // operands on two devices: DeviceMismatch naming the op and the argument
+    CHECK_THROWS_AS(linear(in, w.cpu()), DeviceMismatch);
+    CHECK_THROWS_WITH(linear(in, w.cpu(), b), Catch::Contains("linear") && Catch::Contains("weight"));
+    CHECK_THROWS_WITH(addmm(b.cpu(), in, w.t()), Catch::Contains("addmm"));
+    CHECK_THROWS_WITH(bmm(x, y.cpu()), Catch::Contains("bmm"));
+    CHECK_THROWS_WITH(isclose(in, in.cpu()), Catch::Contains("isclose"));
+    CHECK_THROWS_AS(equal(in, in.cpu()), DeviceMismatch);
+  }
   CHECK_THROWS_AS(linear(in, w.t()), ShapeError);
   CHECK_THROWS_AS(linear(in, w, ones({3}, dev)), ShapeError);
   CHECK_THROWS_WITH(linear(in, w, ones({3}, dev)), Catch::Contains("linear") && Catch::Contains("bias"));
