@@ -17,6 +17,9 @@
 // count: the backward does five products to the forward's two).
 #include <cblas.h>
 #include <omp.h>
+#ifdef VNN_BENCH_ONEDNN
+#include <oneapi/dnnl/dnnl.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -70,15 +73,16 @@ uint64_t peak_during(const std::function<void()>& body, const Device& dev) {
   return peak > before ? peak - before : 0;
 }
 
-// OpenBLAS sgemm GFLOP/s: n^3 on every thread, and the tile the fused
+using Sgemm = std::function<void(bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+                                  float* c, int ldc)>;
+
+// A library's sgemm GFLOP/s: n^3 on every thread, and the tile the fused
 // kernel's forward multiplies (256 x 512 x 64, q k^T) single-threaded on
 // each thread at once, as inside the kernel's parallel region.
-void sgemm_peak() {
+void sgemm_peak(const char* name, const Sgemm& gemm) {
   const int n = 2048;
   std::vector<float> a(size_t(n) * n, 0.5f), b(size_t(n) * n, 0.25f), c(size_t(n) * n);
-  auto big = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, a.data(), n, b.data(), n, 0.f, c.data(), n);
-  };
+  auto big = [&] { gemm(false, n, n, n, a.data(), n, b.data(), n, c.data(), n); };
   big();
   double best = 1e30;
   for (int r = 0; r < 3; ++r) {
@@ -96,15 +100,30 @@ void sgemm_peak() {
 #pragma omp parallel
     {
       float* cc = cs[size_t(omp_get_thread_num())].data();
-      for (int i = 0; i < reps; ++i)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, tn, k, 1.f, a.data(), k, b.data(), k, 0.f, cc, tn);
+      for (int i = 0; i < reps; ++i) gemm(true, m, tn, k, a.data(), k, b.data(), k, cc, tn);
     }
     if (r > 0) tile_best = std::min(tile_best, seconds_since(t0));
   }
   const double tile_gflops = 2.0 * m * tn * k * reps * threads / tile_best / 1e9;
+  std::printf("# %s sgemm, %d threads: %d^3 %.1f GFLOP/s; %dx%dx%d tiles, one per thread: %.1f GFLOP/s\n", name,
+              threads, n, big_gflops, m, tn, k, tile_gflops);
+}
+
+// The practical peaks: OpenBLAS (its core as OPENBLAS_CORETYPE or its
+// probe says) and, where built with it, oneDNN, whose sgemm the CPU
+// plugin's fused kernel calls on CPUs where its JIT has AVX-512.
+void sgemm_peaks() {
   const char* core = openblas_get_corename();
-  std::printf("# OpenBLAS (%s core, %d threads) sgemm: %d^3 %.1f GFLOP/s; %dx%dx%d tiles, one per thread: %.1f GFLOP/s\n",
-              core ? core : "?", threads, n, big_gflops, m, tn, k, tile_gflops);
+  const std::string name = std::string("OpenBLAS (") + (core ? core : "?") + " core)";
+  sgemm_peak(name.c_str(), [](bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+                              int ldc) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 1.f, a, lda, b, ldb, 0.f, c,
+                ldc);
+  });
+#ifdef VNN_BENCH_ONEDNN
+  sgemm_peak("oneDNN", [](bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+                          int ldc) { dnnl_sgemm('N', tb ? 'T' : 'N', m, n, k, 1.f, a, lda, b, ldb, 0.f, c, ldc); });
+#endif
 }
 
 struct Row {
@@ -144,7 +163,7 @@ int main(int argc, char** argv) {
   const int64_t B = 8, H = 12, E = 64;
   std::printf("# sdpa_bench: %s, float32, B %lld, H %lld, E %lld, L = S, %d threads (OMP_NUM_THREADS), median of %d\n",
               dev.str().c_str(), (long long)B, (long long)H, (long long)E, omp_get_max_threads(), samples);
-  if (sgemm && dev.str().rfind("cpu", 0) == 0) sgemm_peak();
+  if (sgemm && dev.str().rfind("cpu", 0) == 0) sgemm_peaks();
   std::printf("# L causal flash_fwd_ms flash_fb_ms math_fwd_ms math_fb_ms flash_fwd_mib flash_fb_mib math_fwd_mib "
               "math_fb_mib max_diff\n");
   const TensorOptions opt = TensorOptions(dev).with(kFloat32);

@@ -21,7 +21,7 @@ py=$("$here/torch2_venv.sh")
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$bench" --l 128 --max-l 128 --samples 1 --math-max-l 0 --no-backward | grep '^# OpenBLAS' || true
+"$bench" --l 128 --max-l 128 --samples 1 --math-max-l 0 --no-backward | grep 'sgemm' || true
 for L in 128 512 1024 2048 4096 8192; do
   [ "$L" -le "$max" ] || continue
   "$bench" --device cpu:0 --l "$L" --samples "$samples" --math-max-l "$math_max" --no-sgemm >> "$out/vnn.txt"
