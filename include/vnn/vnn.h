@@ -28,3 +28,4 @@
 #include "vnn/version.h"
 #include "vnn/nn.h"
 #include "vnn/io/checkpoint.h"
+#include "vnn/utils/checkpoint.h"

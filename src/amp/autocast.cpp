@@ -113,6 +113,32 @@ bool active_any() { return t_state.enabled > 0 && t_state.suspended == 0; }
 Suspend::Suspend() { ++t_state.suspended; }
 Suspend::~Suspend() { --t_state.suspended; }
 
+Settings current_settings() {
+  Settings s;
+  for (const auto& b : t_state.backends) s.backends.push_back({b.backend, b.enabled, b.dtype});
+  s.suspended = t_state.suspended > 0;
+  return s;
+}
+
+RestoreSettings::RestoreSettings(const Settings& settings)
+    : saved_enabled_(t_state.enabled), saved_suspended_(t_state.suspended) {
+  for (const auto& b : t_state.backends) saved_.backends.push_back({b.backend, b.enabled, b.dtype});
+  for (auto& b : t_state.backends) b.enabled = false;
+  t_state.enabled = 0;
+  for (const auto& b : settings.backends) set(backend_state(b.backend), b.enabled, b.dtype);
+  t_state.suspended = settings.suspended ? 1 : 0;
+  ++t_state.guards;
+}
+
+RestoreSettings::~RestoreSettings() {
+  for (auto& b : t_state.backends) b.enabled = false;
+  t_state.enabled = 0;
+  for (const auto& b : saved_.backends) set(backend_state(b.backend), b.enabled, b.dtype);
+  t_state.enabled = saved_enabled_;
+  t_state.suspended = saved_suspended_;
+  if (--t_state.guards == 0) t_state.cache.clear();
+}
+
 void OpScope::engage(Policy policy, std::initializer_list<const Tensor*> args) {
   const Tensor* first = nullptr;
   for (const Tensor* a : args)

@@ -11,6 +11,7 @@
 // thread-local load.
 #pragma once
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "vnn/tensor.h"
@@ -51,6 +52,32 @@ class Suspend {
   ~Suspend();
   Suspend(const Suspend&) = delete;
   Suspend& operator=(const Suspend&) = delete;
+};
+
+// This thread's autocast settings, as a checkpointed forward saw them, and
+// a scope that puts them back for its recompute inside backward (where
+// autocast is otherwise suspended): the recomputed ops cast as the
+// forward's did. The scope counts as a guard for the weight-cast cache.
+struct Settings {
+  struct Backend {
+    std::string backend;
+    bool enabled = false;
+    DType dtype = kBFloat16;
+  };
+  std::vector<Backend> backends;
+  bool suspended = false;
+};
+Settings current_settings();
+class RestoreSettings {
+ public:
+  explicit RestoreSettings(const Settings& settings);
+  ~RestoreSettings();
+  RestoreSettings(const RestoreSettings&) = delete;
+  RestoreSettings& operator=(const RestoreSettings&) = delete;
+
+ private:
+  Settings saved_;
+  int saved_enabled_ = 0, saved_suspended_ = 0;
 };
 
 }  // namespace vnn::autocast::detail

@@ -76,6 +76,17 @@ void mark_modified(const Tensor& t, const char* op);
 // Drops a non-leaf's history after an in-place op overwrote all of it.
 void forget_history(const Tensor& t);
 
+// A backward pass started from inside a node's backward (activation
+// checkpointing: the graph fn rebuilt from `inputs`, detached leaves).
+// Runs from `outputs` (those that require grad and have a gradient) with
+// `grads`, in the enclosing pass's mode: leaves accumulate into .grad() as
+// in backward(), or, inside autograd::grad, nothing touches .grad() and
+// gradients reaching the enclosing pass's inputs are added to its result.
+// Returns the gradients that reached each of `inputs` (undefined: none);
+// their .grad() is never touched. Outside any pass it acts as backward().
+std::vector<Tensor> run_nested_backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grads,
+                                        const std::vector<Tensor>& inputs);
+
 // Sums a gradient over broadcast dims back to `shape`.
 Tensor sum_to(const Tensor& grad, const Shape& shape);
 

@@ -53,10 +53,27 @@ struct Task {
   Tensor grad;
 };
 
-// Runs the graph below `roots`. When `capture` is given, gradients that
-// reach those nodes are stored there instead of into .grad().
+// The pass running on this thread, for a backward started from inside one
+// (activation checkpointing's recompute, run_nested_backward).
+struct Pass {
+  std::unordered_map<Node*, Tensor>* capture = nullptr;
+  bool accumulate_leaves = true;
+};
+thread_local Pass* t_pass = nullptr;
+
+// Runs the graph below `roots`. Gradients that reach a node of `capture`
+// are added there (its leaves' .grad() untouched); other leaves accumulate
+// into .grad() when `accumulate_leaves` (backward()), never otherwise
+// (autograd::grad).
 void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& roots, bool retain_graph,
-                  std::unordered_map<Node*, Tensor>* capture) {
+                  std::unordered_map<Node*, Tensor>* capture, bool accumulate_leaves) {
+  Pass pass{capture, accumulate_leaves};
+  Pass* const outer = t_pass;
+  t_pass = &pass;
+  struct Restore {
+    Pass* outer;
+    ~Restore() { t_pass = outer; }
+  } restore{outer};
   profiler::PhaseGuard phase(profiler::Phase::backward);  // ops below are "backward" in profiles
   autograd::NoGradGuard no_grad;
   autocast::detail::Suspend no_autocast;  // backward ops keep their forward's dtypes
@@ -87,7 +104,6 @@ void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& r
   std::unordered_set<Node*> queued;
   for (auto& r : ready) queued.insert(r.get());
 
-  std::vector<std::shared_ptr<Node>> executed;
   while (!ready.empty()) {
     std::shared_ptr<Node> node = ready.back();
     ready.pop_back();
@@ -102,9 +118,12 @@ void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& r
       Tensor replaced = hook(g);
       if (replaced.defined()) g = replaced;
     }
-    if (capture && capture->count(node.get())) {
-      (*capture)[node.get()] = g;
-      if (!node->backward) continue;
+    if (capture) {
+      auto c = capture->find(node.get());
+      if (c != capture->end()) {
+        c->second = accumulate(c->second, g);  // a nested pass may have added some already
+        if (!node->backward) continue;
+      }
     }
     if (node->released)
       VNN_THROW(ValueError, "backward: trying to go through the graph of ", node->name,
@@ -112,7 +131,7 @@ void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& r
                 "to the first backward() if you need to call it twice");
     if (!node->backward) {  // a leaf's accumulator
       std::shared_ptr<TensorImpl> leaf = node->leaf.lock();
-      if (!leaf || capture) continue;
+      if (!leaf || !accumulate_leaves) continue;
       AutogradMeta& m = autograd_meta(*leaf);
       if (!m.grad.defined()) m.grad = can_take(g, *leaf) ? std::move(g) : g.clone();
       else m.grad.add_(g);
@@ -122,7 +141,14 @@ void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& r
     check_versions(*node);
     std::vector<Tensor> grads = node->backward(g);
     if (autograd::anomaly_enabled()) check_finite(*node, grads);
-    executed.push_back(node);
+    if (!retain_graph) {
+      // Its saved tensors go now, not at the end of the pass (as PyTorch
+      // frees them): the activations of the nodes already run do not all
+      // stay until the last one has run.
+      node->backward = nullptr;
+      node->saved.clear();
+      node->released = true;
+    }
     for (size_t i = 0; i < node->next.size(); ++i) {
       Node* next = node->next[i].node.get();
       if (!next) continue;
@@ -133,12 +159,6 @@ void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& r
       if (--deps[next] == 0 && queued.insert(next).second) ready.push_back(node->next[i].node);
     }
   }
-  if (!retain_graph)
-    for (auto& n : executed) {
-      n->backward = nullptr;  // frees the saved tensors
-      n->saved.clear();
-      n->released = true;
-    }
 }
 
 std::shared_ptr<Node> node_of(const Tensor& t, const char* what) {
@@ -161,11 +181,46 @@ Tensor default_gradient(const Tensor& root, const Tensor& given, const char* wha
 }
 
 }  // namespace
+
+std::vector<Tensor> run_nested_backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grads,
+                                        const std::vector<Tensor>& inputs) {
+  std::vector<std::pair<std::shared_ptr<Node>, Tensor>> roots;
+  for (size_t i = 0; i < outputs.size() && i < grads.size(); ++i)
+    if (grads[i].defined() && requires_grad(outputs[i])) roots.emplace_back(gradient_edge(outputs[i]), grads[i]);
+  std::vector<Tensor> out(inputs.size());
+  if (roots.empty()) return out;
+  // Into the enclosing pass's captured gradients when it is autograd::grad
+  // (its targets among fn's parameters get their share), else a map of our own.
+  std::unordered_map<Node*, Tensor> local;
+  std::unordered_map<Node*, Tensor>* capture = t_pass && t_pass->capture ? t_pass->capture : &local;
+  const bool accumulate_leaves = t_pass ? t_pass->accumulate_leaves : true;
+  std::vector<std::shared_ptr<Node>> input_nodes(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    input_nodes[i] = gradient_edge(inputs[i]);
+    if (input_nodes[i]) capture->emplace(input_nodes[i].get(), Tensor());
+  }
+  try {
+    run_backward(roots, /*retain_graph=*/false, capture, accumulate_leaves);
+  } catch (...) {
+    for (auto& n : input_nodes)
+      if (n) capture->erase(n.get());
+    throw;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (input_nodes[i]) {
+      auto it = capture->find(input_nodes[i].get());
+      out[i] = it->second;
+      capture->erase(it);
+    }
+  return out;
+}
+
 }  // namespace detail
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   auto node = detail::node_of(*this, "backward");
-  detail::run_backward({{node, detail::default_gradient(*this, gradient, "backward")}}, retain_graph, nullptr);
+  detail::run_backward({{node, detail::default_gradient(*this, gradient, "backward")}}, retain_graph, nullptr,
+                       /*accumulate_leaves=*/true);
 }
 
 namespace autograd {
@@ -183,7 +238,7 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
     input_nodes.push_back(detail::node_of(t, "autograd::grad"));
     capture[input_nodes.back().get()] = Tensor();
   }
-  detail::run_backward(roots, retain_graph, &capture);
+  detail::run_backward(roots, retain_graph, &capture, /*accumulate_leaves=*/false);
   std::vector<Tensor> out;
   for (size_t i = 0; i < inputs.size(); ++i) {
     Tensor g = capture[input_nodes[i].get()];

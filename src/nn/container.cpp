@@ -71,6 +71,10 @@ std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& devic
   return copy;
 }
 ModulePtr SequentialImpl::operator[](size_t i) const { return at(modules_, i, "Sequential"); }
+const AnyModule& SequentialImpl::any_module(size_t i) const {
+  at(modules_, i, "Sequential");  // IndexError past the end
+  return calls_[i];
+}
 
 ModuleListImpl::ModuleListImpl(std::initializer_list<ModulePtr> modules) : Module("ModuleList") {
   for (auto& m : modules) push_back(m);

@@ -103,6 +103,8 @@ class SequentialImpl : public Module {
   bool is_empty() const { return modules_.empty(); }
   /// Child `i` (IndexError past the end).
   ModulePtr operator[](size_t i) const;  // IndexError past the end
+  /// Child `i` with its class's own forward, as forward() calls it (IndexError past the end).
+  const AnyModule& any_module(size_t i) const;
   /// Iterator over the children, in order.
   std::vector<ModulePtr>::const_iterator begin() const { return modules_.begin(); }
   /// End of the children.
