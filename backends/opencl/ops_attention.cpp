@@ -152,7 +152,7 @@ std::vector<Tiles> candidates(const Device& d, const Shape& s, bool gpu) {
 
 std::string options(const Shape& s, Pass pass, const Tiles& t) {
   auto def = [](std::string& o, const char* k, int64_t v) { o += std::string(" -D") + k + "=" + std::to_string(v); };
-  std::string o = std::string("-DT=") + (s.dtype == VNN_FLOAT64 ? "double" : "float");
+  std::string o = s.dtype == VNN_FLOAT64 ? "-DT=double -DIT=long" : "-DT=float -DIT=int";
   def(o, "SDPA_PASS", pass), def(o, "STAGED", t.staged), def(o, "E", s.E), def(o, "EV", s.Ev), def(o, "RQ", t.rq), def(o, "NI", t.ni);
   def(o, "TK", t.tk), def(o, "VW", t.vw), def(o, "VE", pow2_dividing(s.E, t.vw));
   def(o, "VEV", pow2_dividing(s.Ev, t.vw));
@@ -284,6 +284,10 @@ double seconds(cl_command_queue q, const std::function<vnn_status()>& body) {
   return best;
 }
 
+// Part of every choice key: bump it when the candidate lists change, so
+// that indices stored for older lists are timed again, not misread.
+constexpr const char* kChoiceVersion = "sdpa2";
+
 // The shape class a choice is kept for: pass, dtype, head dims, groups of
 // the GQA, powers of two at or above L and S, and the masking flags.
 std::string choice_key(const Shape& s, Pass pass) {
@@ -292,7 +296,7 @@ std::string choice_key(const Shape& s, Pass pass) {
     while (p < v) p *= 2;
     return p;
   };
-  return std::string("sdpa:") + kPassName[pass] + ":" + (s.dtype == VNN_FLOAT64 ? "f64" : "f32") + ":e" +
+  return std::string(kChoiceVersion) + ":" + kPassName[pass] + ":" + (s.dtype == VNN_FLOAT64 ? "f64" : "f32") + ":e" +
          std::to_string(s.E) + "x" + std::to_string(s.Ev) + ":g" + std::to_string(s.G) + ":l" +
          std::to_string(pow2(s.L)) + ":s" + std::to_string(pow2(s.S)) + ":" + (s.p.is_causal ? "c" : "") +
          (s.mask ? "m" : "") + (s.p.dropout_p > 0 ? "d" : "") + "-";

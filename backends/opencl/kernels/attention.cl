@@ -35,11 +35,12 @@
 // vnn_sdpa_transpose (SDPA_PASS 3): [head][d][row], rows zero-padded to tp,
 // a multiple of TK; no barriers, the caches share the tiles.
 //
-// Defines: T (float, double), SDPA_PASS, STAGED, E, EV (head dims), RQ (rows per
-// item), NI (items per group), TK (staged tile: keys for passes 0 and 1,
-// queries for pass 2; a multiple of VW), VW (lanes of the score vectors),
-// VE and VEV (lanes of the accumulators along E and EV: powers of two
-// dividing them). Run-time flags: 1 causal, 2 mask, 4 dropout.
+// Defines: T (float, double), IT (int, long: T's size), SDPA_PASS, STAGED,
+// E, EV (head dims), RQ (rows per item), NI (items per group), TK (tile
+// rows: keys for passes 0 and 1, queries for pass 2; a multiple of VW), VW
+// (lanes of the score vectors), VE and VEV (lanes of the accumulators
+// along E and EV: powers of two dividing them). Run-time flags: 1 causal,
+// 2 mask, 4 dropout.
 
 #define SCAT_(a, b) a##b
 #define SCAT(a, b) SCAT_(a, b)
@@ -95,6 +96,24 @@ typedef T TV;
 typedef SCAT(T, VW) TV;
 #define LDV(p) SCAT(vload, VW)(0, (p))
 #define STV(v, p) SCAT(vstore, VW)((v), 0, (p))
+#endif
+// Lane indices, in the integer type select() wants beside TV (IT: int
+// for float, long for double).
+#if VW == 1
+typedef IT TI;
+#define SDPA_IOTA ((TI)0)
+#elif VW == 2
+typedef SCAT(IT, VW) TI;
+#define SDPA_IOTA ((TI)(0, 1))
+#elif VW == 4
+typedef SCAT(IT, VW) TI;
+#define SDPA_IOTA ((TI)(0, 1, 2, 3))
+#elif VW == 8
+typedef SCAT(IT, VW) TI;
+#define SDPA_IOTA ((TI)(0, 1, 2, 3, 4, 5, 6, 7))
+#else
+typedef SCAT(IT, VW) TI;
+#define SDPA_IOTA ((TI)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
 #endif
 #if VE == 1
 typedef T TVE;
@@ -181,19 +200,43 @@ inline T sdpa_lse_for_p(T v) { return v == -INFINITY ? INFINITY : v; }
 #define SDPA_TR(dst) (dst)[d_ * TK + r_] = val_
 #define SDPA_ROW(dst) (dst)[x_] = val_
 
-#if SDPA_PASS == 0 || SDPA_PASS == 1
-// The additive term of the scores of row i against keys k0 .. k0 + TK:
-// -inf past S and, causal, past i; else the mask (row mrow).
-inline void sdpa_row_bias(T* bias, int i, int k0, int S, int flags, const __global T* mrow, long ms3) {
-  for (int j = 0; j < TK; ++j) {
-    const int jj = k0 + j;
-    T b = (T)0;
-    if (jj >= S || ((flags & SDPA_CAUSAL) && jj > i)) b = -INFINITY;
-    else if (flags & SDPA_MASK) b = mrow[(long)jj * ms3];
-    bias[j] = b;
+// The additive term of the scores of query i against keys j0 .. j0 + VW
+// (lanes): -inf past S and, causal, past i; else the mask (row mrow).
+inline TV sdpa_bias_keys(int i, int j0, int S, int flags, const __global T* mrow, long ms3) {
+  TV b = (TV)0;
+  if (flags & SDPA_MASK) {
+    if (ms3 == 1 && j0 + VW <= S) {
+      b = LDV(mrow + j0);
+    } else {
+      T t[VW];
+      for (int l = 0; l < VW; ++l) t[l] = j0 + l < S ? mrow[(long)(j0 + l) * ms3] : (T)0;
+      b = LDV(t);
+    }
   }
+  const TI jv = (TI)(j0) + SDPA_IOTA;
+  // (TI): a scalar comparison gives int, select() of double wants long.
+  TI off = (TI)(jv >= (TI)(S));
+  if (flags & SDPA_CAUSAL) off |= (TI)(jv > (TI)(i));
+  return select(b, (TV)(-INFINITY), off);
 }
-#endif
+
+// The same for key j against queries i0 .. i0 + VW (lanes; the dk / dv
+// pass): causal -inf before j, else the mask (column mcol). Queries past L
+// need none (their lse is +inf).
+inline TV sdpa_bias_queries(int j, int i0, int L, int flags, const __global T* mcol, long ms2) {
+  TV b = (TV)0;
+  if (flags & SDPA_MASK) {
+    if (ms2 == 1 && i0 + VW <= L) {
+      b = LDV(mcol + i0);
+    } else {
+      T t[VW];
+      for (int l = 0; l < VW; ++l) t[l] = i0 + l < L ? mcol[(long)(i0 + l) * ms2] : (T)0;
+      b = LDV(t);
+    }
+  }
+  if (flags & SDPA_CAUSAL) b = select(b, (TV)(-INFINITY), (TI)((TI)(i0) + SDPA_IOTA < (TI)(j)));
+  return b;
+}
 
 #if SDPA_PASS == 0
 __kernel __attribute__((reqd_work_group_size(NI, 1, 1)))
@@ -257,13 +300,11 @@ void vnn_sdpa_fwd(__global T* out, long o_off, long4 o_st, __global T* lse, long
 #pragma unroll
     for (int r = 0; r < RQ; ++r) {
       const int i = i0 + r, ic = min(i, L - 1);
-      T bias[TK];
-      if (!plain) sdpa_row_bias(bias, i, k0, S, flags, mb + (long)ic * m_st.s2, m_st.s3);
       TV mx = (TV)(-INFINITY);
 #pragma unroll
       for (int c = 0; c < NC; ++c) {
         s[r][c] *= scale;
-        if (!plain) s[r][c] += LDV(&bias[c * VW]);
+        if (!plain) s[r][c] += sdpa_bias_keys(i, k0 + c * VW, S, flags, mb + (long)ic * m_st.s2, m_st.s3);
         mx = fmax(mx, s[r][c]);
       }
       const T mn = fmax(m[r], sdpa_hmax(mx));
@@ -271,7 +312,7 @@ void vnn_sdpa_fwd(__global T* out, long o_off, long4 o_st, __global T* lse, long
       if (mn == -INFINITY) {
         for (int j = 0; j < TK; ++j) pz[r][j] = (T)0;
       } else {
-        alpha = exp(m[r] - mn);
+        alpha = mn == m[r] ? (T)1 : exp(m[r] - mn);
         T z[TK];
         if (flags & SDPA_DROPOUT)
           sdpa_keep(z, ((ulong)(n * Hq + h) * L + ic) * S + k0, 1, TK, seed, offset, threshold, kept);
@@ -286,8 +327,9 @@ void vnn_sdpa_fwd(__global T* out, long o_off, long4 o_st, __global T* lse, long
         l[r] = l[r] * alpha + sdpa_hsum(ps);
         m[r] = mn;
       }
+      if (alpha != (T)1)
 #pragma unroll
-      for (int c = 0; c < NEV; ++c) acc[r][c] *= alpha;
+        for (int c = 0; c < NEV; ++c) acc[r][c] *= alpha;
     }
     const int jn = min(TK, S - k0);
     for (int j = 0; j < jn; ++j) {
@@ -394,14 +436,13 @@ void vnn_sdpa_dq(__global T* dq, long dq_off, long4 dq_st, __global const T* q, 
 #pragma unroll
     for (int r = 0; r < RQ; ++r) {
       const int i = i0 + r, ic = min(i, L - 1);
-      T bias[TK], z[TK];
-      if (!plain) sdpa_row_bias(bias, i, k0, S, flags, mb + (long)ic * m_st.s2, m_st.s3);
+      T z[TK];
       if (flags & SDPA_DROPOUT)
         sdpa_keep(z, ((ulong)(n * Hq + h) * L + ic) * S + k0, 1, TK, seed, offset, threshold, kept);
 #pragma unroll
       for (int c = 0; c < NC; ++c) {
         TV x = s[r][c] * scale;
-        if (!plain) x += LDV(&bias[c * VW]);
+        if (!plain) x += sdpa_bias_keys(i, k0 + c * VW, S, flags, mb + (long)ic * m_st.s2, m_st.s3);
         const TV p = exp(x - lr[r]);
         TV g = dp[r][c];
         if (flags & SDPA_DROPOUT) g *= LDV(&z[c * VW]);
@@ -530,20 +571,12 @@ void vnn_sdpa_dkdv(__global T* dk, long dk_off, long4 dk_st, __global T* dv, lon
 #pragma unroll
       for (int r = 0; r < RQ; ++r) {
         const int j = j0 + r, jc = min(j, S - 1);
-        T bias[TK], z[TK];
-        if (!plain)
-          for (int x = 0; x < TK; ++x) {
-            const int i = q0 + x;
-            T b = (T)0;
-            if ((flags & SDPA_CAUSAL) && j > i) b = -INFINITY;
-            else if ((flags & SDPA_MASK) && i < L) b = mb[(long)i * m_st.s2 + (long)jc * m_st.s3];
-            bias[x] = b;
-          }
+        T z[TK];
         if (flags & SDPA_DROPOUT) sdpa_keep(z, (ebase + q0) * S + jc, (ulong)S, TK, seed, offset, threshold, kept);
 #pragma unroll
         for (int c = 0; c < NC; ++c) {
           TV x = s[r][c] * scale;
-          if (!plain) x += LDV(&bias[c * VW]);
+          if (!plain) x += sdpa_bias_queries(j, q0 + c * VW, L, flags, mb + (long)jc * m_st.s3, m_st.s2);
           const TV p = exp(x - LDV(&ls[c * VW]));
           TV pk = p, gd = dp[r][c];
           if (flags & SDPA_DROPOUT) {
