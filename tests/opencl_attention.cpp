@@ -4,7 +4,8 @@
 // masks with broadcast strides (and a row with every key masked), GQA,
 // L != S, sizes that are not multiples of the tiles, L = 1, head dims up to
 // 256 with Ev != E, strided q / out / dq (the [N, L, H, E] layout of a head
-// split), dropout masks from the same Philox numbers, float64. The
+// split), q, k, v at offsets in one buffer (a fused qkv projection), dropout
+// masks from the same Philox numbers, float64. The
 // reference backward is itself checked against finite differences of the
 // reference forward. Runs with VNN_TEST_BACKEND=opencl (tests/CMakeLists.txt).
 #include <catch2/catch.hpp>
@@ -36,6 +37,9 @@ struct Case {
   double dropout = 0.0;
   bool f64 = false;
   bool head_split = false;  // q, out, dq laid out [N, L, H, E]
+  // q, k, v as views of one [N, L, 3, H, E] buffer at offsets (a fused qkv
+  // projection's output); needs Hq = Hk, L = S, E = Ev.
+  bool packed = false;
 };
 
 // Reference forward and backward in float64 on dense [N, H, L, E] arrays.
@@ -259,6 +263,21 @@ void run_case(const Case& c) {
   in[0] = desc(qb, f, {N, Hq, L, E}, strides_of(Hq, L, E, sp));
   in[1] = desc(kb, f, {N, Hk, S, E}, strides_of(Hk, S, E, false));
   in[2] = desc(vb, f, {N, Hk, S, Ev}, strides_of(Hk, S, Ev, false));
+  if (c.packed) {
+    std::vector<double> qkv(size_t(N * L * 3 * Hq * E));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t h = 0; h < Hq; ++h)
+        for (int64_t i = 0; i < L; ++i)
+          for (int64_t e = 0; e < E; ++e) {
+            const size_t src = size_t(((n * Hq + h) * L + i) * E + e), dst = size_t((((n * L + i) * 3) * Hq + h) * E + e);
+            qkv[dst] = ref.q[src], qkv[dst + size_t(Hq * E)] = ref.k[src], qkv[dst + size_t(2 * Hq * E)] = ref.v[src];
+          }
+    void* pb = d.buffer(qkv.size(), f, &qkv);
+    for (int t = 0; t < 3; ++t) {
+      in[t] = desc(pb, f, {N, Hq, L, E}, {L * 3 * Hq * E, E, 3 * Hq * E, 1});
+      in[t].offset = t * Hq * E;
+    }
+  }
   // The mask buffer holds only what its strides select.
   vnn_tensor_desc mask{};
   if (c.mask) {
@@ -368,12 +387,13 @@ TEST_CASE("the float64 reference backward matches finite differences of its forw
   }
 }
 
-// name, N, Hq, Hk, L, S, E, Ev, causal, mask, dropout, f64, head_split.
+// name, N, Hq, Hk, L, S, E, Ev, causal, mask, dropout, f64, head_split, packed.
 // Few head-dim pairs: each is three PoCL programs (seconds to build cold).
 TEST_CASE("fused attention against the float64 reference: causal, masks, GQA, dropout", "[sdpa][core]") {
   const Case cases[] = {
       {"plain", 2, 3, 3, 37, 53, 16, 16},
       {"causal, head split", 2, 3, 3, 37, 53, 16, 16, true, 0, 0.0, false, true},
+      {"packed qkv at offsets, mask", 2, 3, 3, 37, 37, 16, 16, false, 2, 0.0, false, true, true},
       {"causal, L > S", 1, 2, 2, 50, 20, 16, 16, true},
       {"causal, L < S, GQA", 1, 2, 1, 19, 70, 16, 16, true},
       {"full mask, a row without keys", 2, 2, 2, 21, 40, 16, 16, false, 1},
