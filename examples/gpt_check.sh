@@ -4,6 +4,9 @@
 # resumed ends bit for bit where the straight run ends (the checkpoints are
 # byte-identical); and, with VNN_RUN given, the --distributed run on 2 ranks
 # ends at the one-process validation loss.
+# On a device whose index_add (the embedding gradient) adds with atomics in
+# whatever order the threads reach them (OpenCL), runs differ in the last
+# bits: there the resumed run must print the straight run's losses instead.
 # usage: gpt_check.sh TRAIN_GPT DEVICE WORK_DIR [VNN_RUN]
 set -eu
 train=$1 device=$2 work=$3 run=${4:-}
@@ -28,15 +31,23 @@ last=$(sed -n 's/^iter 20: train loss \([0-9.]*\),.*/\1/p' "$work/straight.log")
 awk -v a="$first" -v b="$last" 'BEGIN { exit !(b < a) }' || fail "the loss did not fall ($first -> $last)"
 
 # Stopped at iteration 10 (--stop-at keeps the 20-iteration schedule),
-# then resumed to 20: the same bytes as the straight run.
+# then resumed to 20: the same bytes as the straight run (see above for
+# OpenCL).
 "$train" $small --max-iters 20 --stop-at 10 --sample-tokens 0 --out "$work/resumed2" > "$work/part2.log" 2>&1 ||
   { cat "$work/part2.log"; fail "the run stopped at 10 failed"; }
 "$train" $small --max-iters 20 --sample-tokens 0 --resume --out "$work/resumed2" > "$work/part3.log" 2>&1 ||
   { cat "$work/part3.log"; fail "resuming failed"; }
 cat "$work/part3.log"
 grep -q 'Resumed from .* at iteration 10' "$work/part3.log" || fail "did not resume at iteration 10"
-cmp "$work/straight/checkpoint.safetensors" "$work/resumed2/checkpoint.safetensors" ||
-  fail "the resumed run's checkpoint differs from the straight run's"
+case "$device" in
+  opencl*)
+    want=$(grep '^iter 20: ' "$work/straight.log")
+    got=$(grep '^iter 20: ' "$work/part3.log")
+    [ -n "$want" ] && [ "$want" = "$got" ] || fail "resumed: '$got', straight: '$want'" ;;
+  *)
+    cmp "$work/straight/checkpoint.safetensors" "$work/resumed2/checkpoint.safetensors" ||
+      fail "the resumed run's checkpoint differs from the straight run's" ;;
+esac
 
 if [ -n "$run" ]; then
   "$run" --nproc-per-node 2 "$train" --distributed $small --max-iters 20 --sample-tokens 0 --out "$work/ddp" \
