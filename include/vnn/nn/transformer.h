@@ -109,9 +109,10 @@ VNN_MODULE(MultiheadAttention);
 
 /// The feed-forward activation of the Transformer layers: kReLU, kGELU, "relu", "gelu" or any function.
 enum class TransformerActivationKind { relu, gelu, custom };
-/// LibTorch's torch::kReLU / torch::kGELU spellings for the activation option.
-inline constexpr TransformerActivationKind kReLU = TransformerActivationKind::relu,
-                                           kGELU = TransformerActivationKind::gelu;
+/// LibTorch's torch::kReLU spelling for the activation option.
+inline constexpr TransformerActivationKind kReLU = TransformerActivationKind::relu;
+/// LibTorch's torch::kGELU spelling for the activation option.
+inline constexpr TransformerActivationKind kGELU = TransformerActivationKind::gelu;
 /// The activation of a Transformer layer's feed-forward block.
 class TransformerActivation {
  public:
@@ -253,7 +254,7 @@ struct TransformerEncoderOptions {
   VNN_ARG(ModulePtr, norm) = nullptr;
 };
 
-/// A stack of encoder layers (torch.nn.TransformerEncoder): keys layers.<i>.* and norm.*.
+/// A stack of encoder layers (torch.nn.TransformerEncoder): keys layers.N.* and norm.*.
 class TransformerEncoderImpl : public Cloneable<TransformerEncoderImpl> {
  public:
   /// From options (ValueError for num_layers < 1 or an empty layer).
@@ -290,7 +291,7 @@ struct TransformerDecoderOptions {
   VNN_ARG(ModulePtr, norm) = nullptr;
 };
 
-/// A stack of decoder layers (torch.nn.TransformerDecoder): keys layers.<i>.* and norm.*.
+/// A stack of decoder layers (torch.nn.TransformerDecoder): keys layers.N.* and norm.*.
 class TransformerDecoderImpl : public Cloneable<TransformerDecoderImpl> {
  public:
   /// From options (ValueError for num_layers < 1 or an empty layer).
