@@ -58,8 +58,11 @@ struct Tiles {
 
 vnn_status parse(const Device& d, const vnn_op& op, const std::string& what, Shape* s) {
   s->backward = op.kind == VNN_OP_SDPA_BACKWARD;
+  // Requests the kernels do not take are declined (UNSUPPORTED: the core
+  // then runs its math path, which reports what is wrong), as the Kokkos
+  // plugins do.
   if (!vnn::kernels::decode_sdpa(op, &s->p))
-    return fail(VNN_STATUS_INVALID_ARGUMENT, what,
+    return fail(VNN_STATUS_UNSUPPORTED, what,
                 s->backward ? ": expects q, k, v, out, dout, lse, delta [, mask] and dq, dk, dv"
                             : ": expects q, k, v [, mask] and out, lse",
                 " with the shapes of backend_abi.h's vnn_sdpa_params (unit stride on the last dim), scalars {scale, "
@@ -83,8 +86,8 @@ vnn_status parse(const Device& d, const vnn_op& op, const std::string& what, Sha
     return fail(VNN_STATUS_UNSUPPORTED, what, ": float64 is not supported on ", d.label, " (device lacks cl_khr_fp64)");
   for (const vnn_tensor_desc* t : {s->k, s->v, s->mask, s->out, s->lse, s->dout, s->delta, s->dq, s->dk, s->dv})
     if (t && t->dtype != dt)
-      return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": every operand (lse and delta too) must be ",
-                  vnn::detail::abi_dtype(dt), " like q, got ", vnn::detail::abi_dtype(t->dtype));
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": the dtype of every operand (lse and delta too) must be q's ",
+                  vnn::detail::abi_dtype(dt), ", got ", vnn::detail::abi_dtype(t->dtype));
   s->N = s->q->sizes[0], s->Hq = s->q->sizes[1], s->L = s->q->sizes[2], s->E = s->q->sizes[3];
   s->Hk = s->k->sizes[1], s->S = s->k->sizes[2], s->Ev = s->v->sizes[3];
   s->G = s->Hq / s->Hk;
