@@ -181,31 +181,80 @@ typedef SCAT(T, VEV) TVEV;
 inline T sdpa_hmax(TV v) { return SDPA_FOLD(fmax, v); }
 inline T sdpa_hsum(TV v) { return SDPA_FOLD(SDPA_ADD, v); }
 
+// Ten Philox4x32 rounds (vnn_philox_rounds, include/vnn/philox.h) on
+// vectors of counter blocks (c0, c1, c2, c3) of type VT, the 32 x 32 ->
+// 64-bit products as 64-bit lanes of VTL (15% ahead of mul_hi on PoCL).
+#define SDPA_PHILOX(VT, VTL, CVT, CVTL, c0, c1, c2, c3, seed)                                 \
+  {                                                                                          \
+    uint k0_ = (uint)(seed), k1_ = (uint)((seed) >> 32);                                     \
+    for (int r_ = 0; r_ < 10; ++r_) {                                                        \
+      if (r_ > 0) k0_ += 0x9E3779B9u, k1_ += 0xBB67AE85u;                                    \
+      const VTL p0_ = CVTL(c0) * (VTL)(0xD2511F53u), p1_ = CVTL(c2) * (VTL)(0xCD9E8D57u);    \
+      c0 = CVT(p1_ >> 32) ^ c1 ^ (VT)(k0_);                                                  \
+      c2 = CVT(p0_ >> 32) ^ c3 ^ (VT)(k1_);                                                  \
+      c1 = CVT(p1_);                                                                         \
+      c3 = CVT(p0_);                                                                         \
+    }                                                                                        \
+  }
+
 // The dropout factors (1 / (1 - p) kept, 0 dropped) of elements e0 + l *
-// es, lane l: the rounds of vnn_philox_rounds (include/vnn/philox.h) on
-// VW counters at once, word e % 4 of block offset + e / 4 per lane (the
-// 32 x 32 -> 64-bit products as 64-bit lanes: 15% ahead of mul_hi on
-// PoCL). Lanes of one block repeat its rounds: still 2-3x cheaper than a
-// scalar block per 4 elements, and the same for the dk / dv pass, whose
-// lanes are S apart (there 2.8x cheaper than scalar blocks).
+// es, lane l: word e % 4 of the block of counter offset + e / 4, one block
+// per lane (lanes of one block repeat its rounds; the dk / dv pass's lanes
+// are S apart: there 2.8x cheaper than a scalar block per element).
 inline TV sdpa_keep(ulong e0, ulong es, ulong seed, ulong offset, uint threshold, T kept) {
   const TUL e = (TUL)(e0) + SDPA_CVT_TUL(SDPA_IOTA) * (TUL)(es), ctr = (TUL)(offset) + (e >> 2);
   TU c0 = SDPA_CVT_TU(ctr), c1 = SDPA_CVT_TU(ctr >> 32), c2 = (TU)(0u), c3 = (TU)(0u);
-  uint k0 = (uint)seed, k1 = (uint)(seed >> 32);
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
-    const TUL p0 = SDPA_CVT_TUL(c0) * (TUL)(0xD2511F53u), p1 = SDPA_CVT_TUL(c2) * (TUL)(0xCD9E8D57u);
-    const TU h0 = SDPA_CVT_TU(p0 >> 32), l0 = SDPA_CVT_TU(p0), h1 = SDPA_CVT_TU(p1 >> 32), l1 = SDPA_CVT_TU(p1);
-    c0 = h1 ^ c1 ^ (TU)(k0);
-    c2 = h0 ^ c3 ^ (TU)(k1);
-    c1 = l1;
-    c3 = l0;
-  }
+  SDPA_PHILOX(TU, TUL, SDPA_CVT_TU, SDPA_CVT_TUL, c0, c1, c2, c3, seed)
   const TU word = SDPA_CVT_TU(e & (TUL)(3));
-  const TU odd = select(c0, c1, (word & (TU)(1u)) != (TU)(0u)), even = select(c2, c3, (word & (TU)(1u)) != (TU)(0u));
-  const TU w = select(odd, even, (word & (TU)(2u)) != (TU)(0u));
+  const TU lo = select(c0, c1, (word & (TU)(1u)) != (TU)(0u)), hi = select(c2, c3, (word & (TU)(1u)) != (TU)(0u));
+  const TU w = select(lo, hi, (word & (TU)(2u)) != (TU)(0u));
   return select((TV)(0), (TV)(kept), SDPA_CVT_TI((w >> 8) >= (TU)(threshold)));
 }
+
+// The same for VW consecutive elements e0 .. e0 + VW (the forward and dq
+// passes): their VW / 4 + 1 blocks at most, once each on VW / 2 lanes,
+// then the words laid out in order and the lanes' run read at e0 % 4
+// (1.5x ahead of a block per lane).
+#if VW >= 4
+#if VW == 16
+#define SDPA_NB 8
+#elif VW == 8
+#define SDPA_NB 4
+#else
+#define SDPA_NB 2
+#endif
+typedef SCAT(uint, SDPA_NB) TB;
+typedef SCAT(ulong, SDPA_NB) TBL;
+#define SDPA_CVT_TB(x) SCAT(convert_uint, SDPA_NB)(x)
+#define SDPA_CVT_TBL(x) SCAT(convert_ulong, SDPA_NB)(x)
+#if SDPA_NB == 2
+#define SDPA_BIOTA ((TBL)(0, 1))
+#elif SDPA_NB == 4
+#define SDPA_BIOTA ((TBL)(0, 1, 2, 3))
+#else
+#define SDPA_BIOTA ((TBL)(0, 1, 2, 3, 4, 5, 6, 7))
+#endif
+inline TV sdpa_keep_run(ulong e0, ulong seed, ulong offset, uint threshold, T kept) {
+  const TBL ctr = (TBL)(offset + (e0 >> 2)) + SDPA_BIOTA;
+  TB c0 = SDPA_CVT_TB(ctr), c1 = SDPA_CVT_TB(ctr >> 32), c2 = (TB)(0u), c3 = (TB)(0u);
+  SDPA_PHILOX(TB, TBL, SDPA_CVT_TB, SDPA_CVT_TBL, c0, c1, c2, c3, seed)
+  uint part[4][SDPA_NB], words[4 * SDPA_NB];
+  SCAT(vstore, SDPA_NB)(c0, 0, part[0]);
+  SCAT(vstore, SDPA_NB)(c1, 0, part[1]);
+  SCAT(vstore, SDPA_NB)(c2, 0, part[2]);
+  SCAT(vstore, SDPA_NB)(c3, 0, part[3]);
+#pragma unroll
+  for (int b = 0; b < SDPA_NB; ++b)
+#pragma unroll
+    for (int w = 0; w < 4; ++w) words[4 * b + w] = part[w][b];
+  const TU w = SCAT(vload, VW)(0, words + (e0 & 3));
+  return select((TV)(0), (TV)(kept), SDPA_CVT_TI((w >> 8) >= (TU)(threshold)));
+}
+#else
+inline TV sdpa_keep_run(ulong e0, ulong seed, ulong offset, uint threshold, T kept) {
+  return sdpa_keep(e0, 1, seed, offset, threshold, kept);
+}
+#endif
 
 // lse as the backward passes subtract it: +inf for a row without a finite
 // score (lse -inf), so that exp(s - lse) is 0 there instead of NaN.
@@ -344,7 +393,7 @@ void vnn_sdpa_fwd(__global T* out, long o_off, long4 o_st, __global T* lse, long
         for (int c = 0; c < NC; ++c) {
           TV p = exp(s[r][c] - mn);
           ps += p;
-          if (flags & SDPA_DROPOUT) p *= sdpa_keep(erow + c * VW, 1, seed, offset, threshold, kept);
+          if (flags & SDPA_DROPOUT) p *= sdpa_keep_run(erow + c * VW, seed, offset, threshold, kept);
           STV(p, &pz[r][c * VW]);
         }
         l[r] = l[r] * alpha + sdpa_hsum(ps);
@@ -466,7 +515,7 @@ void vnn_sdpa_dq(__global T* dq, long dq_off, long4 dq_st, __global const T* q, 
         if (!plain) x += sdpa_bias_keys(i, k0 + c * VW, S, flags, mb + (long)ic * m_st.s2, m_st.s3);
         const TV p = exp(x - lr[r]);
         TV g = dp[r][c];
-        if (flags & SDPA_DROPOUT) g *= sdpa_keep(erow + c * VW, 1, seed, offset, threshold, kept);
+        if (flags & SDPA_DROPOUT) g *= sdpa_keep_run(erow + c * VW, seed, offset, threshold, kept);
         STV(p * (g - dr[r]), &ds[r][c * VW]);
       }
     }
