@@ -116,7 +116,8 @@ struct Ref {
           for (int64_t j = 0; j < c.S; ++j) {
             const double p = std::exp(s[size_t(j)] - m) / sum * keep(n, h, i, j);
             for (int64_t e = 0; e < c.Ev; ++e)
-              (*o)[size_t(((n * c.Hq + h) * c.L + i) * c.Ev + e)] += p * vv[size_t(((n * c.Hk + hk) * c.S + j) * c.Ev + e)];
+              (*o)[size_t(((n * c.Hq + h) * c.L + i) * c.Ev + e)] +=
+                  p * vv[size_t(((n * c.Hk + hk) * c.S + j) * c.Ev + e)];
           }
         }
   }
@@ -130,7 +131,8 @@ struct Ref {
           const size_t row = size_t((n * c.Hq + h) * c.L + i);
           if (l[row] == -kInf) continue;
           double delta = 0;
-          for (int64_t e = 0; e < c.Ev; ++e) delta += dout[row * size_t(c.Ev) + size_t(e)] * o[row * size_t(c.Ev) + size_t(e)];
+          for (int64_t e = 0; e < c.Ev; ++e)
+            delta += dout[row * size_t(c.Ev) + size_t(e)] * o[row * size_t(c.Ev) + size_t(e)];
           const std::vector<double> s = scores(q, k, n, h, i);
           const int64_t hk = h / (c.Hq / c.Hk);
           for (int64_t j = 0; j < c.S; ++j) {
@@ -220,7 +222,8 @@ std::vector<double> to_layout(const std::vector<double>& x, int64_t A, int64_t B
   for (int64_t a = 0; a < A; ++a)
     for (int64_t b = 0; b < B; ++b)
       for (int64_t c = 0; c < C; ++c)
-        for (int64_t d = 0; d < D; ++d) y[size_t(((a * C + c) * B + b) * D + d)] = x[size_t(((a * B + b) * C + c) * D + d)];
+        for (int64_t d = 0; d < D; ++d)
+          y[size_t(((a * C + c) * B + b) * D + d)] = x[size_t(((a * B + b) * C + c) * D + d)];
   return y;
 }
 std::vector<int64_t> strides_of(int64_t B, int64_t C, int64_t D, bool split) {
@@ -269,7 +272,8 @@ void run_case(const Case& c) {
       for (int64_t h = 0; h < Hq; ++h)
         for (int64_t i = 0; i < L; ++i)
           for (int64_t e = 0; e < E; ++e) {
-            const size_t src = size_t(((n * Hq + h) * L + i) * E + e), dst = size_t((((n * L + i) * 3) * Hq + h) * E + e);
+            const size_t src = size_t(((n * Hq + h) * L + i) * E + e),
+                         dst = size_t((((n * L + i) * 3) * Hq + h) * E + e);
             qkv[dst] = ref.q[src], qkv[dst + size_t(Hq * E)] = ref.k[src], qkv[dst + size_t(2 * Hq * E)] = ref.v[src];
           }
     void* pb = d.buffer(qkv.size(), f, &qkv);
@@ -325,7 +329,8 @@ void run_case(const Case& c) {
   ref.backward(ref.out, ref.lse);
   std::vector<double> delta(size_t(N * Hq * L), 0.0);
   for (size_t r = 0; r < delta.size(); ++r)
-    for (int64_t e = 0; e < Ev; ++e) delta[r] += ref.dout[r * size_t(Ev) + size_t(e)] * got_out[r * size_t(Ev) + size_t(e)];
+    for (int64_t e = 0; e < Ev; ++e)
+      delta[r] += ref.dout[r * size_t(Ev) + size_t(e)] * got_out[r * size_t(Ev) + size_t(e)];
   void* dob = d.buffer(ref.dout.size(), f, &ref.dout);
   void* deb = d.buffer(delta.size(), f, &delta);
   void* dqb = d.buffer(ref.q.size(), f);

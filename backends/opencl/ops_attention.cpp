@@ -43,9 +43,9 @@ struct Shape {
   int32_t dtype = VNN_FLOAT32;
   int64_t N = 0, Hq = 0, Hk = 0, G = 1, L = 0, S = 0, E = 0, Ev = 0;
   const vnn_tensor_desc *q = nullptr, *k = nullptr, *v = nullptr, *mask = nullptr;
-  const vnn_tensor_desc *out = nullptr, *lse = nullptr;                              // forward outputs
-  const vnn_tensor_desc *dout = nullptr, *delta = nullptr;                           // backward inputs
-  const vnn_tensor_desc *dq = nullptr, *dk = nullptr, *dv = nullptr;                // backward outputs
+  const vnn_tensor_desc *out = nullptr, *lse = nullptr;               // forward outputs
+  const vnn_tensor_desc *dout = nullptr, *delta = nullptr;            // backward inputs
+  const vnn_tensor_desc *dq = nullptr, *dk = nullptr, *dv = nullptr;  // backward outputs
 };
 
 // One tiling: rq rows per work item (queries; keys for the dk / dv pass),
@@ -156,9 +156,9 @@ std::vector<Tiles> candidates(const Device& d, const Shape& s, bool gpu) {
 std::string options(const Shape& s, Pass pass, const Tiles& t) {
   auto def = [](std::string& o, const char* k, int64_t v) { o += std::string(" -D") + k + "=" + std::to_string(v); };
   std::string o = s.dtype == VNN_FLOAT64 ? "-DT=double -DIT=long" : "-DT=float -DIT=int";
-  def(o, "SDPA_PASS", pass), def(o, "STAGED", t.staged), def(o, "E", s.E), def(o, "EV", s.Ev), def(o, "RQ", t.rq), def(o, "NI", t.ni);
-  def(o, "TK", t.tk), def(o, "VW", t.vw), def(o, "VE", pow2_dividing(s.E, t.vw));
-  def(o, "VEV", pow2_dividing(s.Ev, t.vw));
+  def(o, "SDPA_PASS", pass), def(o, "STAGED", t.staged), def(o, "E", s.E), def(o, "EV", s.Ev);
+  def(o, "RQ", t.rq), def(o, "NI", t.ni), def(o, "TK", t.tk), def(o, "VW", t.vw);
+  def(o, "VE", pow2_dividing(s.E, t.vw)), def(o, "VEV", pow2_dividing(s.Ev, t.vw));
   return o;
 }
 
