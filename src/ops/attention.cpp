@@ -212,8 +212,10 @@ Tensor math_forward(const Problem& p, double dropout_p, const DropoutDraw& d) {
   }
   Tensor probs = softmax(scores, -1);
   // A row with no finite score gives 0, not NaN (PyTorch's safe softmax).
-  Tensor row_max = amax(scores.detach(), {-1}, true);
-  probs = where(eq(row_max, -std::numeric_limits<double>::infinity()), 0.0, probs);
+  if (p.S > 0) {
+    Tensor row_max = amax(scores.detach(), {-1}, true);
+    probs = where(eq(row_max, -std::numeric_limits<double>::infinity()), 0.0, probs);
+  }
   if (dropout_p > 0) {
     Generator g(d.seed);
     g.set_offset(d.offset);
@@ -343,10 +345,14 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   // A float mask that wants a gradient needs the [L, S] score gradient,
   // which only the math path forms.
   const bool mask_grad = p.mask.defined() && attn_mask.requires_grad() && autograd::grad_enabled();
+  // Empty problems take the math path on every choice: the fused ops
+  // would write nothing (an empty first output skips the op), leaving lse
+  // or the key/value gradients unset.
+  const bool empty = p.N == 0 || p.Hq == 0 || p.L == 0 || p.S == 0 || p.E == 0 || p.Ev == 0;
   Tensor out;
-  if (choice != SDPBackend::math && !mask_grad) out = flash_attention(p, dropout_p, d);
+  if (choice != SDPBackend::math && !mask_grad && !empty) out = flash_attention(p, dropout_p, d);
   if (!out.defined()) {
-    if (choice == SDPBackend::flash)
+    if (choice == SDPBackend::flash && !empty)
       VNN_THROW(Unsupported, kOp, ": the fused kernel was requested (SDPBackend::flash) but ", query.device(),
                 mask_grad ? " cannot differentiate the mask in it" : " declined the request (" + t_declined + ")",
                 "; use SDPBackend::automatic to fall back to the math path");

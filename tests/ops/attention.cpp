@@ -170,6 +170,24 @@ TEST_CASE("sdpa: PyTorch's shapes: 3-D, broadcast batch, head broadcast, scale, 
   Tensor e = scaled_dot_product_attention(values({0, 2, 4, 8}, 1).to(dev), values({0, 2, 4, 8}, 2).to(dev),
                                           values({0, 2, 4, 8}, 3).to(dev));
   CHECK(e.sizes() == Shape{0, 2, 4, 8});
+  // Empty sequences and head dims, with gradients (zeros where defined).
+  for (SDPBackend path : {SDPBackend::flash, SDPBackend::math}) {
+    SdpaKernelGuard guard(path);
+    struct Dims { int64_t L, S, E, Ev; };
+    for (Dims s : {Dims{0, 5, 4, 4}, Dims{3, 0, 4, 4}, Dims{3, 5, 4, 0}, Dims{3, 5, 0, 2}}) {
+      INFO("L=" << s.L << " S=" << s.S << " E=" << s.E << " Ev=" << s.Ev);
+      Tensor qe = values({1, 2, s.L, s.E}, 5).to(dev).requires_grad_(), ke = values({1, 2, s.S, s.E}, 6).to(dev).requires_grad_(),
+             ve = values({1, 2, s.S, s.Ev}, 7).to(dev).requires_grad_();
+      Tensor y = scaled_dot_product_attention(qe, ke, ve);
+      CHECK(y.sizes() == Shape{1, 2, s.L, s.Ev});
+      // E = 0: every score is 0, so each row is the mean of the values.
+      Tensor want = s.E == 0 ? mean(ve.detach(), {2}, true).expand({1, 2, s.L, s.Ev}) : zeros({1, 2, s.L, s.Ev});
+      CHECK(max_abs_diff(y, want) < 1e-6);
+      sum(y).backward();
+      for (const Tensor& g : {qe.grad(), ke.grad()})
+        if (g.defined()) CHECK(max_abs_diff(g, zeros(g.sizes())) == 0.0);
+    }
+  }
   // A fully masked row gives 0 (PyTorch's safe softmax), on both paths.
   Tensor none = zeros({6, 9}, TensorOptions(dev).with(kBool));
   for (SDPBackend path : {SDPBackend::flash, SDPBackend::math}) {
