@@ -2,8 +2,8 @@
 // contract is VNN_OP_SDPA / VNN_OP_SDPA_BACKWARD in include/vnn/backend_abi.h
 // (shapes, strides, GQA, causal, additive mask, Philox dropout, lse, delta);
 // host side ops_attention.cpp. Never an L x S buffer: key / value (backward:
-// query / dout) tiles are staged in local memory and streamed past the rows
-// each work item keeps in private memory.
+// query / dout) tiles stream past the rows each work item keeps in private
+// memory (through local memory on GPUs, in place on CPUs: Tiles below).
 //
 // SDPA_PASS 0, vnn_sdpa_fwd: a work-group per (query tile of NI * RQ rows,
 //   n * Hq + h); item t owns rows q0 + t * RQ .. + RQ. Per key tile of TK
