@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "support/child_process.hpp"
 #include "support/device_under_test.hpp"
 
 using namespace vnn;
@@ -289,26 +290,7 @@ TEST_CASE("pinned memory: child reads VNN_PINNED_MEMORY_LIMIT", "[.env_limit]") 
 namespace {
 // Runs this program's hidden case [.env_limit] with VNN_PINNED_MEMORY_LIMIT=value.
 int run_child(const char* value, std::string* out) {
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    close(fds[0]);
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    setenv("VNN_PINNED_MEMORY_LIMIT", value, 1);
-    execl("/proc/self/exe", "test_pinned_memory", "[.env_limit]", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(fds[1]);
-  char buf[4096];
-  ssize_t got;
-  while ((got = read(fds[0], buf, sizeof(buf))) > 0) out->append(buf, size_t(got));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return vnn::test::run_case_in_child("[.env_limit]", {{"VNN_PINNED_MEMORY_LIMIT", value}}, out);
 }
 }  // namespace
 
