@@ -4,8 +4,6 @@
 // copies really overlap (checked with events).
 #include <catch2/catch.hpp>
 #include <dlfcn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -15,10 +13,9 @@
 #include <thread>
 #include <vector>
 
+#include "support/child_process.hpp"
 #include "support/device_under_test.hpp"
 #include "vnn/vnn.h"
-
-extern char** environ;
 
 using namespace vnn;
 using vnn::test::device_under_test;
@@ -63,39 +60,8 @@ void check_pattern(const Tensor& t) {
 // VNN_STREAMS_FAKE_DIR on the search path, running only the hidden test
 // case `tag`. Returns its exit status and sets *out to its output.
 int rerun_with_fakes(const char* tag, std::string* out) {
-  // The child's environment is built here: after fork() in a process with
-  // threads (Kokkos's pool, the allocator's) the child may only call
-  // async-signal-safe functions until exec, and setenv allocates (under TSan
-  // the child hung on the allocator lock another thread held at the fork).
-  std::vector<std::string> env_strings = {std::string("VNN_BACKEND_PATH=") + VNN_STREAMS_FAKE_DIR,
-                                          "VNN_TEST_BACKEND=cpu"};
-  for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, "VNN_BACKEND_PATH=", 17) != 0 && std::strncmp(*e, "VNN_TEST_BACKEND=", 17) != 0)
-      env_strings.emplace_back(*e);
-  std::vector<char*> envp;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  char name[] = "test_streams";
-  char* argv[] = {name, const_cast<char*>(tag), nullptr};
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    close(fds[0]);
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    execve("/proc/self/exe", argv, envp.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof(buf))) > 0) out->append(buf, size_t(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return vnn::test::run_case_in_child(tag, {{"VNN_BACKEND_PATH", VNN_STREAMS_FAKE_DIR}, {"VNN_TEST_BACKEND", "cpu"}},
+                                      out);
 }
 
 }  // namespace

@@ -6,16 +6,39 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
+extern char** environ;
+
 namespace vnn::test {
 
 // The child's exit status (-1 when it did not exit); its output in *out.
+// `env` overrides (or adds to) this process's environment.
 inline int run_case_in_child(const char* test_case, const std::vector<std::pair<std::string, std::string>>& env,
                              std::string* out) {
+  // The child's environment is built before fork(): after fork() in a process
+  // with threads (Kokkos's pool, the allocator's) the child may only call
+  // async-signal-safe functions until exec, and setenv allocates (under TSan
+  // a child hung on the allocator lock another thread held at the fork).
+  std::vector<std::string> env_strings;
+  for (const auto& [name, value] : env) env_strings.push_back(name + "=" + value);
+  for (char** e = environ; *e; ++e) {
+    bool overridden = false;
+    for (const auto& kv : env) {
+      const std::string& name = kv.first;
+      overridden |= std::strncmp(*e, name.c_str(), name.size()) == 0 && (*e)[name.size()] == '=';
+    }
+    if (!overridden) env_strings.emplace_back(*e);
+  }
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string program = "test", case_name = test_case;
+  char* argv[] = {program.data(), case_name.data(), nullptr};
+
   int fds[2];
   REQUIRE(pipe(fds) == 0);
   pid_t pid = fork();
@@ -24,8 +47,7 @@ inline int run_case_in_child(const char* test_case, const std::vector<std::pair<
     close(fds[0]);
     dup2(fds[1], 1);
     dup2(fds[1], 2);
-    for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
-    execl("/proc/self/exe", "test", test_case, static_cast<char*>(nullptr));
+    execve("/proc/self/exe", argv, envp.data());
     _exit(127);
   }
   close(fds[1]);

@@ -138,17 +138,20 @@ class TransformerActivation {
   std::function<Tensor(const Tensor&)> fn_;
 };
 
-/// Options of TransformerEncoderLayer (LibTorch's, plus Python's layer_norm_eps, batch_first, norm_first).
-struct TransformerEncoderLayerOptions {
+/// Options of a transformer layer (LibTorch's, plus Python's layer_norm_eps, batch_first, norm_first). One
+/// template for both layers, so TransformerEncoderLayerOptions and TransformerDecoderLayerOptions stay distinct types
+/// (as in LibTorch) with the same fields.
+template <class Layer>
+struct TransformerLayerOptions {
   /// A layer of width `d_model` with `nhead` attention heads.
-  TransformerEncoderLayerOptions(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
+  TransformerLayerOptions(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
   /// Model width.
   VNN_ARG(int64_t, d_model);
   /// Attention heads.
   VNN_ARG(int64_t, nhead);
   /// Hidden width of the feed-forward block.
   VNN_ARG(int64_t, dim_feedforward) = 2048;
-  /// Dropout after attention, inside and after the feed-forward block (training only).
+  /// Dropout after each attention, inside and after the feed-forward block (training only).
   VNN_ARG(double, dropout) = 0.1;
   /// Feed-forward activation: kReLU (default), kGELU, "relu", "gelu" or a function.
   VNN_ARG(TransformerActivation, activation) = kReLU;
@@ -159,6 +162,13 @@ struct TransformerEncoderLayerOptions {
   /// Pre-norm (LayerNorm before attention and feed-forward) instead of post-norm.
   VNN_ARG(bool, norm_first) = false;
 };
+
+class TransformerEncoderLayerImpl;
+class TransformerDecoderLayerImpl;
+/// Options of TransformerEncoderLayer.
+using TransformerEncoderLayerOptions = TransformerLayerOptions<TransformerEncoderLayerImpl>;
+/// Options of TransformerDecoderLayer.
+using TransformerDecoderLayerOptions = TransformerLayerOptions<TransformerDecoderLayerImpl>;
 
 /// Self-attention and a feed-forward block, each with a residual and LayerNorm (torch.nn.TransformerEncoderLayer).
 class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl> {
@@ -187,28 +197,6 @@ class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl
 };
 /// The holder of TransformerEncoderLayerImpl.
 VNN_MODULE(TransformerEncoderLayer);
-
-/// Options of TransformerDecoderLayer (LibTorch's, plus Python's layer_norm_eps, batch_first, norm_first).
-struct TransformerDecoderLayerOptions {
-  /// A layer of width `d_model` with `nhead` attention heads.
-  TransformerDecoderLayerOptions(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
-  /// Model width.
-  VNN_ARG(int64_t, d_model);
-  /// Attention heads.
-  VNN_ARG(int64_t, nhead);
-  /// Hidden width of the feed-forward block.
-  VNN_ARG(int64_t, dim_feedforward) = 2048;
-  /// Dropout probability (training only).
-  VNN_ARG(double, dropout) = 0.1;
-  /// Feed-forward activation: kReLU (default), kGELU, "relu", "gelu" or a function.
-  VNN_ARG(TransformerActivation, activation) = kReLU;
-  /// LayerNorm eps.
-  VNN_ARG(double, layer_norm_eps) = 1e-5;
-  /// Sequences are [N, L, E] (true) or [L, N, E] (false, the default).
-  VNN_ARG(bool, batch_first) = false;
-  /// Pre-norm instead of post-norm.
-  VNN_ARG(bool, norm_first) = false;
-};
 
 /// Self-attention, attention over the encoder's memory and a feed-forward block (torch.nn.TransformerDecoderLayer).
 class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl> {
