@@ -7,7 +7,9 @@ target_sources(vnn PRIVATE
   distributed/gloo_engine.cpp
   distributed/mpi_engine.cpp
   distributed/device_comm.cpp
-  distributed/ddp.cpp)
+  distributed/ddp.cpp
+  distributed/fsdp.cpp
+  distributed/fsdp_checkpoint.cpp)
 find_package(Gloo CONFIG QUIET)
 if(TARGET gloo)
   get_target_property(_vnn_gloo_inc gloo INTERFACE_INCLUDE_DIRECTORIES)

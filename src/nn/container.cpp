@@ -70,6 +70,14 @@ std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& devic
   copy->set_training_flag(is_training());
   return copy;
 }
+void SequentialImpl::replace_child(const std::string& name, std::shared_ptr<Module> module) {
+  Module::replace_child(name, module);
+  for (size_t i = 0; i < modules_.size(); ++i)
+    if (std::to_string(i) == name) {
+      modules_[i] = module;
+      calls_[i] = AnyModule(module);
+    }
+}
 ModulePtr SequentialImpl::operator[](size_t i) const { return at(modules_, i, "Sequential"); }
 const AnyModule& SequentialImpl::any_module(size_t i) const {
   at(modules_, i, "Sequential");  // IndexError past the end
@@ -90,6 +98,11 @@ std::shared_ptr<Module> ModuleListImpl::clone(const std::optional<Device>& devic
   auto copy = clone_container<ModuleListImpl>(modules_, device);
   copy->set_training_flag(is_training());
   return copy;
+}
+void ModuleListImpl::replace_child(const std::string& name, std::shared_ptr<Module> module) {
+  Module::replace_child(name, module);
+  for (size_t i = 0; i < modules_.size(); ++i)
+    if (std::to_string(i) == name) modules_[i] = module;
 }
 ModulePtr ModuleListImpl::operator[](size_t i) const { return at(modules_, i, "ModuleList"); }
 

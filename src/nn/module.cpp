@@ -63,6 +63,16 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> module) 
   children_.emplace_back(name, std::move(module));
 }
 
+void Module::replace_child(const std::string& name, std::shared_ptr<Module> module) {
+  VNN_CHECK(ValueError, module, type_name_, "::replace_child: the new module for '", name, "' is null");
+  for (auto& c : children_)
+    if (c.first == name) {
+      c.second = std::move(module);
+      return;
+    }
+  VNN_THROW(ValueError, type_name_, "::replace_child: no submodule '", name, "'");
+}
+
 void Module::share_registrations(const Module& other) {
   if (!params_.empty() || !buffers_.empty() || !children_.empty())
     VNN_THROW(ValueError, type_name_, ": share_registrations needs a module with nothing registered yet");

@@ -95,6 +95,8 @@ class SequentialImpl : public Module {
   void push_back(AnyModule m);
   /// Feeds input through every child in order (an empty Sequential returns it unchanged).
   Tensor forward(const Tensor& input) override;
+  /// Also re-points the entry forward() calls (through the new module's virtual forward).
+  void replace_child(const std::string& name, std::shared_ptr<Module> module) override;
   /// Clones every child (all must be cloneable).
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   /// Number of children.
@@ -158,6 +160,8 @@ class ModuleListImpl : public Module {
   }
   /// Appends `m` as child "<size()>" (ValueError for a null module).
   void push_back(ModulePtr m);
+  /// Also re-points the list entry (iteration and operator[] see the new module).
+  void replace_child(const std::string& name, std::shared_ptr<Module> module) override;
   /// Clones every child (all must be cloneable).
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   /// Number of children.

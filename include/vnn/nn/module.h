@@ -90,6 +90,11 @@ class Module : public std::enable_shared_from_this<Module> {
   /// `prefix` ("" for this one); a module registered at several places is
   /// listed once, at its first path (PyTorch's named_modules()).
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_modules(const std::string& prefix = "");
+  /// Re-points the registered submodule `name` at `module` (a wrapper around
+  /// the old one: FullyShardedDataParallel's units); containers (Sequential,
+  /// ModuleList) update the list their forward and iteration use as well.
+  /// ValueError when there is no such child or `module` is null.
+  virtual void replace_child(const std::string& name, std::shared_ptr<Module> module);
   /// Total number of elements in all parameters (submodules included), each shared tensor once.
   int64_t num_parameters() const;
 
