@@ -71,6 +71,10 @@ struct InitOptions {
   /// After this long a collective (and the rendezvous) throws
   /// DistributedError. VNN_DIST_TIMEOUT (seconds) overrides the default.
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
+  /// An allocation on this rank that throws OutOfMemory aborts the group
+  /// (ProcessGroup::abort), so the other ranks throw at once instead of
+  /// waiting on this one. VNN_DIST_ABORT_ON_OOM=0 turns it off.
+  bool abort_on_out_of_memory = true;
 };
 
 /// One pending or finished collective. Copyable handle; a default-constructed
@@ -141,6 +145,18 @@ class ProcessGroup {
   void set_timeout(std::chrono::milliseconds timeout);
   /// The collective timeout.
   std::chrono::milliseconds timeout() const;
+
+  /// Fails the group on every rank, for a failure the others cannot see
+  /// (an OutOfMemory, an exception in a pipeline stage): this rank's pending
+  /// and later work throws DistributedError, and so does every other
+  /// rank's at once, naming "rank R failed: <reason>" (the reason travels
+  /// through the rendezvous store; under MPI only this rank's work fails,
+  /// mpirun ends the job when a rank exits). A collective that fails (a
+  /// peer gone, a timeout) aborts the group the same way. Idempotent;
+  /// destroy the group afterwards.
+  void abort(const std::string& reason);
+  /// Why the group was aborted, here or by a peer ("" while it is not).
+  std::string abort_reason() const;
 
   /// Which engine serves which device kind, and why (e.g. "hip: host-staged
   /// gloo, Debian 12 has no RCCL").

@@ -127,7 +127,7 @@ void init_process_group(const InitOptions& o) {
   cfg.rank = rank;
   cfg.world_size = ws;
   cfg.timeout = timeout;
-  std::unique_ptr<detail::Store> store;
+  std::unique_ptr<detail::Store> store, watch;
   std::unique_ptr<detail::Engine> eng;
   std::string how;
   if (engine == Engine::mpi) {
@@ -156,6 +156,8 @@ void init_process_group(const InitOptions& o) {
       check_agreement(*store, rank, ws);
       auto gloo_store = detail::make_prefix_store("gloo", *store);
       eng = detail::make_gloo_engine(cfg, *gloo_store);
+      // A connection of its own on which the group waits for a peer's abort (a day: no timeout).
+      watch = detail::make_tcp_store(cfg.master_addr, port, false, rank, std::chrono::hours(24));
       store_barrier(*store, "init", ws);  // nobody tears the store down while a peer still reads it
     } catch (const Error&) {
       store->linger(std::chrono::seconds(5));  // rank 0: let the others read why before the store goes
@@ -166,6 +168,9 @@ void init_process_group(const InitOptions& o) {
   std::string report = make_report(eng->name(), how);
   auto impl = std::make_unique<ProcessGroup::Impl>(std::move(store), std::move(eng), report, timeout);
   if (const char* c = env("VNN_DIST_CHECK_SIZES")) impl->check_sizes = std::string(c) != "0";
+  if (watch) impl->start_abort_watch(std::move(watch));
+  const char* oom = env("VNN_DIST_ABORT_ON_OOM");
+  if (oom ? std::string(oom) != "0" : o.abort_on_out_of_memory) impl->abort_on_out_of_memory();
   g.group = std::make_unique<ProcessGroup>(std::move(impl));
   g.local_rank = local_rank;
   g.local_world_size = local_ws;
@@ -176,7 +181,14 @@ void destroy_process_group() {
   std::lock_guard<std::mutex> lock(g.m);
   if (!g.group) return;
   auto& impl = g.group->impl();
-  impl.drain();
+  if (!impl.drain()) {
+    // Aborted, with tasks still blocked in the engine on a peer that will
+    // never answer: leave the group to them rather than wait for the
+    // engine's timeout (the process is expected to exit).
+    (void)g.group.release();
+    return;
+  }
+  impl.stop_abort_watch();  // before the barrier, while rank 0's store is surely there
   if (!impl.broken() && impl.store) {
     try {
       impl.store->stop_accepting();

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "runtime/caching_allocator.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/autograd.h"
 #include "vnn/checked_size.h"
@@ -103,6 +104,8 @@ ProcessGroup::Impl::Impl(std::unique_ptr<detail::Store> s, std::unique_ptr<detai
 }
 
 ProcessGroup::Impl::~Impl() {
+  if (oom_listener_) ::vnn::detail::remove_out_of_memory_listener(oom_listener_);
+  stop_abort_watch();
   for (Queue* q : {&collectives_, &sends_, &recvs_}) {
     {
       std::lock_guard<std::mutex> lock(q->m);
@@ -118,6 +121,109 @@ bool ProcessGroup::Impl::broken() const {
   return !broken_.empty();
 }
 
+std::string ProcessGroup::Impl::aborted() const {
+  std::lock_guard<std::mutex> lock(broken_m_);
+  return aborted_;
+}
+
+std::string ProcessGroup::Impl::wait_for_abort(Millis limit) const {
+  std::unique_lock<std::mutex> lock(broken_m_);
+  abort_cv_.wait_for(lock, limit, [&] { return !aborted_.empty(); });
+  return aborted_;
+}
+
+void ProcessGroup::Impl::check_open(const std::string& what) const {
+  std::string reason = aborted();
+  if (!reason.empty())
+    VNN_THROW(DistributedError, "rank ", rank(), ": ", what, " cannot run: the group was aborted (", reason,
+              "); destroy it and exit or restart");
+}
+
+void ProcessGroup::Impl::fail_post(const std::string& what, const std::exception& e) {
+  std::string reason = wait_for_abort(Millis(200));
+  if (!reason.empty())
+    VNN_THROW(DistributedError, "rank ", rank(), ": ", what, " aborted: ", reason,
+              "; the group is unusable: destroy it (destroy_process_group) and exit or restart");
+  std::string text = failure_text(rank(), what, engine->name(), e.what(), timeout());
+  {
+    std::lock_guard<std::mutex> lock(broken_m_);
+    if (broken_.empty()) broken_ = text;
+  }
+  abort(text, true);
+  throw DistributedError(text);
+}
+
+void ProcessGroup::Impl::fail_pending(Queue& q, const std::string& text) {
+  std::vector<std::shared_ptr<Work::State>> states;
+  {
+    std::lock_guard<std::mutex> lock(q.m);
+    for (auto& t : q.tasks) states.push_back(t.first);
+    if (q.current) states.push_back(q.current);
+  }
+  for (auto& st : states) {
+    {
+      std::lock_guard<std::mutex> lock(st->m);
+      if (st->done) continue;
+      st->done = true;  // the engine may still hold the buffers: `keep` stays until its task ends
+      st->finish = nullptr;
+      st->error = std::make_exception_ptr(DistributedError(::vnn::detail::str_cat(
+          "rank ", rank(), ": ", st->what, " aborted: ", text,
+          "; the group is unusable: destroy it (destroy_process_group) and exit or restart")));
+    }
+    st->cv.notify_all();
+  }
+}
+
+void ProcessGroup::Impl::abort(const std::string& text, bool publish) {
+  {
+    std::lock_guard<std::mutex> lock(broken_m_);
+    if (!aborted_.empty()) return;
+    aborted_ = text;
+    if (broken_.empty()) broken_ = text;
+  }
+  abort_cv_.notify_all();
+  for (Queue* q : {&collectives_, &sends_, &recvs_}) fail_pending(*q, text);
+  if (!publish || !store) return;
+  for (int r = 0; r < size(); ++r) {
+    if (r == rank()) continue;
+    try {
+      store->set("abort/" + std::to_string(r), detail::to_bytes(text));
+    } catch (const std::exception&) {
+      return;  // rank 0's store is gone: the peers see that themselves
+    }
+  }
+}
+
+void ProcessGroup::Impl::start_abort_watch(std::unique_ptr<detail::Store> watch) {
+  watch_store_ = std::move(watch);
+  watch_thread_ = std::thread([this] {
+    std::string text;
+    try {
+      text = detail::to_string(watch_store_->get("abort/" + std::to_string(rank())));
+    } catch (const std::exception& e) {
+      text = e.what();  // rank 0 (and its store) gone
+    }
+    if (!watch_stop_ && !text.empty()) abort(text, false);
+  });
+}
+
+void ProcessGroup::Impl::stop_abort_watch() {
+  if (!watch_thread_.joinable()) return;
+  watch_stop_ = true;
+  try {
+    store->set("abort/" + std::to_string(rank()), {});  // wakes this rank's watcher
+  } catch (const std::exception&) {
+    // The store is gone, and so is the watcher's connection: it has returned.
+  }
+  watch_thread_.join();
+}
+
+void ProcessGroup::Impl::abort_on_out_of_memory() {
+  oom_listener_ = ::vnn::detail::add_out_of_memory_listener([this](const std::string& message) {
+    abort(::vnn::detail::str_cat("rank ", rank(), " failed: OutOfMemory: ", message), true);
+  });
+}
+
 void ProcessGroup::Impl::serve(Queue& q, const std::string& track) {
   profiler::set_thread_name(track);  // collectives get a track of their own in traces
   while (true) {
@@ -129,15 +235,22 @@ void ProcessGroup::Impl::serve(Queue& q, const std::string& track) {
       task = std::move(q.tasks.front());
       q.tasks.pop_front();
       ++q.running;
+      q.current = task.first;
     }
     auto& st = *task.first;
     std::exception_ptr error;
-    std::string earlier;
+    std::string earlier, aborted;
+    bool failed = false;
     {
       std::lock_guard<std::mutex> lock(broken_m_);
       earlier = broken_;
+      aborted = aborted_;
     }
-    if (!earlier.empty() && &q == &collectives_) {
+    if (!aborted.empty()) {
+      error = std::make_exception_ptr(DistributedError(::vnn::detail::str_cat(
+          "rank ", rank(), ": ", st.what, " cannot run: the group was aborted (", aborted,
+          "); destroy it and exit or restart")));
+    } else if (!earlier.empty() && &q == &collectives_) {
       error = std::make_exception_ptr(DistributedError(
           ::vnn::detail::str_cat("rank ", rank(), ": ", st.what, " cannot run: an earlier collective failed (", earlier,
                                  "); the group is unusable, destroy it and exit")));
@@ -150,27 +263,38 @@ void ProcessGroup::Impl::serve(Queue& q, const std::string& track) {
       } catch (const detail::Disagreement&) {
         error = std::current_exception();
       } catch (const std::exception& e) {
+        // A peer that failed told the store first: its reason makes the better message (fail_pending puts it in).
+        wait_for_abort(Millis(200));
         std::string text = failure_text(rank(), st.what, engine->name(), e.what(), timeout());
         {
           std::lock_guard<std::mutex> lock(broken_m_);
           if (broken_.empty()) broken_ = text;
         }
         error = std::make_exception_ptr(DistributedError(text));
+        failed = true;
       }
     }
     {
       std::lock_guard<std::mutex> lock(st.m);
-      st.done = true;
-      st.error = error;
-      if (error) st.finish = nullptr;
-      if (error || !st.finish) st.keep.clear();
+      if (!st.done) {  // else an abort failed it meanwhile
+        st.done = true;
+        st.error = error;
+        if (error) st.finish = nullptr;
+      }
+      if (st.error || !st.finish) st.keep.clear();
     }
     st.cv.notify_all();
     {
       std::lock_guard<std::mutex> lock(q.m);
       --q.running;
+      q.current = nullptr;
     }
     q.cv.notify_all();
+    if (failed) {  // a peer gone or silent: the other ranks need not wait for their own timeouts
+      std::lock_guard<std::mutex> lock(broken_m_);
+      earlier = broken_;
+    }
+    if (failed) abort(earlier, true);
   }
 }
 
@@ -218,11 +342,19 @@ void* ProcessGroup::Impl::device_comm(const Tensor& t) {
   });
 }
 
-void ProcessGroup::Impl::drain() {
+bool ProcessGroup::Impl::drain(Millis aborted_limit) {
+  std::chrono::steady_clock::time_point give_up{};
   for (Queue* q : {&collectives_, &sends_, &recvs_}) {
     std::unique_lock<std::mutex> lock(q->m);
-    q->cv.wait(lock, [&] { return q->tasks.empty() && q->running == 0; });
+    while (!(q->tasks.empty() && q->running == 0)) {
+      q->cv.wait_for(lock, Millis(50));
+      if (aborted().empty()) continue;
+      auto now = std::chrono::steady_clock::now();
+      if (give_up == std::chrono::steady_clock::time_point{}) give_up = now + aborted_limit;
+      if (now >= give_up) return false;
+    }
   }
+  return true;
 }
 
 // ---- staging ---------------------------------------------------------------
@@ -352,6 +484,10 @@ void ProcessGroup::set_timeout(std::chrono::milliseconds t) {
 }
 std::chrono::milliseconds ProcessGroup::timeout() const { return impl_->timeout(); }
 std::string ProcessGroup::report() const { return impl_->report; }
+void ProcessGroup::abort(const std::string& reason) {
+  impl_->abort(::vnn::detail::str_cat("rank ", rank(), " failed: ", reason), true);
+}
+std::string ProcessGroup::abort_reason() const { return impl_->aborted(); }
 
 Work ProcessGroup::allreduce(const Tensor& tensor, ReduceOp op) {
   std::string what = std::string("allreduce(") + name(op) + ")";
@@ -554,8 +690,14 @@ Work ProcessGroup::send(const Tensor& tensor, int dst, int tag) {
   auto header = std::make_shared<P2PHeader>();
   header->bytes = b.bytes();
   auto* eng = impl_->engine.get();
-  std::shared_ptr<detail::PendingP2P> h(eng->send(header.get(), sizeof(P2PHeader), dst, 2 * tag));
-  std::shared_ptr<detail::PendingP2P> d(b.bytes() ? eng->send(b.ptr, b.bytes(), dst, 2 * tag + 1) : nullptr);
+  impl_->check_open("send");
+  std::shared_ptr<detail::PendingP2P> h, d;
+  try {
+    h.reset(eng->send(header.get(), sizeof(P2PHeader), dst, 2 * tag).release());
+    if (b.bytes()) d.reset(eng->send(b.ptr, b.bytes(), dst, 2 * tag + 1).release());
+  } catch (const std::exception& e) {
+    impl_->fail_post("send", e);
+  }
   return impl_->enqueue("send", [h, d, header](detail::Millis t) {
     h->wait(t);
     if (d) d->wait(t);
@@ -568,7 +710,13 @@ Work ProcessGroup::recv(const Tensor& tensor, int src, int tag) {
   Buf b = stage(tensor, false);
   auto header = std::make_shared<P2PHeader>();
   auto* eng = impl_->engine.get();
-  std::shared_ptr<detail::PendingP2P> h(eng->recv(header.get(), sizeof(P2PHeader), src, 2 * tag));
+  impl_->check_open("recv");
+  std::shared_ptr<detail::PendingP2P> h;
+  try {
+    h.reset(eng->recv(header.get(), sizeof(P2PHeader), src, 2 * tag).release());
+  } catch (const std::exception& e) {
+    impl_->fail_post("recv", e);
+  }
   void* p = b.ptr;
   size_t bytes = b.bytes();
   int me = rank();

@@ -58,9 +58,34 @@ struct ProcessGroup::Impl {
   Work device_work(std::string what, const detail::DeviceOp& d, std::vector<Tensor> keep);
   // The device communicator for t's device.
   void* device_comm(const Tensor& t);
-  // Waits for everything queued so far (errors stay with their Work).
-  void drain();
+  // Waits for everything queued so far (errors stay with their Work). Once
+  // the group is aborted it gives up after `aborted_limit` (tasks blocked in
+  // the engine on a peer that will never answer) and returns false.
+  bool drain(Millis aborted_limit = Millis(2000));
   bool broken() const;
+
+  // Fails the group with `text` (the whole reason, "rank 1 failed: ..."):
+  // every pending Work throws it, and so does later work. publish: tell
+  // every peer too, through the store (their watchers abort with the same
+  // text). The first reason wins.
+  void abort(const std::string& text, bool publish);
+  std::string aborted() const;
+  // The abort's reason once one arrives within `limit` ("" if none): a peer
+  // that fails tells the store before it closes its connections, so a
+  // connection closed under us may soon come with the reason.
+  std::string wait_for_abort(Millis limit) const;
+  // Throws DistributedError when the group was aborted (before posting work).
+  void check_open(const std::string& what) const;
+  // A send or recv the engine refused to post (a peer gone): the failure,
+  // or the abort it came from, as DistributedError; the group is aborted.
+  [[noreturn]] void fail_post(const std::string& what, const std::exception& e);
+  // Waits on this rank's key "abort/<rank>" on a store connection of its
+  // own, for a peer's abort (or for rank 0's store to vanish).
+  void start_abort_watch(std::unique_ptr<detail::Store> watch);
+  // Ends the watch (sets this rank's key empty); before the destroy barrier.
+  void stop_abort_watch();
+  // Aborts (and tells the peers) when an allocation here throws OutOfMemory.
+  void abort_on_out_of_memory();
 
  private:
   struct Queue {
@@ -70,11 +95,19 @@ struct ProcessGroup::Impl {
     std::deque<std::pair<std::shared_ptr<Work::State>, std::function<void(Millis)>>> tasks;
     bool stop = false;
     int running = 0;
+    std::shared_ptr<Work::State> current;  // the task running now
   };
+  void fail_pending(Queue& q, const std::string& text);
   void serve(Queue& q, const std::string& track);
   Queue collectives_, sends_, recvs_;
   mutable std::mutex broken_m_;
+  mutable std::condition_variable abort_cv_;
   std::string broken_;  // the first failure: later collectives fail fast with it
+  std::string aborted_;  // the abort's reason: later work of every lane fails fast with it
+  std::unique_ptr<detail::Store> watch_store_;
+  std::thread watch_thread_;
+  std::atomic<bool> watch_stop_{false};
+  int oom_listener_ = 0;
 };
 
 }  // namespace vnn::distributed

@@ -8,6 +8,7 @@ target_sources(vnn PRIVATE
   distributed/mpi_engine.cpp
   distributed/device_comm.cpp
   distributed/ddp.cpp
+  distributed/pipelining.cpp
   distributed/fsdp.cpp
   distributed/fsdp_checkpoint.cpp)
 find_package(Gloo CONFIG QUIET)

@@ -1,6 +1,7 @@
 #include "runtime/caching_allocator.hpp"
 
 #include <cstdio>
+#include <map>
 
 #include "profiler/hooks.hpp"
 #include "vnn/detail/message.h"
@@ -22,7 +23,33 @@ std::string size_text(uint64_t bytes) {
   return std::string(buf) + " (" + std::to_string(bytes) + " bytes)";
 }
 
+struct OomListeners {
+  std::mutex m;
+  int next = 0;
+  std::map<int, std::function<void(const std::string&)>> fns;
+};
+OomListeners& oom_listeners() {
+  static OomListeners* l = new OomListeners;  // never destroyed: groups may outlive static teardown
+  return *l;
+}
+
+void notify_out_of_memory(const std::string& message) {
+  std::lock_guard<std::mutex> lock(oom_listeners().m);  // held: a listener is not removed while it runs
+  for (auto& [id, fn] : oom_listeners().fns) fn(message);
+}
+
 }  // namespace
+
+int add_out_of_memory_listener(std::function<void(const std::string&)> listener) {
+  std::lock_guard<std::mutex> lock(oom_listeners().m);
+  int id = ++oom_listeners().next;
+  oom_listeners().fns[id] = std::move(listener);
+  return id;
+}
+void remove_out_of_memory_listener(int id) {
+  std::lock_guard<std::mutex> lock(oom_listeners().m);
+  oom_listeners().fns.erase(id);
+}
 
 size_t CachingAllocator::round_size(size_t bytes) {
   // Small blocks in 512-byte steps; large ones in 2 MiB steps so that
@@ -61,7 +88,7 @@ void* CachingAllocator::allocate(size_t bytes, size_t* rounded, uint64_t stream)
     if (stats_.reserved + size > limit_) {
       const uint64_t allocated = stats_.allocated, reserved = stats_.reserved, limit = limit_;
       lock.unlock();
-      VNN_THROW(OutOfMemory, "out of memory on ", device_.str(), ": tried to allocate ", size_text(bytes),
+      std::string message = str_cat("out of memory on ", device_.str(), ": tried to allocate ", size_text(bytes),
                 (size != bytes ? " (a block of " + size_text(size) + ")" : std::string()),
                 ", but the device's memory limit is ", size_text(limit), ", of which ", size_text(allocated),
                 " is allocated by live tensors and ", size_text(reserved), " is reserved by vnn's caching allocator",
@@ -72,6 +99,8 @@ void* CachingAllocator::allocate(size_t bytes, size_t* rounded, uint64_t stream)
                 "batch, recompute activations in backward (vnn::utils::checkpoint), or shard parameters, gradients "
                 "and optimizer state over ranks (FSDP); or raise the limit: vnn::set_memory_limit(",
                 device_.str(), ", bytes) or VNN_MEMORY_LIMIT (0 = no limit)");
+      notify_out_of_memory(message);
+      throw OutOfMemory(message);
     }
   }
   // Claimed before the backend call, so that a concurrent allocation sees it.
@@ -85,6 +114,12 @@ void* CachingAllocator::allocate(size_t bytes, size_t* rounded, uint64_t stream)
       empty_cache();  // give cached blocks back and try once more
       h = alloc_(size);
     }
+  } catch (const OutOfMemory& e) {
+    lock.lock();
+    stats_.reserved -= size;
+    lock.unlock();
+    notify_out_of_memory(e.what());
+    throw;
   } catch (...) {
     lock.lock();
     stats_.reserved -= size;

@@ -23,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -37,6 +38,13 @@ namespace vnn::detail {
 // covers each of its devices, an indexed entry wins) gives `d`: 0 = none.
 // Throws ValueError naming the entry when the variable cannot be read.
 uint64_t env_memory_limit(const Device& d);
+
+// Listeners told the message of every OutOfMemory an allocation throws, just
+// before it is thrown, on the allocating thread: a process group aborts
+// there, so that its peers throw instead of waiting on this rank
+// (src/distributed). add returns an id for remove.
+int add_out_of_memory_listener(std::function<void(const std::string&)> listener);
+void remove_out_of_memory_listener(int id);
 
 class CachingAllocator {
  public:

@@ -2,10 +2,13 @@
 // the device under test, and checks that print what failed and exit 1.
 #pragma once
 #include <cstdlib>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 
+#include "vnn/distributed.h"
 #include "vnn/vnn.h"
 
 namespace vnn::test::dist {
@@ -43,6 +46,33 @@ void expect_throw(F&& f, std::initializer_list<const char*> needles, const std::
     fail(what + ": threw the wrong type: " + e.what());
   }
   fail(what + ": did not throw");
+}
+
+// main() of a rank program `PROGRAM SCENARIO [ARG]`: sets `dev` to the
+// device under test (exit 77 without it), then runs table[SCENARIO](ARG)
+// between init_process_group and destroy_process_group.
+using Scenarios = std::map<std::string, std::function<int(const std::string&)>>;
+inline int run_scenario(int argc, char** argv, Device& dev, const Scenarios& table) {
+  if (argc < 2) {
+    std::cerr << "usage: " << argv[0] << " SCENARIO [ARG]\n";
+    return 2;
+  }
+  std::string scenario = argv[1], arg = argc > 2 ? argv[2] : "";
+  dev = device_from_env();
+  if (!is_available(dev)) {
+    std::cout << "SKIP: no " << dev.str() << " device" << std::endl;
+    return 77;
+  }
+  try {
+    auto it = table.find(scenario);
+    if (it == table.end()) fail("unknown scenario " + scenario);
+    distributed::init_process_group();
+    int rc = it->second(arg);
+    distributed::destroy_process_group();
+    return rc;
+  } catch (const std::exception& e) {
+    fail(scenario + ": unexpected exception: " + e.what());
+  }
 }
 
 }  // namespace vnn::test::dist
