@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <map>
 
@@ -188,6 +189,120 @@ int ddp_oom() {
   return 0;
 }
 
+// Activation checkpointing (the recompute gathers the unit again) with
+// gradient clipping over the shards; no_sync accumulation; bf16 gathers.
+int fsdp_features() {
+  {
+    Reference ref = reference(3, 0.5);
+    auto o = unit_per_block();
+    o.activation_checkpointing = true;
+    auto fsdp = nn::fully_shard(make_gpt(), o);
+    vnn::optim::Adam opt(fsdp->parameters(), vnn::optim::AdamOptions(kLr));
+    train(*fsdp, opt, 0, 3, 0.5);
+    double d = max_diff(snapshot(fsdp->full_state_dict(false)), ref.state, "checkpointed");
+    DIST_CHECK(d <= 1e-10, "activation checkpointing + clip_grad_norm_: differs from one process by " << d);
+  }
+  {
+    // Two micro-batches per step: the first under no_sync.
+    auto m = make_gpt();
+    vnn::optim::Adam ref_opt(m->parameters(), vnn::optim::AdamOptions(kLr));
+    auto fsdp = nn::fully_shard(make_gpt(), unit_per_block());
+    vnn::optim::Adam opt(fsdp->parameters(), vnn::optim::AdamOptions(kLr));
+    for (int s = 0; s < 2; ++s) {
+      ref_opt.zero_grad();
+      opt.zero_grad();
+      for (int micro : {0, 1}) {
+        auto b = batch(100 * micro + s);
+        loss_of(*m, b.first, b.second).backward();
+        auto [x, y] = rows(b);
+        if (micro == 0) {
+          auto guard = fsdp->no_sync();
+          loss_of(*fsdp, x, y).backward();
+        } else {
+          loss_of(*fsdp, x, y).backward();
+        }
+      }
+      ref_opt.step();
+      opt.step();
+    }
+    double d = max_diff(snapshot(fsdp->full_state_dict(false)), snapshot(m->state_dict()), "no_sync");
+    DIST_CHECK(d <= 1e-10, "no_sync accumulation differs from one process by " << d);
+    DIST_CHECK(fsdp->stats().syncs == 2, "no_sync backward synchronised: syncs " << fsdp->stats().syncs);
+  }
+  {
+    // bf16 gathers, float32 reduction, float64 shards: the module computes
+    // in bf16 and trains as the float64 run does, to bf16's precision.
+    auto o = unit_per_block();
+    o.mixed_precision.param_dtype = vnn::kBFloat16;
+    o.mixed_precision.reduce_dtype = vnn::kFloat32;
+    auto model = make_gpt();
+    auto fsdp = nn::fully_shard(model, o);
+    DIST_CHECK(fsdp->parameters()[0].dtype() == vnn::kFloat64, "shards are " << vnn::name(fsdp->parameters()[0].dtype()));
+    vnn::optim::Adam opt(fsdp->parameters(), vnn::optim::AdamOptions(1e-3));
+    auto plain = nn::fully_shard(make_gpt(), unit_per_block());
+    vnn::optim::Adam plain_opt(plain->parameters(), vnn::optim::AdamOptions(1e-3));
+    double first = 0, last = 0, last_plain = 0;
+    for (int s = 0; s < 6; ++s) {
+      auto [x, y] = rows(batch(0));
+      opt.zero_grad();
+      Tensor l = loss_of(*fsdp, x, y);
+      DIST_CHECK(model->lm_head->weight.dtype() == vnn::kBFloat16,
+                 "the root's gathered weight is " << vnn::name(model->lm_head->weight.dtype()));
+      l.backward();
+      opt.step();
+      plain_opt.zero_grad();
+      Tensor lp = loss_of(*plain, x, y);
+      lp.backward();
+      plain_opt.step();
+      (s == 0 ? first : last) = l.to(vnn::kFloat64).item();
+      last_plain = lp.item();
+    }
+    DIST_CHECK(last < first, "bf16 FSDP did not learn: loss " << first << " -> " << last);
+    DIST_CHECK(std::fabs(last - last_plain) <= 0.05 * last_plain,
+               "bf16 loss " << last << " is far from the float64 run's " << last_plain);
+  }
+  return 0;
+}
+
+// Trains 5 steps on 2 ranks and writes a sharded checkpoint and the full
+// state dict (rank 0) under `dir`.
+int fsdp_ckpt_save(const std::string& dir) {
+  auto fsdp = nn::fully_shard(make_gpt(), unit_per_block());
+  vnn::optim::Adam opt(fsdp->parameters(), vnn::optim::AdamOptions(kLr));
+  train(*fsdp, opt, 0, 5);
+  fsdp->save_sharded_checkpoint(dir, &opt, {0, 5, {{"note", "fsdp"}}});
+  auto full = fsdp->full_state_dict();
+  if (dist::rank() != 0) {
+    DIST_CHECK(full.empty(), "rank " << dist::rank() << " got a full state dict");
+    return 0;
+  }
+  auto plain = make_gpt()->state_dict();
+  DIST_CHECK(full.size() == plain.size(), "full state dict: " << full.size() << " keys, the model has " << plain.size());
+  for (size_t i = 0; i < full.size(); ++i) DIST_CHECK(full[i].first == plain[i].first, full[i].first);
+  vnn::io::save(dir + "/full.safetensors", full);
+  return 0;
+}
+
+// On another world size: the checkpoint equals one process's 5 steps, and
+// training on gives its steps 5..7; the full state dict loads into a plain model.
+int fsdp_ckpt_load(const std::string& dir) {
+  auto fsdp = nn::fully_shard(make_gpt(), unit_per_block());
+  vnn::optim::Adam opt(fsdp->parameters(), vnn::optim::AdamOptions(kLr));
+  vnn::io::TrainingProgress p = fsdp->load_sharded_checkpoint(dir, &opt);
+  DIST_CHECK(p.step == 5 && p.extra["note"] == "fsdp", "progress step " << p.step);
+  Reference five = reference(5);
+  double d = max_diff(snapshot(fsdp->full_state_dict(false)), five.state, "loaded");
+  DIST_CHECK(d <= 1e-10, "the checkpoint written by 2 ranks, read by " << dist::world_size() << ", differs by " << d);
+  auto plain = make_gpt();
+  plain->load_state_dict(vnn::io::load(dir + "/full.safetensors", dev));
+  d = max_diff(snapshot(plain->state_dict()), five.state, "full.safetensors");
+  DIST_CHECK(d <= 1e-10, "the gathered full state dict differs by " << d);
+  train(*fsdp, opt, 5, 7);
+  d = max_diff(snapshot(fsdp->full_state_dict(false)), reference(7).state, "resumed");
+  DIST_CHECK(d <= 1e-10, "resumed on " << dist::world_size() << " ranks, steps 5..7 differ by " << d);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -202,7 +317,12 @@ int main(int argc, char** argv) {
     return 77;
   }
   try {
-    std::map<std::string, int (*)()> table{{"fsdp_train", fsdp_train}, {"ddp_oom", ddp_oom}};
+    std::map<std::string, std::function<int()>> table{
+        {"fsdp_train", fsdp_train},
+        {"ddp_oom", ddp_oom},
+        {"fsdp_features", fsdp_features},
+        {"fsdp_ckpt_save", [&] { return fsdp_ckpt_save(arg); }},
+        {"fsdp_ckpt_load", [&] { return fsdp_ckpt_load(arg); }}};
     auto it = table.find(scenario);
     if (it == table.end()) fail("unknown scenario " + scenario);
     dist::init_process_group();
