@@ -5,7 +5,7 @@
 // The model is an MLP of --layers Linear+ReLU blocks (float32) cut into
 // equal stages, one per rank. `compute` is the time a stage takes for the
 // forward and backward of every micro-batch on its own (no communication,
-// no waiting; the largest over the ranks). A pipeline of s stages and n
+// no waiting, the other ranks idle meanwhile; the largest over the ranks). A pipeline of s stages and n
 // micro-batches at best takes compute * (n + s - 1) / n: its bubble is
 // (s - 1) / (n + s - 1) of the step. Rank 0 prints one line per schedule:
 //   pipeline <schedule> stages S microbatches N step_ms T ideal_ms I bubble_ideal B bubble_measured M efficiency I/T
@@ -107,9 +107,16 @@ int main(int argc, char** argv) {
         if (k >= 2) t[which].push_back(ms_since(t0));  // two warm-up steps
         peak[which] = stage.peak_in_flight();
       }
-      opt.zero_grad();
-      double ms = compute_once();
-      if (k >= 2) c.push_back(ms);
+      // The stages' compute-only passes in turn, so that none shares the cores with another.
+      for (int turn = 0; turn < s; ++turn) {
+        pg.barrier().wait();
+        if (turn == rank) {
+          opt.zero_grad();
+          double ms = compute_once();
+          if (k >= 2) c.push_back(ms);
+        }
+      }
+      pg.barrier().wait();
     }
     vnn::Tensor compute = vnn::full({1}, median(c), vnn::TensorOptions().with(vnn::kFloat64));
     pg.allreduce(compute, vnn::distributed::ReduceOp::max).wait();

@@ -330,7 +330,9 @@ Tensor PipelineSchedule::step(const Tensor& input, const Tensor& target) {
   } catch (const DistributedError&) {
     throw;
   } catch (const std::exception& e) {
-    if (ProcessGroup* g = stages_.front()->group()) g->abort(detail::str_cat(name_, "::step: ", e.what()));
+    // The other ranks wait on this one: tell them (an OutOfMemory has done so already).
+    if (ProcessGroup* g = stages_.front()->group())
+      g->abort(detail::str_cat(name_, "::step of stage ", stages_.front()->stage_index(), ": ", e.what()));
     throw;
   }
   if (!has_last) return Tensor();

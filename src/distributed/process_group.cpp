@@ -690,15 +690,16 @@ Work ProcessGroup::send(const Tensor& tensor, int dst, int tag) {
   auto header = std::make_shared<P2PHeader>();
   header->bytes = b.bytes();
   auto* eng = impl_->engine.get();
-  impl_->check_open("send");
+  std::string what = ::vnn::detail::str_cat("send to rank ", dst);
+  impl_->check_open(what);
   std::shared_ptr<detail::PendingP2P> h, d;
   try {
     h.reset(eng->send(header.get(), sizeof(P2PHeader), dst, 2 * tag).release());
     if (b.bytes()) d.reset(eng->send(b.ptr, b.bytes(), dst, 2 * tag + 1).release());
   } catch (const std::exception& e) {
-    impl_->fail_post("send", e);
+    impl_->fail_post(what, e);
   }
-  return impl_->enqueue("send", [h, d, header](detail::Millis t) {
+  return impl_->enqueue(what, [h, d, header](detail::Millis t) {
     h->wait(t);
     if (d) d->wait(t);
   }, nullptr, keep_of({b}), Impl::Lane::sends);
@@ -710,18 +711,19 @@ Work ProcessGroup::recv(const Tensor& tensor, int src, int tag) {
   Buf b = stage(tensor, false);
   auto header = std::make_shared<P2PHeader>();
   auto* eng = impl_->engine.get();
-  impl_->check_open("recv");
+  std::string what = ::vnn::detail::str_cat("recv from rank ", src);
+  impl_->check_open(what);
   std::shared_ptr<detail::PendingP2P> h;
   try {
     h.reset(eng->recv(header.get(), sizeof(P2PHeader), src, 2 * tag).release());
   } catch (const std::exception& e) {
-    impl_->fail_post("recv", e);
+    impl_->fail_post(what, e);
   }
   void* p = b.ptr;
   size_t bytes = b.bytes();
   int me = rank();
   std::vector<Buf> bufs{b};
-  return impl_->enqueue("recv", [eng, h, header, p, bytes, src, tag, me](detail::Millis t) {
+  return impl_->enqueue(what, [eng, h, header, p, bytes, src, tag, me](detail::Millis t) {
     h->wait(t);
     if (header->magic != P2PHeader().magic || header->bytes != bytes)
       VNN_THROW(detail::Disagreement, "rank ", me, ": recv from rank ", src, " (tag ", tag, ") into a tensor of ",
