@@ -2,8 +2,9 @@
 # train_gpt's smoke checks on one device (CI runs it for cpu:0 and opencl:0):
 # a few iterations that train and sample; a run stopped at its checkpoint and
 # resumed ends bit for bit where the straight run ends (the checkpoints are
-# byte-identical); and, with VNN_RUN given, the --distributed run on 2 ranks
-# ends at the one-process validation loss.
+# byte-identical); and, with VNN_RUN given, the --distributed and --fsdp runs
+# on 2 ranks end at the one-process validation loss, and under a 14 MiB
+# budget per rank a wider GPT runs out of memory with DDP and trains with FSDP.
 # On a device whose index_add (the embedding gradient) adds with atomics in
 # whatever order the threads reach them (OpenCL), runs differ in the last
 # bits: there the resumed run must print the straight run's losses instead.
@@ -58,5 +59,21 @@ if [ -n "$run" ]; then
   [ -n "$two" ] || fail "no validation loss from rank 0"
   awk -v a="$one" -v b="$two" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.002) }' ||
     fail "2 ranks ended at val loss $two, one process at $one"
+  # FSDP: the same run sharded ends at the same loss; and a wider model whose
+  # AdamW training does not fit 14 MiB per rank under DDP trains under FSDP.
+  "$run" --nproc-per-node 2 "$train" --fsdp $small --max-iters 20 --sample-tokens 0 --out "$work/fsdp" \
+    > "$work/fsdp.log" 2>&1 || { cat "$work/fsdp.log"; fail "the 2-rank FSDP run failed"; }
+  fsdp=$(sed -n 's/^\[rank0\]: iter 20: train loss [0-9.]*, val loss \([0-9.]*\)/\1/p' "$work/fsdp.log")
+  awk -v a="$one" -v b="$fsdp" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b != "" && d <= 0.002) }' ||
+    fail "FSDP on 2 ranks ended at val loss '$fsdp', one process at $one"
+  wide="--device $device --n-layer 4 --n-head 4 --n-embd 128 --block-size 32 --batch-size 4 --max-iters 10"
+  wide="$wide --eval-interval 10 --eval-iters 2 --warmup 5 --sample-tokens 20"
+  if VNN_MEMORY_LIMIT=$device=14M "$run" --nproc-per-node 2 "$train" --distributed $wide --out "$work/ddp-14m" \
+    > "$work/ddp-14m.log" 2>&1; then cat "$work/ddp-14m.log"; fail "DDP fitted in 14 MiB per rank"; fi
+  grep -q "out of memory on $device" "$work/ddp-14m.log" || { cat "$work/ddp-14m.log"; fail "DDP: no OutOfMemory"; }
+  VNN_MEMORY_LIMIT=$device=14M "$run" --nproc-per-node 2 "$train" --fsdp $wide --out "$work/fsdp-14m" \
+    > "$work/fsdp-14m.log" 2>&1 || { cat "$work/fsdp-14m.log"; fail "FSDP did not train in 14 MiB per rank"; }
+  cat "$work/fsdp-14m.log"
+  grep -q '^\[rank0\]: Sample (temperature' "$work/fsdp-14m.log" || fail "FSDP: no sample"
 fi
 echo "gpt_check: passed on $device"

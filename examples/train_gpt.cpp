@@ -26,9 +26,16 @@
 // from it bit for bit) and prints a sample at the end.
 // --distributed: data parallel under vnn-run (DDP); each rank draws its own
 // rows of every batch (batch-size / world each).
+// --fsdp: the same under FullyShardedDataParallel (each block a unit;
+// parameters, gradients and AdamW state sharded over the ranks), which fits
+// a memory budget DDP cannot meet, e.g. under vnn-run --nproc-per-node 2
+// with VNN_MEMORY_LIMIT=cpu:0=<size>. Its checkpoints are sharded
+// (<out>/sharded/, resumable on any number of ranks); rank 0 samples from
+// the gathered full state dict.
 #include <vnn/distributed.h>
 #include <vnn/io/checkpoint.h>
 #include <vnn/nn/distributed.h>
+#include <vnn/nn/fsdp.h>
 #include <vnn/vnn.h>
 
 #include <algorithm>
@@ -57,7 +64,7 @@ struct Config {
   int64_t stop_at = 0, profile = 0, eval_interval = 250, eval_iters = 20, sample_tokens = 400, top_k = 20, warmup = 100;
   double dropout = 0.0, lr = 2e-3, min_lr = 2e-4, weight_decay = 0.1, temperature = 0.8, grad_clip = 1.0;
   uint64_t seed = 1337;
-  bool resume = false, distributed = false;
+  bool resume = false, distributed = false, fsdp = false;
 };
 
 Config parse(int argc, char** argv) {
@@ -92,10 +99,11 @@ Config parse(int argc, char** argv) {
     else if (a == "--seed") c.seed = std::stoull(value());
     else if (a == "--resume") c.resume = true;
     else if (a == "--distributed") c.distributed = true;
+    else if (a == "--fsdp") c.distributed = c.fsdp = true;
     else {
       std::cout << "usage: train_gpt [--device D] [--max-iters N] [--batch-size B] [--block-size T] [--n-layer L]\n"
                    "                 [--n-head H] [--n-embd C] [--dropout P] [--lr LR] [--eval-interval N]\n"
-                   "                 [--eval-iters N] [--out DIR] [--resume] [--amp bf16] [--distributed]\n"
+                   "                 [--eval-iters N] [--out DIR] [--resume] [--amp bf16] [--distributed] [--fsdp]\n"
                    "                 [--data DIR] [--sample-tokens N] [--temperature T] [--top-k K] [--seed S]\n"
                    "                 [--save-init FILE] [--stop-at N] [--profile N]\n";
       std::exit(a == "--help" ? 0 : 2);
@@ -201,10 +209,10 @@ double lr_at(const Config& c, int64_t it) {
 
 // Mean loss over eval_iters fixed batches of each split (the same batches at
 // every evaluation, so the curve is comparable across runs and resumes).
-std::pair<double, double> estimate_loss(GPT& model, const Corpus& corpus, const Config& c, const vnn::Device& dev,
+std::pair<double, double> estimate_loss(nn::Module& model, const Corpus& corpus, const Config& c, const vnn::Device& dev,
                                         int rank, int world) {
   vnn::NoGradGuard no_grad;
-  model->eval();
+  model.eval();
   double out[2] = {0, 0};
   const int64_t rows = c.batch / world;
   for (uint64_t split = 0; split < 2; ++split) {
@@ -213,12 +221,12 @@ std::pair<double, double> estimate_loss(GPT& model, const Corpus& corpus, const 
     for (int64_t i = 0; i < c.eval_iters; ++i) {
       auto [x, y] = get_batch(data, c.seed + 1, split + 2, i, rank * rows, rows, c.block);
       vnn::AutocastGuard autocast(dev, vnn::kBFloat16, !c.amp.empty());
-      vnn::Tensor logits = model(x.to(dev));
+      vnn::Tensor logits = model.forward(x.to(dev));
       sum += vnn::nn::cross_entropy(logits.view({-1, logits.size(-1)}), y.to(dev).view({-1})).item<double>();
     }
     out[split] = sum / double(c.eval_iters);
   }
-  model->train();
+  model.train();
   if (world > 1) {
     vnn::Tensor t = vnn::tensor({out[0], out[1]}, vnn::TensorOptions(vnn::kFloat64));
     vnn::distributed::all_reduce(t, vnn::distributed::ReduceOp::avg);
@@ -294,23 +302,35 @@ int main(int argc, char** argv) {
     std::cout << "GPT: " << cfg.n_layer << " layers, " << cfg.n_head << " heads, " << cfg.n_embd << " dims, context "
               << cfg.block << ", " << double(n_params) / 1e6 << " M parameters (lm_head tied to wte)\n";
 
+    std::shared_ptr<nn::Module> net = model.ptr();
+    std::shared_ptr<nn::FullyShardedDataParallel> fsdp;
+    if (cfg.fsdp) {  // one flat shard per unit for the matrices (decayed), one for the rest
+      nn::FSDPOptions o;
+      o.auto_wrap_policy = nn::wrap_module_types<BlockImpl>();
+      o.param_group = [](const std::string&, const vnn::Tensor& p) { return p.dim() >= 2 ? 0 : 1; };
+      net = fsdp = nn::fully_shard(model.ptr(), o);
+    } else if (cfg.distributed) {
+      net = std::make_shared<nn::DistributedDataParallel>(model.ptr());
+    }
     // Weight decay on the matrices (weights of Linear and Embedding), none
     // on biases and LayerNorms, as nanoGPT's configure_optimizers.
     std::vector<vnn::Tensor> decay, no_decay;
     for (const auto& p : model->parameters()) (p.dim() >= 2 ? decay : no_decay).push_back(p);
-    vnn::optim::AdamW opt({vnn::optim::ParamGroup(decay, {{"weight_decay", cfg.weight_decay}}),
-                           vnn::optim::ParamGroup(no_decay, {{"weight_decay", 0.0}})},
-                          vnn::optim::AdamWOptions(cfg.lr).betas(0.9, 0.99));
+    if (fsdp) decay = fsdp->shard_parameters(0), no_decay = fsdp->shard_parameters(1);
+    auto opt_owner = std::make_unique<vnn::optim::AdamW>(
+        std::vector<vnn::optim::ParamGroup>{vnn::optim::ParamGroup(decay, {{"weight_decay", cfg.weight_decay}}),
+                                            vnn::optim::ParamGroup(no_decay, {{"weight_decay", 0.0}})},
+        vnn::optim::AdamWOptions(cfg.lr).betas(0.9, 0.99));
+    vnn::optim::AdamW& opt = *opt_owner;
 
     mkdir(cfg.out.c_str(), 0755);
     const std::string ckpt = cfg.out + "/checkpoint.safetensors";
     vnn::io::TrainingProgress progress;
     if (cfg.resume) {
-      progress = vnn::io::load_training_checkpoint(ckpt, *model, &opt, nullptr, &vnn::default_generator());
-      std::cout << "Resumed from " << ckpt << " at iteration " << progress.step << "\n";
+      progress = fsdp ? fsdp->load_sharded_checkpoint(cfg.out + "/sharded", &opt)
+                      : vnn::io::load_training_checkpoint(ckpt, *model, &opt, nullptr, &vnn::default_generator());
+      std::cout << "Resumed from " << (fsdp ? cfg.out + "/sharded" : ckpt) << " at iteration " << progress.step << "\n";
     }
-    std::shared_ptr<nn::Module> net = model.ptr();
-    if (cfg.distributed) net = std::make_shared<nn::DistributedDataParallel>(model.ptr());
 
     const int64_t rows = cfg.batch / world;
     // Training time only (evaluations and checkpoints excluded), as the
@@ -344,7 +364,8 @@ int main(int argc, char** argv) {
         loss = vnn::nn::cross_entropy(logits.view({-1, logits.size(-1)}), y.to(device).view({-1}));
       }
       loss.backward();
-      vnn::optim::clip_grad_norm_(model->parameters(), cfg.grad_clip);
+      if (fsdp) fsdp->clip_grad_norm_(cfg.grad_clip);
+      else vnn::optim::clip_grad_norm_(model->parameters(), cfg.grad_clip);
       opt.step();
       tokens += cfg.batch * cfg.block;
       const bool eval_now = (it + 1) % cfg.eval_interval == 0 || it + 1 == last_iter;
@@ -362,18 +383,28 @@ int main(int argc, char** argv) {
         train_secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
       }
       if (eval_now) {
-        auto [train_loss, val_loss] = estimate_loss(model, corpus, cfg, device, rank, world);
+        auto [train_loss, val_loss] = estimate_loss(*net, corpus, cfg, device, rank, world);
         last_val = val_loss;
         if (rank == 0) std::printf("\niter %lld: train loss %.4f, val loss %.4f\n", (long long)(it + 1), train_loss, val_loss);
         progress.step = it + 1;
         progress.extra["val_loss"] = std::to_string(val_loss);
-        if (rank == 0) vnn::io::save_training_checkpoint(ckpt, *model, &opt, nullptr, progress, &vnn::default_generator());
+        if (fsdp) fsdp->save_sharded_checkpoint(cfg.out + "/sharded", &opt, progress);
+        else if (rank == 0) vnn::io::save_training_checkpoint(ckpt, *model, &opt, nullptr, progress, &vnn::default_generator());
       }
     }
     const double secs = train_secs;
     if (rank == 0) std::printf("Trained %lld iterations in %.1f s of training steps (%.0f tokens/s%s); final val loss %.4f\n",
                 (long long)(last_iter - first_iter), secs, double(tokens) / std::max(secs, 1e-9),
                 world > 1 ? (", " + std::to_string(world) + " ranks").c_str() : "", last_val);
+    if (fsdp && cfg.sample_tokens > 0) {  // rank 0 samples from a plain model holding the gathered state
+      vnn::nn::StateDict full = fsdp->full_state_dict();
+      opt_owner.reset(), net.reset(), fsdp.reset();
+      if (rank == 0) {
+        model = GPT(gc);
+        model->to(device);
+        model->load_state_dict(full);
+      }
+    }
     if (rank == 0 && cfg.sample_tokens > 0)
       std::cout << "Sample (temperature " << cfg.temperature << ", top-k " << cfg.top_k << "):\n"
                 << generate(model, corpus, cfg, device, "\n") << "\n";
