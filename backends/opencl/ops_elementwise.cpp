@@ -18,7 +18,7 @@ namespace vnn_opencl {
 namespace {
 
 bool bool_out(const vnn_op& op) {
-  return (op.kind == VNN_OP_BINARY && op.ints[0] >= VNN_BINARY_EQ) ||
+  return (op.kind == VNN_OP_BINARY && op.ints[0] >= VNN_BINARY_EQ && op.ints[0] <= VNN_BINARY_LOGICAL_XOR) ||
          (op.kind == VNN_OP_UNARY && op.ints[0] == VNN_UNARY_LOGICAL_NOT);
 }
 
@@ -63,6 +63,10 @@ vnn_status check(const Device& d, const vnn_op& op, const std::string& what) {
   else
     ok = (op.kind == VNN_OP_UNARY || op.inputs[1].dtype == op.inputs[0].dtype) &&
          out.dtype == (bool_out(op) ? int32_t(VNN_BOOL) : op.inputs[0].dtype);
+  const bool floating = out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64 || out.dtype == VNN_FLOAT16 ||
+                        out.dtype == VNN_BFLOAT16;
+  if (ok && op.kind == VNN_OP_BINARY && op.ints[0] == VNN_BINARY_GELU_BACKWARD && !floating)
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": takes floating dtypes only, not ", vnn::detail::abi_dtype(out.dtype));
   if (!ok) {
     std::string in;
     for (int i = 0; i < need_in; ++i)

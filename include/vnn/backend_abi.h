@@ -197,6 +197,7 @@ typedef enum vnn_binary_fn {
   VNN_BINARY_LOGICAL_AND = 13,
   VNN_BINARY_LOGICAL_OR = 14,
   VNN_BINARY_LOGICAL_XOR = 15,
+  VNN_BINARY_GELU_BACKWARD = 16, /* in0 (grad) * gelu'(in1): in0 * (Phi(in1) + in1 * phi(in1)), floats only */
   VNN_BINARY_COUNT_         /* number of binary functions, not a function */
 } vnn_binary_fn;
 

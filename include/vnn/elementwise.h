@@ -30,6 +30,9 @@ Tensor gelu(const Tensor& a);  // exact: x * (1 + erf(x / sqrt 2)) / 2
 /// GELU by name, as torch.nn.functional.gelu: approximate "none" is gelu(a), "tanh" is
 /// a * (1 + tanh(sqrt(2/pi) * (a + 0.044715 a^3))) / 2 (composed, differentiable); others: ValueError.
 Tensor gelu(const Tensor& a, const std::string& approximate);
+/// The exact GELU's gradient, grad * (Phi(a) + a phi(a)) (Phi, phi: the standard normal's CDF and
+/// density), one fused op as aten's gelu_backward; floating inputs only, broadcast as mul.
+Tensor gelu_backward(const Tensor& grad, const Tensor& a);
 /// a * sigmoid(a) (floating inputs only).
 Tensor silu(const Tensor& a);  // x * sigmoid(x)
 // Rounding: the identity (a copy) on integers; round() is half to even.

@@ -35,7 +35,8 @@ VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_op_kind_names) == VNN_OP_COUNT_, "vnn_
 /// Names of vnn_binary_fn, indexed by function.
 static const char* const vnn_binary_names[] = {"add", "sub", "mul", "div", "maximum", "minimum",
                                                "pow", "eq",  "ne",  "lt",  "le",      "gt",
-                                               "ge",  "logical_and", "logical_or", "logical_xor"};
+                                               "ge",  "logical_and", "logical_or", "logical_xor",
+                                               "gelu_backward"};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_binary_names) == VNN_BINARY_COUNT_, "vnn_binary_names vs vnn_binary_fn");
 
 /// Names of vnn_unary_fn, indexed by function.

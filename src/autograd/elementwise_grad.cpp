@@ -46,6 +46,12 @@ BackwardFn binary_backward(vnn_binary_fn fn, const Tensor& a_in, const Tensor& b
         Tensor safe_log = where(gt(a, 0.0), log(where(gt(a, 0.0), a, ones_like(a))), zeros_like(a));
         return grads(if_float(a, ga), if_float(b, mul(g, mul(out, safe_log))));
       };
+    case VNN_BINARY_GELU_BACKWARD:
+      // out = a gelu'(b): d/da = gelu'(b), d/db = a gelu''(b) = a phi(b) (2 - b^2).
+      return [a, b](const Tensor& g) {
+        Tensor pdf = mul(exp(mul(mul(b, b), -0.5)), 0.5 * M_2_SQRTPI * M_SQRT1_2);
+        return grads(gelu_backward(g, b), mul(mul(g, a), mul(pdf, rsub(mul(b, b), 2.0))));
+      };
     default:
       return nullptr;
   }
@@ -70,13 +76,8 @@ BackwardFn unary_backward(vnn_unary_fn fn, const Tensor& in_t, const Tensor& out
     case VNN_UNARY_RECIPROCAL: return [y](const Tensor& g) { return grads(neg(mul(g, mul(y, y)))); };
     case VNN_UNARY_LEAKY_RELU:
       return [x, s0](const Tensor& g) { return grads(mul(g, where(gt(x, 0.0), ones_like(x), full_like(x, s0)))); };
-    case VNN_UNARY_GELU:
-      return [x](const Tensor& g) {
-        // Phi(x) + x phi(x)
-        Tensor cdf = mul(add(erf(mul(x, M_SQRT1_2)), 1.0), 0.5);
-        Tensor pdf = mul(exp(mul(mul(x, x), -0.5)), 0.5 * M_2_SQRTPI * M_SQRT1_2);
-        return grads(mul(g, add(cdf, mul(x, pdf))));
-      };
+    case VNN_UNARY_GELU:  // g * (Phi(x) + x phi(x)), one fused op
+      return [x](const Tensor& g) { return grads(gelu_backward(g, x)); };
     case VNN_UNARY_SILU:
       return [x](const Tensor& g) {
         Tensor s = sigmoid(x);

@@ -282,6 +282,13 @@ Tensor gelu(const Tensor& a, const std::string& approximate) {
   Tensor inner = mul(add(a, mul(mul(mul(a, a), a), 0.044715)), k);
   return mul(mul(a, add(tanh(inner), 1.0)), 0.5);
 }
+Tensor gelu_backward(const Tensor& grad, const Tensor& a) {
+  VNN_CHECK(ValueError, grad.defined() && a.defined(), "gelu_backward: grad and input must be defined tensors");
+  VNN_CHECK(DTypeError, is_floating(grad.dtype()) && is_floating(a.dtype()),
+            "gelu_backward: needs floating tensors, got grad ", name(grad.dtype()), " and input ", name(a.dtype()),
+            "; convert first, e.g. t.to(vnn::kFloat32)");
+  return binary(grad, a, VNN_BINARY_GELU_BACKWARD);
+}
 Tensor silu(const Tensor& a) { return unary(a, VNN_UNARY_SILU, "silu", IntRule::reject); }
 Tensor floor(const Tensor& a) { return unary(a, VNN_UNARY_FLOOR, "floor", IntRule::identity); }
 Tensor ceil(const Tensor& a) { return unary(a, VNN_UNARY_CEIL, "ceil", IntRule::identity); }

@@ -38,6 +38,8 @@ TEST_CASE("binary elementwise ops, with broadcasting") {
   check("minimum", [](auto& v) { return minimum(v[0], v[1]); }, {a, b});
   check("pow", [](auto& v) { return pow(v[0], v[1]); }, {p, b});
   check("pow scalar", [](auto& v) { return pow(v[0], 3.0); }, {a});
+  // gelu's fused gradient op, differentiated itself (double backward through gelu).
+  check("gelu_backward", [](auto& v) { return gelu_backward(v[0], v[1]); }, {a, input({3, 4}, -3.0, 3.0, 13)});
   check("scalar ops", [](auto& v) { return rsub(div(mul(add(v[0], 2.0), 3.0), 4.0), 1.0); }, {a});
 }
 

@@ -193,6 +193,45 @@ TEST_CASE("new unary math matches std math in float64, float32 and float64, cont
   }
 }
 
+TEST_CASE("gelu and its fused gradient gelu_backward match float64 over [-12, 12], contiguous or not") {
+  // Contiguous float32 on the CPU takes the vectorised loops (kernels/gelu_host.hpp), in chunks of 4096:
+  // n covers several chunks and a remainder; the transposed view takes the generic functors.
+  Device dev = device_under_test();
+  const int64_t n = 3 * 4096 + 77;
+  std::vector<double> xv(size_t(2 * n)), gv(size_t(2 * n));
+  for (int64_t i = 0; i < 2 * n; ++i) {
+    xv[size_t(i)] = -12.0 + 24.0 * double(i) / double(2 * n - 1);
+    gv[size_t(i)] = 0.5 + double((i * 37) % 11) / 8.0;
+  }
+  xv[5] = 0.0, xv[6] = -0.0, xv[7] = 1e-30, xv[8] = -1e-30, xv[9] = 0.70710678, xv[10] = -0.70710678;
+  const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  const auto pdf = [](double x) { return std::exp(-0.5 * x * x) / std::sqrt(2.0 * M_PI); };
+  std::vector<DType> dtypes = {kFloat32};
+  if (has_fp64(dev)) dtypes.push_back(kFloat64);
+  for (DType dt : dtypes) {
+    const double tol = dt == kFloat32 ? 3e-6 : 1e-12;
+    Tensor x = from_vector(xv, {n, 2}).to(dev, dt), g = from_vector(gv, {n, 2}).to(dev, dt);
+    for (bool strided : {false, true}) {
+      INFO(name(dt) << (strided ? " transposed" : "") << " on " << dev);
+      Tensor xi = strided ? x.transpose(0, 1) : x, gi = strided ? g.transpose(0, 1) : g;
+      auto xs = xi.contiguous().to_vector<double>(), gs = gi.contiguous().to_vector<double>();
+      auto y = gelu(xi).contiguous().to_vector<double>();
+      auto dy = gelu_backward(gi, xi).contiguous().to_vector<double>();
+      for (size_t i = 0; i < xs.size(); ++i) {
+        INFO("x = " << xs[i]);
+        REQUIRE(close(y[i], xs[i] * phi(xs[i]), tol));
+        REQUIRE(close(dy[i], gs[i] * (phi(xs[i]) + xs[i] * pdf(xs[i])), tol));
+      }
+    }
+  }
+  const float nan = std::nanf(""), inf = INFINITY;
+  auto special = gelu(from_vector<float>({nan, inf, 0.f}, {3}).to(dev)).to_vector<float>();
+  CHECK(std::isnan(special[0]));
+  CHECK(special[1] == inf);
+  CHECK(special[2] == 0.f);
+  CHECK_THROWS_AS(gelu_backward(ones({2}, dev), from_vector<int32_t>({1, 2}, {2}).to(dev)), DTypeError);
+}
+
 TEST_CASE("round is half to even; NaN and infinities pass through the float functions") {
   Device dev = device_under_test();
   Tensor r = round(from_vector<float>({0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 2.4f}, {7}).to(dev));

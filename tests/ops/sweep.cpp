@@ -178,6 +178,7 @@ std::vector<OpCase> op_table() {
       {"reciprocal", [](const Inputs& a) { return reciprocal(a.p); }, any_dtype},
       {"leaky_relu", [](const Inputs& a) { return leaky_relu(a.x, 0.25); }, floating},
       {"gelu", [](const Inputs& a) { return gelu(a.x); }, floating},
+      {"gelu_backward", [](const Inputs& a) { return gelu_backward(a.y, a.x); }, floating},
       {"silu", [](const Inputs& a) { return silu(a.x); }, floating},
       {"floor", [](const Inputs& a) { return floor(a.x * 0.5); }, any_dtype},
       {"ceil", [](const Inputs& a) { return ceil(a.x * 0.5); }, any_dtype},

@@ -11,6 +11,13 @@
 #include "kokkos/kernels/dispatch.hpp"
 #include "kokkos/kernels/types.hpp"
 
+#if !defined(__CUDACC__) && !defined(__HIPCC__)
+#define VNN_GELU_HOST 1
+#include "kokkos/kernels/gelu_host.hpp"
+#else
+#define VNN_GELU_HOST 0
+#endif
+
 namespace vnn::kernels {
 
 // The output storage type of a function on inputs of storage type T.
@@ -73,6 +80,17 @@ template <> struct BinaryFn<VNN_BINARY_MINIMUM> {
     return a < b ? a : b;
   }
 };
+
+// The exact GELU's gradient: g * (Phi(x) + x phi(x)); floating types only
+// (binary_needs_float). Contiguous float32 on host spaces takes gelu_host.hpp.
+template <> struct BinaryFn<VNN_BINARY_GELU_BACKWARD> {
+  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C g, C x, C) {
+    const C cdf = C(0.5) * (C(1) + kmath::erf(x * C(0.70710678118654752440)));
+    const C pdf = kmath::exp(C(-0.5) * x * x) * C(0.39894228040143267794);
+    return g * (cdf + x * pdf);
+  }
+};
+template <int Fn> constexpr bool binary_needs_float = Fn == VNN_BINARY_GELU_BACKWARD;
 
 // Integer power by squaring. Negative exponents give 1/a^-b truncated:
 // 1 for a == 1, +-1 for a == -1, otherwise 0 (a == 0: 0, like x / 0).
@@ -234,6 +252,13 @@ void binary_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
     O* op = o + oi.offset;
     const T* xp = x + xi.offset;
     const T* yp = y + yi.offset;
+#if VNN_GELU_HOST
+    if constexpr (Fn == VNN_BINARY_GELU_BACKWARD && std::is_same_v<T, float> &&
+                  Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+      gelu_host<1>(exec, yp, xp, op, numel(out));
+      return;
+    }
+#endif
     Kokkos::parallel_for("vnn::binary_contiguous", Range<Exec>(exec, 0, numel(out)), KOKKOS_LAMBDA(int64_t i) {
       op[i] = store<O>(BinaryFn<Fn>::apply(load(xp[i]), load(yp[i]), alpha));
     });
@@ -272,6 +297,13 @@ void unary_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_
   if (oi.contiguous && xi.contiguous) {
     O* op = o + oi.offset;
     const T* xp = x + xi.offset;
+#if VNN_GELU_HOST
+    if constexpr (Fn == VNN_UNARY_GELU && std::is_same_v<T, float> && std::is_same_v<O, float> &&
+                  Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+      gelu_host<0>(exec, xp, static_cast<const float*>(nullptr), op, numel(out));
+      return;
+    }
+#endif
     Kokkos::parallel_for("vnn::unary_contiguous", Range<Exec>(exec, 0, numel(out)), KOKKOS_LAMBDA(int64_t i) {
       op[i] = store<O>(UnaryFn<Fn>::apply(load(xp[i]), p));
     });
@@ -304,10 +336,13 @@ bool binary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_de
   if (a.dtype != b.dtype || out.dtype != (binary_bool_out<Fn> ? int32_t(VNN_BOOL) : a.dtype))
     return refuse("takes a and b of one dtype and out of ", binary_bool_out<Fn> ? "bool" : "that dtype");
   dispatch_dtype(a.dtype, [&](auto t) {
-    binary_typed<Exec, decltype(t), Fn>(exec, out, a, b, alpha);
-    ok = true;
+    using T = decltype(t);
+    if constexpr (!binary_needs_float<Fn> || std::is_floating_point_v<compute_t<T>>) {
+      binary_typed<Exec, T, Fn>(exec, out, a, b, alpha);
+      ok = true;
+    }
   });
-  return ok;
+  return ok || refuse(binary_needs_float<Fn> ? "takes floating dtypes only" : "takes no such dtype");
 }
 
 template <class Exec>

@@ -118,6 +118,13 @@ inline CT vnn_binary(CT a, CT b, CT alpha) {
   return a != 0 && b != 0;
 #elif BINARY_FN == VNN_BINARY_LOGICAL_OR
   return a != 0 || b != 0;
+#elif BINARY_FN == VNN_BINARY_GELU_BACKWARD
+#ifdef IS_FLOAT
+  return a * ((CT)0.5 * ((CT)1 + erf(b * (CT)0.70710678118654752)) +
+              b * exp((CT)-0.5 * b * b) * (CT)0.39894228040143268);
+#else
+  return 0;  // floating dtypes only: the core never sends integers
+#endif
 #elif BINARY_FN == VNN_BINARY_LOGICAL_XOR
   return (a != 0) != (b != 0);
 #else
