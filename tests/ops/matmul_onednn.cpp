@@ -36,9 +36,9 @@ TEST_CASE("float32 matmul on the CPU BLAS the rule picks matches float64, and th
     if (r.backend == "openmp") blas = r.description.find("OpenBLAS") != std::string::npos;
   struct M {
     int64_t m, k, n;
-    bool large;  // at least 512^3 multiply-adds
+    bool large;  // at least 32^3 multiply-adds (the rule's floor)
   };
-  for (M s : {M{600, 530, 520, true}, M{256, 256, 256, false}})
+  for (M s : {M{600, 530, 520, true}, M{256, 256, 256, true}, M{64, 32, 16, true}})
     for (int variant = 0; variant < 3; ++variant) {
       INFO(s.m << "x" << s.k << " @ " << s.k << "x" << s.n << " variant " << variant << " on " << dev
                << (onednn ? " (oneDNN sgemm rule on)" : ""));
