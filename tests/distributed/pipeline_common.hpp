@@ -36,9 +36,10 @@ inline nn::Sequential make_model(const std::string& kind, uint64_t seed = 1) {
   return s;
 }
 
-// Where the 2-stage split goes.
-inline std::vector<size_t> split_points(const std::string& kind) {
-  return kind == "transformer" ? std::vector<size_t>{2} : std::vector<size_t>{3};
+// Where the split into 2 (or, for the MLP, 3) stages goes.
+inline std::vector<size_t> split_points(const std::string& kind, int stages = 2) {
+  if (kind == "transformer") return {2};
+  return stages == 3 ? std::vector<size_t>{2, 4} : std::vector<size_t>{3};
 }
 
 // The whole batch (32 rows: 8 micro-batches of 4), on the host.
@@ -84,10 +85,11 @@ inline Trace train(const std::string& kind, const std::vector<Tensor>& params, c
   return t;
 }
 
-// The single-device full-batch run on cpu:0, recording the parameters of stage `stage` (all: -1).
-inline Trace reference(const std::string& kind, int stage = -1) {
+// The single-device full-batch run on cpu:0, recording the parameters of
+// stage `stage` of `stages` (all: -1).
+inline Trace reference(const std::string& kind, int stage = -1, int stages = 2) {
   nn::Sequential model = make_model(kind);
-  auto parts = pp::split_sequential(model, split_points(kind));
+  auto parts = pp::split_sequential(model, split_points(kind, stages));
   std::vector<Tensor> watch = stage < 0 ? model->parameters() : parts[size_t(stage)]->parameters();
   auto [x, y] = make_batch(kind);
   return train(kind, model->parameters(), watch, [&] {

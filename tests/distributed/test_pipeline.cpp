@@ -122,6 +122,9 @@ TEST_CASE("pipelining: 2 stages on 2 ranks == one device (GPipe, 1F1B)", "[pipel
   for (const char* arg : {"gpipe:mlp", "1f1b:mlp", "1f1b:transformer"}) {
     DYNAMIC_SECTION(arg) { expect_all_ok(dt::launch(2, "pipe_train", arg, {}, 120)); }
   }
+  SECTION("3 stages on 3 ranks: a middle stage receives and sends both ways") {
+    expect_all_ok(dt::launch(3, "pipe_train", "1f1b:mlp", {}, 120));
+  }
 }
 
 TEST_CASE("faults: a rank SIGKILLed mid-step of DDP or a pipeline makes the other throw", "[distributed][fault]") {

@@ -26,21 +26,21 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// ARG "gpipe:mlp": stage `rank` of the 2-stage split on this rank, against
-// the same stage of the single-device full-batch run.
+// ARG "gpipe:mlp": stage `rank` of the split into world-size stages on this
+// rank, against the same stage of the single-device full-batch run.
 int pipe_train(const std::string& arg) {
   std::string sched = arg.substr(0, arg.find(':')), kind = arg.substr(arg.find(':') + 1);
-  int r = dist::rank();
+  int r = dist::rank(), ns = dist::world_size();
   vnn::nn::Sequential model = make_model(kind);
-  auto parts = pp::split_sequential(model, split_points(kind));
-  pp::PipelineStage stage(parts[size_t(r)], r, 2, dev, dist::group());
+  auto parts = pp::split_sequential(model, split_points(kind, ns));
+  pp::PipelineStage stage(parts[size_t(r)], r, ns, dev, dist::group());
   auto schedule = make_schedule(sched, stage);
   auto [x, y] = make_batch(kind);
   auto params = parts[size_t(r)]->parameters();
   auto t0 = std::chrono::steady_clock::now();
   Trace got = train(kind, params, params, [&] { return schedule->step(x, y); });
   double s = seconds_since(t0);
-  Trace ref = reference(kind, r);
+  Trace ref = reference(kind, r, ns);
   std::string where;
   double d = max_rel_diff(got, ref, &where);
   DIST_CHECK(d <= 1e-12, "rank " << r << " " << arg << ": relative difference " << d << " at " << where);
@@ -50,7 +50,7 @@ int pipe_train(const std::string& arg) {
                  "loss " << k << ": " << got.losses[k] << " vs " << ref.losses[k]);
   else
     DIST_CHECK(std::isnan(got.losses[0]), "the first stage returned a loss");
-  int want_peak = sched == "1f1b" ? 2 - r : kMicrobatches;
+  int want_peak = sched == "1f1b" ? ns - r : kMicrobatches;
   DIST_CHECK(stage.peak_in_flight() == want_peak, "peak in flight " << stage.peak_in_flight() << " != " << want_peak);
   std::cout << "rank " << r << " " << arg << ": max relative difference " << d << ", " << kSteps << " steps in " << s
             << " s" << std::endl;
