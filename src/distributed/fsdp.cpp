@@ -60,6 +60,7 @@ class FSDPUnit : public Module {
     VNN_CHECK(ValueError, st, "FullyShardedDataParallel: unit '", inner_->type_name(),
               "' was called after its FullyShardedDataParallel wrapper was destroyed");
     if (st->options.activation_checkpointing && autograd::grad_enabled() && is_training()) {
+      if (st->recording) st->units[index_]->ran = true;  // its forward below runs without grad
       std::weak_ptr<FullyShardedDataParallel::State> weak = st;
       size_t index = index_;
       auto inner = inner_;
