@@ -151,11 +151,12 @@ __kernel void vnn_conv2d_direct(__global T* y, long y_off, __global const T* x, 
   __global T* ys = y + y_off + (n * O + o0) * OHW + oh * OW + ow0;
 #pragma unroll
   for (int q = 0; q < PX; ++q) {
-    if (ow0 + q >= OW) break;
-    T lanes[BLK];
-    VSTORE(acc[q], lanes);
+    if (ow0 + q < OW) {  // not a break: LLVM cannot fully unroll a loop with one
+      T lanes[BLK];
+      VSTORE(acc[q], lanes);
 #pragma unroll
-    for (int j = 0; j < BLK; ++j) ys[j * OHW + q] = lanes[j];
+      for (int j = 0; j < BLK; ++j) ys[j * OHW + q] = lanes[j];
+    }
   }
 }
 
@@ -193,11 +194,12 @@ __kernel void vnn_conv2d_direct_data(__global T* dx, long dx_off, __global const
   __global T* xs = dx + dx_off + (n * C + c0) * HW + h * W + v0;
 #pragma unroll
   for (int q = 0; q < PX; ++q) {
-    if (v0 + q >= W) break;
-    T lanes[BLK];
-    VSTORE(acc[q], lanes);
+    if (v0 + q < W) {
+      T lanes[BLK];
+      VSTORE(acc[q], lanes);
 #pragma unroll
-    for (int j = 0; j < BLK; ++j) xs[j * HW + q] = lanes[j];
+      for (int j = 0; j < BLK; ++j) xs[j * HW + q] = lanes[j];
+    }
   }
 }
 
@@ -250,11 +252,16 @@ __kernel void vnn_conv2d_grad_layout(__global T* dyt, __global const T* dy, long
 #define XWP (W + 2 * PW)
 #define XHP (H + 2 * PH)
 #define XPS CV_XPS
+// Output and channel blocks of the weight gradient, at least 1: the program
+// of a shape this kernel does not take (CG < PX) compiles without a
+// division by zero.
+#define WOB (O / (BLK * RO) > 0 ? O / (BLK * RO) : 1)
+#define WCB (CG / PX > 0 ? CG / PX : 1)
 __kernel void vnn_conv2d_direct_weight(__global T* part, __global const T* dyt, __global const T* xp, int nb,
                                        int chunk_images, int total) {
   const int i = get_global_id(0);
   if (i >= total) return;
-  const int ob = i % (O / (BLK * RO)), cb = (i / (O / (BLK * RO))) % (CG / PX), q = i / ((O / (BLK * RO)) * (CG / PX));
+  const int ob = i % WOB, cb = (i / WOB) % WCB, q = i / (WOB * WCB);
   const int o0 = ob * BLK * RO, cl0 = cb * PX, grp = o0 / OG;
   VT acc[RO][PX][KK];
   VT accb[RO];
