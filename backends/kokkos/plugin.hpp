@@ -801,6 +801,8 @@ class Backend {
       case VNN_OP_UNSCALE_CHECK: ok = kernels::unscale_check(exec, *op); break;
       case VNN_OP_SDPA:
       case VNN_OP_SDPA_BACKWARD: ok = kernels::sdpa(exec, *op, host_gemm<Traits>()); break;
+      case VNN_OP_LAYER_NORM:
+      case VNN_OP_LAYER_NORM_BACKWARD: ok = kernels::layer_norm(exec, *op); break;
       default: break;
     }
     return ok;

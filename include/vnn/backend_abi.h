@@ -176,6 +176,14 @@ typedef enum vnn_op_kind {
                                  out1 = row logsumexp */
   VNN_OP_SDPA_BACKWARD = 24,  /* out0..2 = dq, dk, dv from in0 q, in1 k, in2 v,
                                  in3 out, in4 dout, in5 lse, in6 delta [, in7 mask] */
+  /* Layer normalization over the last dim of in0 x [R, D] (unit last stride),
+   * one floating dtype throughout. Optional: on VNN_STATUS_UNSUPPORTED the
+   * core composes it from reductions and elementwise ops. ints[0]: bit 0 =
+   * a weight [D] follows x, bit 1 = a bias [D] follows (forward only). */
+  VNN_OP_LAYER_NORM = 25,          /* out0 y [R, D], out1 mean [R], out2 rstd [R] = 1 / sqrt(var + scalars[0]);
+                                      y = (x - mean) * rstd (* w) (+ b), var biased */
+  VNN_OP_LAYER_NORM_BACKWARD = 26, /* out0 dx [R, D] (with a weight also out1 dw, out2 db [D]) from
+                                      in0 dy, in1 x, in2 mean, in3 rstd [, in4 w] */
   VNN_OP_COUNT_             /* one past the last kind, not a kind */
 } vnn_op_kind;
 

@@ -1,5 +1,6 @@
 // Batch, layer and group normalization, composed from core reductions and
-// elementwise ops (no kernels of their own). Statistics: biased variance,
+// elementwise ops; layer norm takes the backend's fused LAYER_NORM /
+// LAYER_NORM_BACKWARD first (float32 / float64) where it has them. Statistics: biased variance,
 // rstd = 1 / sqrt(var + eps) (sqrt + div until a fused rsqrt is used).
 // The backward formulas are the standard ones (PyTorch's native_*_backward):
 //   xhat = (x - mean) * rstd, M = elements per statistic,
@@ -257,6 +258,91 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, const Shape& 
 }
 
 namespace {
+// The backend's fused LAYER_NORM / LAYER_NORM_BACKWARD (one pass per row;
+// kernels/layer_norm.hpp on the CPU) for float32 / float64 operands of one
+// dtype over the last k dims; false where the op does not apply or the
+// backend declines, and the composed ops run instead.
+bool fused_ln_dtypes(std::initializer_list<const Tensor*> ts) {
+  const DType t = (*ts.begin())->dtype();
+  if (t != kFloat32 && t != kFloat64) return false;
+  for (const Tensor* x : ts)
+    if (x->defined() && x->dtype() != t) return false;
+  return true;
+}
+
+// [R, D] with a unit last stride (a view where the input allows it).
+Tensor ln_rows(const Tensor& t, int64_t R, int64_t D) {
+  Tensor r = t.reshape({R, D});
+  return D <= 1 || r.stride(1) == 1 ? r : r.contiguous();
+}
+
+Shape ln_stat_shape(const Tensor& input, int k) {
+  Shape stat = input.sizes();
+  for (int i = input.dim() - k; i < input.dim(); ++i) stat[i] = 1;
+  return stat;
+}
+
+bool fused_layer_norm(const Tensor& input, int k, const Tensor& weight, const Tensor& bias, double eps,
+                      std::tuple<Tensor, Tensor, Tensor>* r) {
+  const char* op = "layer_norm";
+  if (!fused_ln_dtypes({&input, &weight, &bias}) || input.numel() == 0) return false;
+  int64_t D = 1;
+  for (int i = input.dim() - k; i < input.dim(); ++i) D *= input.size(i);
+  const int64_t R = input.numel() / D;
+  Tensor x = ln_rows(input, R, D);
+  Tensor w = weight.defined() ? weight.reshape({D}).contiguous() : Tensor();
+  Tensor b = bias.defined() ? bias.reshape({D}).contiguous() : Tensor();
+  detail::DeviceContext& ctx = input.impl()->ctx();
+  Tensor y = detail::make_empty(ctx, {R, D}, input.dtype(), op);
+  Tensor m = detail::make_empty(ctx, {R}, input.dtype(), op), rs = detail::make_empty(ctx, {R}, input.dtype(), op);
+  std::vector<const Tensor*> in = {&x};
+  if (w.defined()) in.push_back(&w);
+  if (b.defined()) in.push_back(&b);
+  const Tensor* outs[] = {&y, &m, &rs};
+  double scalars[] = {eps};
+  int64_t ints[] = {int64_t(w.defined()) | int64_t(b.defined()) << 1};
+  try {
+    detail::enqueue(VNN_OP_LAYER_NORM, op, detail::Span<const Tensor*>(in.data(), in.size()),
+                    detail::Span<const Tensor*>(outs, 3), detail::Span<double>(scalars, 1),
+                    detail::Span<int64_t>(ints, 1));
+  } catch (const Unsupported&) {
+    return false;
+  }
+  const Shape stat = ln_stat_shape(input, k);
+  *r = {y.view(input.sizes()), m.view(stat), rs.view(stat)};
+  return true;
+}
+
+bool fused_layer_norm_backward(const Tensor& grad_output, const Tensor& input, int k, const Tensor& mean_,
+                               const Tensor& rstd, const Tensor& weight, std::tuple<Tensor, Tensor, Tensor>* r) {
+  const char* op = "layer_norm_backward";
+  if (!fused_ln_dtypes({&input, &grad_output, &mean_, &rstd, &weight}) || input.numel() == 0) return false;
+  int64_t D = 1;
+  for (int i = input.dim() - k; i < input.dim(); ++i) D *= input.size(i);
+  const int64_t R = input.numel() / D;
+  Tensor x = ln_rows(input, R, D), dy = ln_rows(grad_output, R, D);
+  Tensor m = mean_.reshape({R}), rs = rstd.reshape({R});
+  Tensor w = weight.defined() ? weight.reshape({D}).contiguous() : Tensor();
+  detail::DeviceContext& ctx = input.impl()->ctx();
+  Tensor dx = detail::make_empty(ctx, {R, D}, input.dtype(), op);
+  Tensor dw, db;
+  std::vector<const Tensor*> in = {&dy, &x, &m, &rs}, outs = {&dx};
+  if (w.defined()) {
+    dw = detail::make_empty(ctx, {D}, input.dtype(), op), db = detail::make_empty(ctx, {D}, input.dtype(), op);
+    in.push_back(&w), outs.push_back(&dw), outs.push_back(&db);
+  }
+  int64_t ints[] = {int64_t(w.defined())};
+  try {
+    detail::enqueue(VNN_OP_LAYER_NORM_BACKWARD, op, detail::Span<const Tensor*>(in.data(), in.size()),
+                    detail::Span<const Tensor*>(outs.data(), outs.size()), {}, detail::Span<int64_t>(ints, 1));
+  } catch (const Unsupported&) {
+    return false;
+  }
+  if (w.defined()) *r = {dx.view(input.sizes()), dw.view(weight.sizes()), db.view(weight.sizes())};
+  else *r = {dx.view(input.sizes()), Tensor(), Tensor()};
+  return true;
+}
+
 std::tuple<Tensor, Tensor, Tensor> layer_norm_forward(const Tensor& input, const Shape& normalized_shape,
                                                       const Tensor& weight, const Tensor& bias, double eps) {
   const char* op = "layer_norm";
@@ -268,6 +354,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_forward(const Tensor& input, const
             " must be a non-empty suffix of input shape ", input.sizes());
   check_param(op, "weight", input, weight, normalized_shape);
   check_param(op, "bias", input, bias, normalized_shape);
+  std::tuple<Tensor, Tensor, Tensor> fused;
+  if (fused_layer_norm(input, k, weight, bias, eps, &fused)) return fused;
   std::vector<int64_t> dims;
   for (int i = nd - k; i < nd; ++i) dims.push_back(i);
   Tensor m = mean(input, dims, true);
@@ -300,6 +388,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_output
   for (int i = nd - k; i < nd; ++i) stat[i] = 1;
   check_param(op, "mean", input, mean_, stat);
   check_param(op, "rstd", input, rstd, stat);
+  std::tuple<Tensor, Tensor, Tensor> fused;
+  if (fused_layer_norm_backward(grad_output, input, k, mean_, rstd, weight, &fused)) return fused;
   std::vector<int64_t> norm_dims, lead_dims;
   for (int i = 0; i < nd; ++i) (i < nd - k ? lead_dims : norm_dims).push_back(i);
   Tensor xhat = mul(sub(input, mean_), rstd);

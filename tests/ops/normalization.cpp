@@ -163,6 +163,54 @@ TEST_CASE("layer_norm and group_norm forward match float64 loops") {
     }
 }
 
+TEST_CASE("layer_norm in float32 over rows of 128 (the CPU's fused LAYER_NORM) matches float64 loops") {
+  // [37, 5, 128]: 185 rows, blocks of 64 rows for dw / db and a remainder; with and without weight and bias,
+  // and a row-strided input (a narrow of a wider tensor).
+  Device dev = device_under_test();
+  const int64_t A = 37, B = 5, D = 128, R = A * B;
+  auto xv = pseudo(size_t(R * (D + 3)), 21), gv = pseudo(size_t(R * D), 22), wv = pseudo(size_t(D), 23),
+       bv = pseudo(size_t(D), 24);
+  Tensor wide = from_vector(xv, {A, B, D + 3}).to(dev).to(kFloat32);
+  Tensor x = wide.narrow(2, 2, D);
+  Tensor g = from_vector(gv, {A, B, D}).to(dev).to(kFloat32);
+  Tensor w = from_vector(wv, {D}).to(dev).to(kFloat32), b = from_vector(bv, {D}).to(dev).to(kFloat32);
+  auto xs = x.contiguous().to_vector<double>(), gs = g.to_vector<double>();
+  for (bool affine : {true, false}) {
+    INFO((affine ? "weight and bias" : "no weight") << " on " << dev);
+    auto [y, m, rs] = affine ? layer_norm(x, Shape{D}, w, b) : layer_norm(x, Shape{D});
+    REQUIRE(m.sizes() == Shape{A, B, 1});
+    auto [gx, gw, gb] = layer_norm_backward(g, x, Shape{D}, m, rs, affine ? w : Tensor());
+    REQUIRE(gw.defined() == affine);
+    auto yv = y.to_vector<double>(), gxv = gx.to_vector<double>();
+    std::vector<double> gw_ref(size_t(D), 0.0), gb_ref(size_t(D), 0.0);
+    for (int64_t r = 0; r < R; ++r) {
+      const double* xr = xs.data() + r * D;
+      const double* gr = gs.data() + r * D;
+      double mu = 0, var = 0, sa = 0, sc = 0;
+      for (int64_t j = 0; j < D; ++j) mu += xr[j] / double(D);
+      for (int64_t j = 0; j < D; ++j) var += (xr[j] - mu) * (xr[j] - mu) / double(D);
+      const double rstd = 1.0 / std::sqrt(var + 1e-5);
+      for (int64_t j = 0; j < D; ++j) {
+        const double xh = (xr[j] - mu) * rstd, gh = gr[j] * (affine ? wv[size_t(j)] : 1.0);
+        sa += gh / double(D), sc += gh * xh / double(D);
+        gw_ref[size_t(j)] += gr[j] * xh, gb_ref[size_t(j)] += gr[j];
+        REQUIRE(yv[size_t(r * D + j)] == Approx(affine ? xh * wv[size_t(j)] + bv[size_t(j)] : xh).margin(2e-5));
+      }
+      for (int64_t j = 0; j < D; ++j) {
+        const double xh = (xr[j] - mu) * rstd, gh = gr[j] * (affine ? wv[size_t(j)] : 1.0);
+        REQUIRE(gxv[size_t(r * D + j)] == Approx((gh - sa - xh * sc) * rstd).margin(2e-4));
+      }
+    }
+    if (affine) {
+      auto gwv = gw.to_vector<double>(), gbv = gb.to_vector<double>();
+      for (int64_t j = 0; j < D; ++j) {
+        REQUIRE(gwv[size_t(j)] == Approx(gw_ref[size_t(j)]).margin(1e-3));
+        REQUIRE(gbv[size_t(j)] == Approx(gb_ref[size_t(j)]).margin(1e-3));
+      }
+    }
+  }
+}
+
 TEST_CASE("normalization rejects bad shapes and arguments") {
   Device dev = device_under_test();
   Tensor x = zeros({2, 4, 3}, dev);
