@@ -193,6 +193,37 @@ int ddp_oom() {
 // gradient clipping over the shards; no_sync accumulation; bf16 gathers.
 int fsdp_features() {
   {
+    // A Sequential whose Linear layers are units (the container calls the
+    // wrappers), SGD: equal to one process.
+    auto make = [] {
+      vnn::manual_seed(3);
+      auto seq = nn::Sequential(nn::Linear(8, 16), nn::Tanh(), nn::Linear(16, 16), nn::Tanh(), nn::Linear(16, 4));
+      seq->to(dev, vnn::kFloat64);
+      return seq;
+    };
+    vnn::Generator g(5);
+    Tensor x = vnn::randn({kBatch, 8}, vnn::TensorOptions().with(vnn::kFloat64), &g).to(dev);
+    Tensor y = vnn::randn({kBatch, 4}, vnn::TensorOptions().with(vnn::kFloat64), &g).to(dev);
+    auto ref = make();
+    vnn::optim::SGD ref_opt(ref->parameters(), vnn::optim::SGDOptions(0.1));
+    nn::FSDPOptions o;
+    o.auto_wrap_policy = nn::wrap_module_types<nn::LinearImpl>();
+    auto fsdp = nn::fully_shard(make().ptr(), o);
+    DIST_CHECK(fsdp->unit_paths().size() == 4, "units: " << fsdp->unit_paths().size());
+    vnn::optim::SGD opt(fsdp->parameters(), vnn::optim::SGDOptions(0.1));
+    const int64_t n = kBatch / dist::world_size();
+    for (int s = 0; s < 3; ++s) {
+      ref_opt.zero_grad();
+      nn::mse_loss(ref->forward(x), y).backward();
+      ref_opt.step();
+      opt.zero_grad();
+      nn::mse_loss(fsdp->forward(x.narrow(0, dist::rank() * n, n)), y.narrow(0, dist::rank() * n, n)).backward();
+      opt.step();
+    }
+    double d = max_diff(snapshot(fsdp->full_state_dict(false)), snapshot(ref->state_dict()), "sequential");
+    DIST_CHECK(d <= 1e-10, "a Sequential of Linear units differs from one process by " << d);
+  }
+  {
     Reference ref = reference(3, 0.5);
     auto o = unit_per_block();
     o.activation_checkpointing = true;
