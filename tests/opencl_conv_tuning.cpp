@@ -119,6 +119,7 @@ int main(int argc, char** argv) {
   setenv("VNN_OPENCL_CACHE_DIR", dir.c_str(), 1);
   unsetenv("VNN_OPENCL_CONV");
   unsetenv("VNN_OPENCL_TUNE");
+  setenv("VNN_OPENCL_TUNE_AFTER", "0", 1);  // tuned at first use, as this test checks
 
   const Run first = spawn(self);
   if (first.status == 77) {

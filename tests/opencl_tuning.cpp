@@ -174,6 +174,7 @@ int main(int argc, char** argv) {
   const std::string dir = tmpl;
   setenv("VNN_OPENCL_CACHE_DIR", dir.c_str(), 1);
   unsetenv("VNN_OPENCL_TUNE");
+  setenv("VNN_OPENCL_TUNE_AFTER", "0", 1);  // tuned at first use, as this test checks
   unsetenv("VNN_OPENCL_GEMM");
   unsetenv("VNN_OPENCL_GEMM_VARIANT");
 

@@ -44,7 +44,10 @@ vnn_status set_args(Kernel& k, const Arg* args, size_t count, const std::string&
 vnn_status after_enqueue(Kernel& k, cl_command_queue q, const std::string& what) {
   if (k.launched) return VNN_STATUS_OK;
   k.launched = true;
+  ColdStats& stats = cold_stats();
+  ColdTimer timer(stats.first_launches, stats.first_launch_ns);
   cl_int err = clFinish(q);
+  log_line("first launch of " + k.name + " (" + std::to_string(timer.seconds()) + " s)");
   if (err != CL_SUCCESS) return fail_cl(err, what, ": clFinish after the kernel's first launch failed");
   register_exit_drain();
   return VNN_STATUS_OK;

@@ -327,7 +327,7 @@ vnn_status choose(Device& d, cl_command_queue q, const Shape& s, Pass pass, cons
   }
   const double work = double(s.N * s.Hq) * double(s.L) * double(s.S) * double(s.E + s.Ev);
   if (work < double(1 << 24) || fitted.size() < 2) return VNN_STATUS_OK;
-  const int pick = tuned_choice(d, choice_key(s, pass), int(fitted.size()), [&](int i) -> double {
+  const int pick = tuned_choice(d, choice_key(s, pass), int(fitted.size()), 2.0 * work, [&](int i) -> double {
     if (i == 0) clFinish(q);  // queued work would run inside the measurements
     return seconds(q, [&] { return run_pass(d, q, s, pass, fitted[size_t(i)], what); });
   });

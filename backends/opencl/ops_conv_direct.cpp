@@ -516,7 +516,7 @@ bool choose(Device& d, cl_command_queue q, const ConvShape& s, const std::vector
   // Candidate 0 is the fallback, i >= 1 the direct kernel with vs[i - 1].
   const double col_elems = double(s.C * s.g.kernel_h * s.g.kernel_w) * double(s.N * s.OH * s.OW);
   const bool time_fallback = col_elems <= double(1 << 26);  // a 256 MiB column buffer at most
-  const int pick = tuned_choice(d, choice_key(s), int(vs.size()) + 1, [&](int i) -> double {
+  const int pick = tuned_choice(d, choice_key(s), int(vs.size()) + 1, 2.0 * macs, [&](int i) -> double {
     if (i == 0) {  // timed first, and only when the shape is not cached
       clFinish(q);  // queued work would run inside the measurements
       if (!time_fallback) return -1;

@@ -259,8 +259,14 @@ vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, c
   while (lx * ly > d.max_work_group_size && ly > 1) ly /= 2;
   const size_t want = 4 * size_t(std::max<cl_uint>(d.compute_units, 1));
   auto groups = [&] { return (bn + lx - 1) / lx * ((bm + ly - 1) / ly) * size_t(p.batch); };
-  while (groups() < want && lx > 1) lx /= 2;
-  while (groups() < want && ly > 1) ly /= 2;
+  // On CPU devices a group runs on one core either way: narrowed straight
+  // to 1, each dimension, so that the shapes of a model share two or three
+  // programs (PoCL builds one per LX x LY, and compiles it at first launch:
+  // seconds each) instead of one per power of two.
+  const size_t step = (d.cl_type & CL_DEVICE_TYPE_GPU) ? 2 : 8;
+  if (step == 8 && ly < 8) ly = 1;
+  while (groups() < want && lx > 1) lx = lx >= step ? lx / step : 1;
+  while (groups() < want && ly > 1) ly = ly >= step ? ly / step : 1;
   const std::string defs = std::string("-DT=") + dtype_info(p.dtype)->storage + " -DVW=" + std::to_string(vw) +
                            " -DRM=" + std::to_string(RM) + " -DRNV=" + std::to_string(rnv) +
                            " -DLX=" + std::to_string(lx) + " -DLY=" + std::to_string(ly);

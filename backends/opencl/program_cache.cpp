@@ -3,14 +3,17 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "embedded_kernels.hpp"
@@ -30,9 +33,19 @@ bool log_enabled() {
   return on;
 }
 
-void log_line(const std::string& s) {
-  if (log_enabled()) std::fprintf(stderr, "vnn-opencl: %s\n", s.c_str());
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
+
+std::string seconds_text(int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", double(ns) * 1e-9);
+  return buf;
+}
+
+void print_stats_at_exit() { std::fprintf(stderr, "vnn-opencl: %s\n", cold_stats_text().c_str()); }
 
 struct Fnv {
   uint64_t h;
@@ -78,6 +91,43 @@ std::string device_hash(const Device& d, std::initializer_list<const std::string
 }
 
 uint64_t fnv64(const void* data, size_t n) { return checksum(data, n); }
+
+void log_line(const std::string& s) {
+  if (log_enabled()) std::fprintf(stderr, "vnn-opencl: %s\n", s.c_str());
+}
+
+ColdStats& cold_stats() {
+  static ColdStats* s = [] {
+    const char* v = std::getenv("VNN_OPENCL_STATS");
+    if (v && std::strcmp(v, "1") == 0) std::atexit(print_stats_at_exit);
+    return new ColdStats;  // never destroyed: read at exit
+  }();
+  return *s;
+}
+
+std::string cold_stats_text() {
+  const ColdStats& s = cold_stats();
+  auto pair = [](const char* name, const std::atomic<int64_t>& n, const std::atomic<int64_t>& ns) {
+    return std::string(name) + "=" + std::to_string(n.load()) + " (" + seconds_text(ns.load()) + ")";
+  };
+  return pair("program_builds", s.builds, s.build_ns) + ", " + pair("program_loads", s.loads, s.load_ns) + ", " +
+         pair("first_launches", s.first_launches, s.first_launch_ns) + ", " +
+         pair("tuning_runs", s.tunings, s.tuning_ns);
+}
+
+ColdTimer::ColdTimer(std::atomic<int64_t>& count, std::atomic<int64_t>& ns) : ns_(ns), start_(now_ns()) {
+  count.fetch_add(1, std::memory_order_relaxed);
+}
+ColdTimer::~ColdTimer() { ns_.fetch_add(now_ns() - start_, std::memory_order_relaxed); }
+double ColdTimer::seconds() const { return double(now_ns() - start_) * 1e-9; }
+
+bool verbose() {
+  static const bool on = [] {
+    const char* v = std::getenv("VNN_OPENCL_VERBOSE");
+    return v && std::strcmp(v, "1") == 0;
+  }();
+  return on;
+}
 
 namespace {
 
@@ -172,19 +222,23 @@ vnn_status build_program(Device& d, const char* file, const std::string& options
   std::filesystem::path path = dir.empty() ? dir : dir / cache_file_name(d, source, options);
   std::string what = d.label + " program " + file + ".cl [" + options + "]";
 
+  ColdStats& stats = cold_stats();
   if (!path.empty()) {
     std::string why;
+    ColdTimer timer(stats.loads, stats.load_ns);
     std::vector<unsigned char> bin = read_cache(path, &why);
     if (!bin.empty()) {
       if (cl_program p = load_binary(d, bin, options, &why)) {
-        log_line(what + ": disk cache hit " + path.string());
+        log_line(what + ": disk cache hit " + path.string() + " (" + std::to_string(timer.seconds()) + " s)");
         *out = p;
         return VNN_STATUS_OK;
       }
     }
+    stats.loads.fetch_sub(1, std::memory_order_relaxed);  // a miss is no load
     if (!why.empty()) log_line(what + ": ignoring unusable cache file " + path.string() + " (" + why + ")");
   }
 
+  ColdTimer timer(stats.builds, stats.build_ns);
   const char* src = source.c_str();
   cl_int err = CL_SUCCESS;
   cl_program p = clCreateProgramWithSource(d.context, 1, &src, nullptr, &err);
@@ -196,26 +250,66 @@ vnn_status build_program(Device& d, const char* file, const std::string& options
     if (log.size() > 8000) log = log.substr(0, 8000) + "\n[build log truncated]";
     return fail(VNN_STATUS_DEVICE_ERROR, what, " (", d.name, "): build failed: ", cl_error_name(err), "\n", log);
   }
+  if (verbose()) {
+    const std::string log = build_log(d, p);
+    if (log.find_first_not_of(" \t\r\n") != std::string::npos)
+      std::fprintf(stderr, "vnn-opencl: %s: build log:\n%s\n", what.c_str(), log.c_str());
+  }
+  const std::string took = " (" + std::to_string(timer.seconds()) + " s)";
   if (!path.empty()) {
     std::vector<unsigned char> bin = program_binary(p);
     bool ok = !bin.empty() && write_cache(path, bin);
     log_line(what + (ok ? ": built from source, cached in " : ": built from source, could not cache in ") +
-             path.string());
+             path.string() + took);
   } else {
-    log_line(what + ": built from source (no cache directory)");
+    log_line(what + ": built from source (no cache directory)" + took);
   }
   *out = p;
   return VNN_STATUS_OK;
 }
 
+// Programs by (device, file, options), shared by their kernels (one build
+// serves vnn_im2col and vnn_col2im), and kernels by (program, name). A key
+// is built once: a first use while another thread builds it waits for that
+// build, while builds of other keys run in parallel (the lock is not held
+// over a build). A failed build leaves no entry: the next use tries again.
 struct Cache {
   std::mutex mutex;
+  std::condition_variable built;
+  std::unordered_map<std::string, cl_program> programs;
   std::unordered_map<std::string, Kernel*> kernels;
+  std::unordered_set<std::string> pending;  // keys of both maps being built
 };
 
 Cache& cache() {
   static Cache* c = new Cache;  // never destroyed, see device.cpp
   return *c;
+}
+
+// The entry of `key` in `done`, made by make() when absent (see Cache).
+template <class T, class Make>
+vnn_status once(std::unordered_map<std::string, T>& done, const std::string& key, T* out, Make make) {
+  Cache& c = cache();
+  {
+    std::unique_lock<std::mutex> lock(c.mutex);
+    for (;;) {
+      auto it = done.find(key);
+      if (it != done.end()) return *out = it->second, VNN_STATUS_OK;
+      if (!c.pending.count(key)) break;
+      c.built.wait(lock);
+    }
+    c.pending.insert(key);
+  }
+  T made{};
+  const vnn_status st = make(&made);
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    c.pending.erase(key);
+    if (st == VNN_STATUS_OK) done.emplace(key, made);
+  }
+  c.built.notify_all();
+  if (st == VNN_STATUS_OK) *out = made;
+  return st;
 }
 
 }  // namespace
@@ -232,37 +326,30 @@ vnn_status get_kernel(Device& d, const char* file, const char* kernel_name,
   if (covering) options += " -DVNN_ONE_PER_ITEM=1";
   // Makes float division and sqrt match the host bit for bit.
   if (d.correctly_rounded_sqrt) options += " -cl-fp32-correctly-rounded-divide-sqrt";
-  std::string key = d.label + '\n' + file + '\n' + kernel_name + '\n' + options;
+  const std::string program_key = d.label + '\n' + file + '\n' + options;
   Cache& c = cache();
-  // One lock over lookup and build: a build happens once per key, and
-  // concurrent first uses of the same kernel wait for it instead of
-  // compiling it twice.
-  std::lock_guard<std::mutex> lock(c.mutex);
-  auto it = c.kernels.find(key);
-  if (it != c.kernels.end()) {
-    *out = it->second;
+  return once(c.kernels, program_key + '\n' + kernel_name, out, [&](Kernel** made) {
+    cl_program p = nullptr;
+    if (vnn_status st = once(c.programs, program_key, &p, [&](cl_program* built) {
+          return build_program(d, file, options, built);
+        }))
+      return st;
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(p, kernel_name, &err);
+    if (err != CL_SUCCESS)
+      return fail_cl(err, d.label, ": clCreateKernel(", kernel_name, ") from kernels/", file, ".cl failed");
+    Kernel* kern = new Kernel;
+    kern->program = p;
+    kern->kernel = k;
+    kern->covering_grid = covering;
+    kern->name = std::string(file) + ".cl:" + kernel_name + " [" + op_options + "]";
+    size_t wg = 0;
+    if (clGetKernelWorkGroupInfo(k, d.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr) == CL_SUCCESS &&
+        wg > 0)
+      kern->work_group_size = wg;
+    *made = kern;
     return VNN_STATUS_OK;
-  }
-  cl_program p = nullptr;
-  if (vnn_status st = build_program(d, file, options, &p)) return st;
-  cl_int err = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(p, kernel_name, &err);
-  if (err != CL_SUCCESS) {
-    clReleaseProgram(p);
-    return fail_cl(err, d.label, ": clCreateKernel(", kernel_name, ") from kernels/", file, ".cl failed");
-  }
-  Kernel* kern = new Kernel;
-  kern->program = p;
-  kern->kernel = k;
-  kern->covering_grid = covering;
-  size_t wg = 0;
-  if (clGetKernelWorkGroupInfo(k, d.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr) ==
-          CL_SUCCESS &&
-      wg > 0)
-    kern->work_group_size = wg;
-  c.kernels.emplace(key, kern);
-  *out = kern;
-  return VNN_STATUS_OK;
+  });
 }
 
 // Written to a unique temporary name and renamed, so a concurrent reader

@@ -4,6 +4,7 @@
 
 #include <CL/cl.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -27,7 +28,11 @@ struct Kernel {
   std::mutex mutex;
   std::vector<std::string> last_args;  // bytes of the arguments set last (under mutex)
   bool launched = false;                // enqueued at least once (under mutex); see launch.cpp
+  std::string name;                     // "file.cl:kernel [options]", for VNN_OPENCL_LOG
 };
+
+// Writes "vnn-opencl: <s>" to stderr when VNN_OPENCL_LOG is set.
+void log_line(const std::string& s);
 
 // The kernel `kernel_name` of kernels/common.cl + kernels/<file>.cl built
 // for device d with `options` (the -D defines of the op). Kernels live for
@@ -43,6 +48,39 @@ std::filesystem::path cache_dir();
 // 32 hex digits naming what was built or tuned for this device and driver
 // (platform, name, driver and OpenCL version, then `extra`).
 std::string device_hash(const Device& d, std::initializer_list<const std::string*> extra);
+
+// What the first use of kernels cost this process (every device): programs
+// built from source and loaded from the disk cache, kernels' first
+// launches (PoCL compiles a kernel's work-group function there, into its
+// own cache), tuning runs (the device's tuning, each GEMM shape class or
+// conv2d / attention shape timed), each with its wall time in ns (a tuning
+// run's includes the builds and launches it causes). VNN_OPENCL_STATS=1
+// prints them at exit; device_info shows them.
+struct ColdStats {
+  std::atomic<int64_t> builds{0}, loads{0}, first_launches{0}, tunings{0};
+  std::atomic<int64_t> build_ns{0}, load_ns{0}, first_launch_ns{0}, tuning_ns{0};
+};
+ColdStats& cold_stats();
+// "program_builds=N (S s), program_loads=..., first_launches=..., tuning_runs=..."
+std::string cold_stats_text();
+
+// Adds the wall time of its scope to one ColdStats pair (count += 1).
+class ColdTimer {
+ public:
+  ColdTimer(std::atomic<int64_t>& count, std::atomic<int64_t>& ns);
+  ~ColdTimer();
+  ColdTimer(const ColdTimer&) = delete;
+  ColdTimer& operator=(const ColdTimer&) = delete;
+  double seconds() const;  // so far
+
+ private:
+  std::atomic<int64_t>& ns_;
+  int64_t start_;
+};
+
+// Whether VNN_OPENCL_VERBOSE=1: build logs of successful builds go to
+// stderr too (a failed build's log is always in the error).
+bool verbose();
 
 // FNV-1a 64 of n bytes (the cache files' checksum).
 uint64_t fnv64(const void* data, size_t n);

@@ -22,7 +22,11 @@ namespace {
 
 // Bump when the variants or the file layout change: old files are then
 // simply not found (the version is part of the file name).
-const std::string kTuneVersion = "vnn-opencl-tuning 6";  // 6: wide-n GEMM edge blocks as vectors
+// 7: GEMM shapes kept per bucket (powers of two), defaults until tuned.
+const std::string kTuneVersion = "vnn-opencl-tuning 7";
+
+// The notes of a tuning that measured nothing (defaults()).
+const std::string kDefaultNotes = "defaults, not measured";
 
 // Tuned 1-D work-group sizes by device index (0: none yet), for launch().
 constexpr int kMaxLaunchDevices = 64;
@@ -31,6 +35,9 @@ std::atomic<size_t> g_launch_local[kMaxLaunchDevices];
 struct State {
   std::mutex mutex;  // held over a whole tuning run: concurrent first uses wait for it
   std::unordered_map<const Device*, Tuning> done;
+  // Work (floating-point operations) each untuned GEMM bucket or choice
+  // key has run on its default so far, by device and key.
+  std::unordered_map<const Device*, std::unordered_map<std::string, double>> seen;
 };
 
 State& state() {
@@ -70,6 +77,34 @@ std::string body_text(const Device& d, const Tuning& t, const std::string& notes
 std::string shape_key(int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
   return std::to_string(m) + " " + std::to_string(n) + " " + std::to_string(k) + " " + (ta ? "1" : "0") + " " +
          (tb ? "1" : "0");
+}
+
+// The bucket of a GEMM size: the power of two at or below it (0 stays 0).
+int64_t bucket(int64_t v) {
+  int64_t p = 1;
+  while (p <= v / 2) p *= 2;
+  return v > 0 ? p : 0;
+}
+
+// Work an untuned key runs on its default before it is timed: VNN_OPENCL_TUNE_AFTER
+// GFLOP (0: at its first use), else 64 GFLOP (about a second or two of a
+// 2-core CPU device; a GPU's at once).
+double tune_after() {
+  static const double flops = [] {
+    const char* v = std::getenv("VNN_OPENCL_TUNE_AFTER");
+    char* end = nullptr;
+    const double g = v && *v ? std::strtod(v, &end) : -1;
+    return (end && *end == 0 && g >= 0 ? g : 64.0) * 1e9;
+  }();
+  return flops;
+}
+
+// Adds `work` to key's count; true once it reaches tune_after() (the
+// caller holds state().mutex).
+bool due(const Device& d, const std::string& key, double work) {
+  double& seen = state().seen[&d][key];
+  seen += work;
+  return seen >= tune_after();
 }
 
 // A path the tuning may store: CLBlast, vnn's tiled GEMM, the long-k kernel.
@@ -337,6 +372,24 @@ Tuning measure(Device& d, std::string* notes) {
   return t;
 }
 
+// What runs before anything was measured: the device type's usual
+// winners (on CPU devices vnn_gemm_widen for every class and the 8x8-output
+// tiles, measured so on PoCL; on GPUs the 16x16-item tiles, the long-k
+// kernel for long k), the 1-D work-group size left to launch().
+Tuning defaults(const Device& d) {
+  Tuning t;
+  t.source = "defaults";
+  t.notes = kDefaultNotes;
+  const bool gpu = (d.cl_type & CL_DEVICE_TYPE_GPU) != 0;
+  for (int v : {gpu ? 1 : 2, 0, 4})
+    if (t.gemm_variant < 0 && gemm_variant_fits(d, v, VNN_FLOAT32)) t.gemm_variant = v, t.gflops[v] = 1;
+  const int cpu_path = kGemmWiden;
+  t.class_path[0] = gpu ? kGemmTiled : cpu_path;
+  t.class_path[1] = gpu ? kGemmLongk : cpu_path;
+  t.class_path[2] = gpu ? kGemmTiled : cpu_path;
+  return t;
+}
+
 void store(Device& d, Tuning& t) {
   std::filesystem::path path = tuning_file(d);
   t.path = path.string();
@@ -346,11 +399,17 @@ void store(Device& d, Tuning& t) {
     std::fprintf(stderr, "vnn-opencl: warning: could not write the tuning cache %s\n", path.string().c_str());
 }
 
-Tuning tune_and_store(Device& d) {
+// The device's timing run, stored with the shapes and choices of `kept`.
+Tuning tune_and_store(Device& d, const Tuning& kept) {
+  ColdStats& stats = cold_stats();
+  ColdTimer timer(stats.tunings, stats.tuning_ns);
   std::string notes;
   Tuning t = measure(d, &notes);
   t.notes = notes;
+  t.shapes = kept.shapes;
+  t.choices = kept.choices;
   store(d, t);
+  log_line(d.label + " tuned the device (" + std::to_string(timer.seconds()) + " s): " + notes);
   return t;
 }
 
@@ -363,15 +422,23 @@ Tuning load_or_tune(Device& d) {
       Tuning t;
       std::string why;
       if (parse(d, text, &t, &why)) {
-        t.source = "cache";
+        t.source = t.notes == kDefaultNotes ? "defaults" : "cache";
         t.path = path.string();
-        return t;
+        if (t.source == "cache" || tune_after() > 0) return t;
+        // VNN_OPENCL_TUNE_AFTER=0 on a file of defaults: the device's
+        // timing run now, keeping the shapes and choices already measured.
+        return tune_and_store(d, t);
       }
       std::fprintf(stderr, "vnn-opencl: warning: ignoring the corrupt tuning cache %s (%s); tuning %s again\n",
                    path.string().c_str(), why.c_str(), d.label.c_str());
     }
   }
-  return tune_and_store(d);
+  if (tune_after() > 0) {  // measured later, by the keys that run long enough
+    Tuning t = defaults(d);
+    store(d, t);  // a file for `vnn-devices` to show, rewritten as keys are tuned
+    return t;
+  }
+  return tune_and_store(d, Tuning());
 }
 
 }  // namespace
@@ -400,7 +467,7 @@ Tuning& ensure_locked(Device& d) {
   auto it = s.done.find(&d);
   if (it != s.done.end()) return it->second;
   const char* env = std::getenv("VNN_OPENCL_TUNE");
-  Tuning t = env && std::strcmp(env, "1") == 0 ? tune_and_store(d) : load_or_tune(d);
+  Tuning t = env && std::strcmp(env, "1") == 0 ? tune_and_store(d, Tuning()) : load_or_tune(d);
   if (d.index >= 0 && d.index < kMaxLaunchDevices)
     g_launch_local[d.index].store(t.launch_local, std::memory_order_relaxed);
   return s.done[&d] = t;
@@ -424,13 +491,14 @@ TunedRates tuned_rates(Device& d) {
 }
 
 int shape_gemm_path(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
-  const std::string key = shape_key(m, n, k, ta, tb);
+  const std::string key = shape_key(bucket(m), bucket(n), bucket(k), ta, tb);
   std::lock_guard<std::mutex> lock(state().mutex);
   Tuning& held = ensure_locked(d);
   const GemmShape shape = classify_gemm(m, n, k);
   const int by_class = held.class_path[static_cast<int>(shape)];
   auto it = held.shapes.find(key);
   if (it != held.shapes.end()) return it->second;
+  if (!due(d, key, 2.0 * double(m) * double(n) * double(k))) return by_class;
   // Timing costs a warm-up and two timed runs per path: only for shapes
   // that fit the scratch buffers and take under ~4 GFLOP, at most 256 kept.
   const int64_t cap = int64_t(Bench::kFloats);
@@ -438,29 +506,39 @@ int shape_gemm_path(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb
       held.shapes.size() >= 256)
     return by_class;
   clFinish(d.queue);  // queued work would run inside the measurement
+  ColdStats& stats = cold_stats();
+  ColdTimer timer(stats.tunings, stats.tuning_ns);
   Bench bench(d);
   int path = by_class;
   char note[128];
   if (bench.ok()) path = fastest_path(bench, held.gflops, m, n, k, ta, tb, shape, 2, note, sizeof note);
   held.shapes[key] = path;
   store(d, held);
+  log_line(d.label + " tuned GEMM shape " + key + ": " + path_name(path) + " (" + std::to_string(timer.seconds()) +
+           " s)");
   return path;
 }
 
-int tuned_choice(Device& d, const std::string& key, int count, const std::function<double(int)>& time) {
+int tuned_choice(Device& d, const std::string& key, int count, double work,
+                 const std::function<double(int)>& time) {
   {
     std::lock_guard<std::mutex> lock(state().mutex);
     const Tuning& held = ensure_locked(d);
     auto it = held.choices.find(key);
     // An index past this build's candidates (another version's file) is timed again.
     if (it != held.choices.end() && it->second < count) return it->second;
+    if (!due(d, key, work)) return -1;
   }
+  ColdStats& stats = cold_stats();
+  ColdTimer timer(stats.tunings, stats.tuning_ns);
   int best = -1;
   double best_t = -1;
   for (int i = 0; i < count; ++i) {
     const double t = time(i);
     if (t > 0 && (best < 0 || t < best_t)) best = i, best_t = t;
   }
+  log_line(d.label + " tuned " + key + ": candidate " + std::to_string(best) + " of " + std::to_string(count) + " (" +
+           std::to_string(timer.seconds()) + " s)");
   if (best < 0) return -1;
   std::lock_guard<std::mutex> lock(state().mutex);
   Tuning& held = ensure_locked(d);

@@ -1,9 +1,14 @@
-// Per-device auto-tuning (as CLBlast and ArrayFire do): a short timing run
-// of the GEMM variants at first use, or on request (VNN_OPENCL_TUNE=1,
-// `vnn-devices --tune`), stored beside the program cache in a text file
-// keyed by device and driver. With the file present the choice is read,
-// not measured: the same cache gives the same choice. A corrupt file is
-// ignored with a warning on stderr and rewritten by a fresh run.
+// Per-device auto-tuning (as CLBlast and ArrayFire do), stored beside the
+// program cache in a text file keyed by device and driver. With the file
+// present a choice is read, not measured: the same cache gives the same
+// choice. A corrupt file is ignored with a warning on stderr and rewritten.
+// First use measures nothing (a cold start would otherwise wait minutes on
+// PoCL for every candidate's build): the device type's defaults run, and a
+// GEMM bucket or a per-shape choice is timed once the work it ran on its
+// default reaches VNN_OPENCL_TUNE_AFTER GFLOP (64; 0: at first use, with
+// the device's own timing run first). The device's timing run (the GEMM
+// variants, the 1-D work-group size) happens on request: VNN_OPENCL_TUNE=1,
+// `vnn-devices --tune` or `--warmup`.
 #ifndef VNN_OPENCL_TUNING_HPP
 #define VNN_OPENCL_TUNING_HPP
 
@@ -37,27 +42,32 @@ struct Tuning {
   std::string notes;   // the class timings, kept in the file for people
 };
 
-// The device's tuning, tuned (or read from the cache) on the first call,
-// tuned afresh and rewritten when VNN_OPENCL_TUNE=1; thread safe. Tuning
-// failures fall back to defaults (variant 0 if it fits), said in source.
+// The device's tuning, read from the cache on the first call (else the
+// defaults, or with VNN_OPENCL_TUNE_AFTER=0 a timing run), tuned afresh and
+// rewritten when VNN_OPENCL_TUNE=1; thread safe. Tuning failures fall back
+// to defaults (variant 0 if it fits), said in source.
 Tuning device_tuning(Device& d);
 
 // The fastest GemmPath for this float32 single-batch shape (ta, tb:
 // transposed operand views) among CLBlast (when built with it), vnn's tiled
-// GEMM and, for long_k shapes, the long-k kernel: from the cache, else
-// timed once on scratch buffers (after draining the device queue) and
-// stored; shapes too large to time cheaply, or with one candidate only, get
-// their class's answer.
+// GEMM and, for long_k shapes, the long-k kernel, kept per bucket (each of
+// m, n, k to the power of two at or below it): from the cache, else the
+// class's answer until the bucket's work is due, then timed once on this
+// shape on scratch buffers (after draining the device queue) and stored;
+// shapes too large to time cheaply get their class's answer.
 int shape_gemm_path(Device& d, int64_t m, int64_t n, int64_t k, bool ta, bool tb);
 
 // A per-shape choice an op file times itself (conv2d: its direct kernels
-// against im2col + GEMM): the cached index for key (no spaces), else the
-// candidate 0 <= i < count with the least time(i) seconds (negative:
-// failed), stored in the tuning file; -1 when every candidate failed (not
-// stored). time() runs without the tuning lock held (it may run MATMULs,
-// which take it); a concurrent first use may time the same key twice, and
-// the first answer stored is kept.
-int tuned_choice(Device& d, const std::string& key, int count, const std::function<double(int)>& time);
+// against im2col + GEMM): the cached index for key (no spaces), else -1
+// (the caller's default) until the key's calls have run `work` floating-
+// point operations each up to VNN_OPENCL_TUNE_AFTER, then the candidate
+// 0 <= i < count with the least time(i) seconds (negative: failed), stored
+// in the tuning file; -1 when every candidate failed (not stored). time()
+// runs without the tuning lock held (it may run MATMULs, which take it); a
+// concurrent first use may time the same key twice, and the first answer
+// stored is kept.
+int tuned_choice(Device& d, const std::string& key, int count, double work,
+                 const std::function<double(int)>& time);
 
 // What MATMUL reads on every call, without copying the shape table.
 struct TunedRates {

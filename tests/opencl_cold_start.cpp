@@ -1,0 +1,225 @@
+// OpenCL's first run (issue 34): a small CNN + MLP with 12 distinct GEMM and
+// conv shapes trains a few steps on opencl:0 in child processes, each with
+// its own VNN_OPENCL_CACHE_DIR and POCL_CACHE_DIR (temporary, empty), and
+// VNN_OPENCL_STATS=1 (the plugin's counters of program builds and tuning
+// runs, printed at exit):
+// 1. two processes fill one empty cache at once: both train to the same
+//    losses, each builds at most kMaxBuilds programs, none tunes (defaults
+//    until a shape has run long enough), and their stdout and stderr hold
+//    nothing but vnn's own lines (no "N warnings generated." from PoCL);
+// 2. a third process on the filled cache builds nothing and trains alike;
+// 3. random bytes over every cached binary and the tuning file: the next
+//    process says so in one vnn line, rebuilds and trains alike.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "vnn/nn.h"
+#include "vnn/optim.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace vnn;
+
+// The programs a cold run of the model below may build: 27 on PoCL 3.1
+// (elementwise functions, reductions, copies, im2col / col2im, pooling, the
+// GEMM kernels, the optimizer, random), with room for other drivers.
+constexpr int kMaxBuilds = 40;
+constexpr int kSteps = 3;
+
+// The model's losses, one line each ("loss <step> <value>").
+TEST_CASE("cold start child: train a few steps", "[.cold_child]") {
+  const Device dev("opencl", 0);
+  Generator g(5);
+  // Shapes: conv 1->8 on 16x16 and 8->16 on 8x8 (im2col + GEMM forward,
+  // weight and data gradients), Linear 1024->32 and 32->10 (forward and
+  // both gradients): 12 GEMM problems of distinct shape.
+  nn::Sequential net{nn::Conv2d(nn::Conv2dOptions(1, 8, 3).padding(1), &g), nn::ReLU(), nn::MaxPool2d(2),
+                     nn::Conv2d(nn::Conv2dOptions(8, 16, 3).padding(1), &g), nn::ReLU(), nn::Flatten(),
+                     nn::Linear(16 * 8 * 8, 32, true, &g), nn::ReLU(), nn::Linear(32, 10, true, &g)};
+  net->to(dev);
+  Tensor x = randn({16, 1, 16, 16}, TensorOptions(), &g).to(dev);
+  Tensor y = randint(0, 10, {16}, TensorOptions().with(kInt64), &g).to(dev);
+  optim::Adam opt(net->parameters(), optim::AdamOptions(0.01));
+  for (int i = 0; i < kSteps; ++i) {
+    opt.zero_grad();
+    Tensor loss = nn::cross_entropy(net->forward(x), y);
+    loss.backward();
+    opt.step();
+    std::printf("loss %d %.6f\n", i, loss.item());
+  }
+  std::fflush(stdout);
+}
+
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  std::string out;
+  int status = -1;
+};
+
+// Starts this program's hidden case in a child with both cache variables
+// and VNN_OPENCL_STATS=1 (and no VNN_OPENCL_LOG / _VERBOSE), its stdout and
+// stderr into one pipe.
+Child start(const fs::path& vnn_cache, const fs::path& pocl_cache) {
+  std::vector<std::string> env = {"VNN_OPENCL_CACHE_DIR=" + vnn_cache.string(),
+                                  "POCL_CACHE_DIR=" + pocl_cache.string(), "VNN_OPENCL_STATS=1"};
+  for (char** e = environ; *e; ++e) {
+    const std::string s(*e);
+    bool ours = false;
+    for (const char* name : {"VNN_OPENCL_CACHE_DIR=", "POCL_CACHE_DIR=", "VNN_OPENCL_STATS=", "VNN_OPENCL_LOG=",
+                             "VNN_OPENCL_VERBOSE=", "VNN_OPENCL_TUNE=", "VNN_OPENCL_TUNE_AFTER="})
+      ours |= s.rfind(name, 0) == 0;
+    if (!ours) env.push_back(s);
+  }
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string program = "test", name = "cold start child: train a few steps";
+  char* argv[] = {program.data(), name.data(), nullptr};
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  Child c;
+  c.pid = fork();
+  REQUIRE(c.pid >= 0);
+  if (c.pid == 0) {
+    close(fds[0]);
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    execve("/proc/self/exe", argv, envp.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  c.fd = fds[0];
+  return c;
+}
+
+void finish(Child& c) {
+  char buf[4096];
+  ssize_t got;
+  while ((got = read(c.fd, buf, sizeof buf)) > 0) c.out.append(buf, size_t(got));
+  close(c.fd);
+  int st = 0;
+  waitpid(c.pid, &st, 0);
+  c.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::vector<double> losses(const std::string& out) {
+  std::vector<double> r;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    int step = 0;
+    double v = 0;
+    if (std::sscanf(line.c_str(), "loss %d %lf", &step, &v) == 2) r.push_back(v);
+  }
+  return r;
+}
+
+// The count of "name=N (...)" in the plugin's stats line; -1 when absent.
+int counter(const std::string& out, const char* name) {
+  const std::string key = std::string(name) + "=";
+  const size_t at = out.find("vnn-opencl: program_builds=");
+  if (at == std::string::npos) return -1;
+  const size_t k = out.find(key, at);
+  return k == std::string::npos ? -1 : std::atoi(out.c_str() + k + key.size());
+}
+
+// Lines that are neither vnn's nor the child's own (losses, Catch2's
+// summary): a driver's compiler output ("2 warnings generated.") would be.
+std::string foreign_lines(const std::string& out) {
+  std::istringstream in(out);
+  std::string line, r;
+  while (std::getline(in, line)) {
+    bool ours = line.find_first_not_of('=') == std::string::npos;  // empty, or a Catch2 rule
+    for (const char* start : {"loss ", "vnn", "Filters:", "test cases:", "assertions:", "All tests passed"})
+      ours |= line.rfind(start, 0) == 0;
+    if (!ours) r += line + "\n";
+  }
+  return r;
+}
+
+void same_losses(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == size_t(kSteps));
+  REQUIRE(b.size() == a.size());
+  for (size_t i = 0; i < a.size(); ++i) CHECK(std::fabs(a[i] - b[i]) <= 1e-5 * (1 + std::fabs(a[i])));
+}
+
+// Random bytes over every file of dir (cached binaries and the tuning file).
+int scramble(const fs::path& dir) {
+  std::mt19937 rng(34);
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    const auto size = std::max<uintmax_t>(e.file_size() / 2, 16);
+    std::string bytes(size_t(size), '\0');
+    for (char& ch : bytes) ch = char(rng());
+    std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << bytes;
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("OpenCL cold start: few builds, no tuning, no compiler output, a shared cache", "[opencl]") {
+  if (!is_available(Device("opencl", 0))) {
+    WARN("no opencl:0 here");
+    std::exit(77);
+  }
+  char tmpl[] = "/tmp/vnn-cold-start-XXXXXX";
+  REQUIRE(mkdtemp(tmpl));
+  const fs::path root(tmpl), vnn_cache = root / "vnn", pocl_cache = root / "pocl";
+  fs::create_directories(vnn_cache);
+  fs::create_directories(pocl_cache);
+
+  // 1. Two processes fill the empty caches at once.
+  Child a = start(vnn_cache, pocl_cache), b = start(vnn_cache, pocl_cache);
+  finish(a);
+  finish(b);
+  INFO("first child:\n" << a.out << "\nsecond child:\n" << b.out);
+  REQUIRE(a.status == 0);
+  REQUIRE(b.status == 0);
+  same_losses(losses(a.out), losses(b.out));
+  for (const Child* c : {&a, &b}) {
+    CHECK(counter(c->out, "program_builds") >= 1);
+    CHECK(counter(c->out, "program_builds") <= kMaxBuilds);
+    CHECK(counter(c->out, "tuning_runs") == 0);
+    CHECK(foreign_lines(c->out) == "");
+  }
+
+  // 2. The filled cache: nothing to build.
+  Child warm = start(vnn_cache, pocl_cache);
+  finish(warm);
+  INFO("warm child:\n" << warm.out);
+  REQUIRE(warm.status == 0);
+  same_losses(losses(a.out), losses(warm.out));
+  CHECK(counter(warm.out, "program_builds") == 0);
+  CHECK(counter(warm.out, "program_loads") >= 1);
+  CHECK(foreign_lines(warm.out) == "");
+
+  // 3. Random bytes over every file of vnn's cache.
+  CHECK(scramble(vnn_cache) >= 2);
+  Child bad = start(vnn_cache, pocl_cache);
+  finish(bad);
+  INFO("child on the scrambled cache:\n" << bad.out);
+  REQUIRE(bad.status == 0);
+  same_losses(losses(a.out), losses(bad.out));
+  CHECK(counter(bad.out, "program_builds") >= 1);
+  CHECK(bad.out.find("vnn-opencl: warning: ignoring the corrupt tuning cache") != std::string::npos);
+  CHECK(foreign_lines(bad.out) == "");
+  std::error_code ec;
+  fs::remove_all(root, ec);
+}
