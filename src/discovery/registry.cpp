@@ -161,7 +161,10 @@ struct Registry {
             void* h = nullptr;
             cp->ensure_initialized();
             vnn_status st = cp->backend->alloc(cp->plugin_index, bytes, &h);
-            if (st != VNN_STATUS_OK) cp->throw_status(st, "alloc");
+            if (st != VNN_STATUS_OK) {
+              QuietOutOfMemory quiet;  // the caching allocator retries, and reports what still fails
+              cp->throw_status(st, "alloc");
+            }
             return h;
           },
           [cp](void* h) { cp->backend->free(cp->plugin_index, h); });
@@ -208,6 +211,7 @@ namespace {
 void* core_alloc(void* ctx, size_t bytes) noexcept {
   try {
     size_t rounded = 0;
+    QuietOutOfMemory quiet;  // the plugin reports a failure it cannot recover from itself
     return static_cast<DeviceContext*>(ctx)->allocator.allocate(bytes, &rounded);
   } catch (...) {
     return nullptr;
@@ -250,6 +254,7 @@ void DeviceContext::throw_status(vnn_status s, const char* what) const {
                     " backend): " + backend->last_error();
   switch (s) {
     case VNN_STATUS_OUT_OF_MEMORY:
+      notify_out_of_memory(msg);  // a process group aborts (src/distributed)
       VNN_THROW(OutOfMemory, msg);
     case VNN_STATUS_UNSUPPORTED:
       VNN_THROW(Unsupported, msg);

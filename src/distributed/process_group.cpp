@@ -40,7 +40,13 @@ const char* name(Engine e) {
 void Work::wait() {
   if (!state_) return;
   std::unique_lock<std::mutex> lock(state_->m);
-  state_->cv.wait(lock, [&] { return state_->done; });
+  state_->cv.wait(lock, [&] { return state_->done || state_->aborted; });
+  if (!state_->done) {
+    // The group was aborted while the engine ran this: it may have finished
+    // just before (a peer that completed it, then failed); else it is stuck.
+    state_->cv.wait_for(lock, std::chrono::milliseconds(500), [&] { return state_->done; });
+    if (!state_->done) std::rethrow_exception(state_->aborted);
+  }
   if (state_->error) std::rethrow_exception(state_->error);
   if (state_->device_wait) {
     auto w = state_->device_wait;
@@ -154,23 +160,34 @@ void ProcessGroup::Impl::fail_post(const std::string& what, const std::exception
 }
 
 void ProcessGroup::Impl::fail_pending(Queue& q, const std::string& text) {
-  std::vector<std::shared_ptr<Work::State>> states;
+  std::vector<std::shared_ptr<Work::State>> queued;
+  std::shared_ptr<Work::State> running;
   {
     std::lock_guard<std::mutex> lock(q.m);
-    for (auto& t : q.tasks) states.push_back(t.first);
-    if (q.current) states.push_back(q.current);
+    for (auto& t : q.tasks) queued.push_back(t.first);
+    running = q.current;
   }
-  for (auto& st : states) {
+  auto error_for = [&](const Work::State& st) {
+    return std::make_exception_ptr(DistributedError(::vnn::detail::str_cat(
+        "rank ", rank(), ": ", st.what, " aborted: ", text,
+        "; the group is unusable: destroy it (destroy_process_group) and exit or restart")));
+  };
+  for (auto& st : queued) {  // never started (serve skips them): failed now
     {
       std::lock_guard<std::mutex> lock(st->m);
       if (st->done) continue;
-      st->done = true;  // the engine may still hold the buffers: `keep` stays until its task ends
+      st->done = true;
       st->finish = nullptr;
-      st->error = std::make_exception_ptr(DistributedError(::vnn::detail::str_cat(
-          "rank ", rank(), ": ", st->what, " aborted: ", text,
-          "; the group is unusable: destroy it (destroy_process_group) and exit or restart")));
+      st->error = error_for(*st);
     }
     st->cv.notify_all();
+  }
+  if (running) {  // in the engine: its own end decides, unless it stays blocked (Work::wait)
+    {
+      std::lock_guard<std::mutex> lock(running->m);
+      if (!running->done) running->aborted = error_for(*running);
+    }
+    running->cv.notify_all();
   }
 }
 
@@ -263,9 +280,12 @@ void ProcessGroup::Impl::serve(Queue& q, const std::string& track) {
       } catch (const detail::Disagreement&) {
         error = std::current_exception();
       } catch (const std::exception& e) {
-        // A peer that failed told the store first: its reason makes the better message (fail_pending puts it in).
-        wait_for_abort(Millis(200));
-        std::string text = failure_text(rank(), st.what, engine->name(), e.what(), timeout());
+        // A peer that failed told the store first: its reason makes the better message.
+        std::string reason = wait_for_abort(Millis(200));
+        std::string text = reason.empty() ? failure_text(rank(), st.what, engine->name(), e.what(), timeout())
+                                          : ::vnn::detail::str_cat("rank ", rank(), ": ", st.what, " aborted: ", reason,
+                                                                   "; the group is unusable: destroy it "
+                                                                   "(destroy_process_group) and exit or restart");
         {
           std::lock_guard<std::mutex> lock(broken_m_);
           if (broken_.empty()) broken_ = text;
@@ -276,12 +296,10 @@ void ProcessGroup::Impl::serve(Queue& q, const std::string& track) {
     }
     {
       std::lock_guard<std::mutex> lock(st.m);
-      if (!st.done) {  // else an abort failed it meanwhile
-        st.done = true;
-        st.error = error;
-        if (error) st.finish = nullptr;
-      }
-      if (st.error || !st.finish) st.keep.clear();
+      st.done = true;
+      st.error = error;
+      if (error) st.finish = nullptr;
+      if (error || !st.finish) st.keep.clear();
     }
     st.cv.notify_all();
     {

@@ -28,6 +28,10 @@ struct Work::State {
   // Collectives a device runs itself: done once its event completed.
   std::function<bool()> device_done;
   std::function<void()> device_wait;
+  // Set when the group is aborted while this task runs in the engine: wait()
+  // gives the task a moment to finish (it may have completed just before the
+  // abort) and then throws this instead of waiting on the engine.
+  std::exception_ptr aborted;
 };
 
 struct ProcessGroup::Impl {

@@ -33,12 +33,18 @@ OomListeners& oom_listeners() {
   return *l;
 }
 
+thread_local int quiet_depth = 0;
+
+}  // namespace
+
+QuietOutOfMemory::QuietOutOfMemory() { ++quiet_depth; }
+QuietOutOfMemory::~QuietOutOfMemory() { --quiet_depth; }
+
 void notify_out_of_memory(const std::string& message) {
+  if (quiet_depth > 0) return;
   std::lock_guard<std::mutex> lock(oom_listeners().m);  // held: a listener is not removed while it runs
   for (auto& [id, fn] : oom_listeners().fns) fn(message);
 }
-
-}  // namespace
 
 int add_out_of_memory_listener(std::function<void(const std::string&)> listener) {
   std::lock_guard<std::mutex> lock(oom_listeners().m);

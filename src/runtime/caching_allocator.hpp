@@ -45,6 +45,17 @@ uint64_t env_memory_limit(const Device& d);
 // (src/distributed). add returns an id for remove.
 int add_out_of_memory_listener(std::function<void(const std::string&)> listener);
 void remove_out_of_memory_listener(int id);
+// Tells the listeners (unless a QuietOutOfMemory is alive on this thread).
+void notify_out_of_memory(const std::string& message);
+// While alive, this thread's allocation failures are not reported: the
+// caller turns them into something it can recover from (a plugin's
+// scratch request answered with NULL may take a smaller path).
+struct QuietOutOfMemory {
+  QuietOutOfMemory();
+  ~QuietOutOfMemory();
+  QuietOutOfMemory(const QuietOutOfMemory&) = delete;
+  QuietOutOfMemory& operator=(const QuietOutOfMemory&) = delete;
+};
 
 class CachingAllocator {
  public:
