@@ -1,5 +1,7 @@
 #include "op_common.hpp"
 
+#include <algorithm>
+
 #include "dtype.hpp"
 #include "errors.hpp"
 #include "program_cache.hpp"
@@ -124,13 +126,85 @@ Arg Scalar::as(int32_t dtype) const {
   }
 }
 
+int x_class(const Layout& l, int t) {
+  const cl_long s = l.strides[t].s[0];
+  return s == 1 ? 1 : s == 0 ? 0 : -1;
+}
+
+namespace {
+// The largest divisor of n that is at most most (1 for n = 0).
+size_t divisor_at_most(uint64_t n, size_t most) {
+  if (n == 0) return 1;
+  size_t v = size_t(std::min<uint64_t>(n, most));
+  while (v > 1 && n % v != 0) --v;
+  return std::max<size_t>(v, 1);
+}
+}  // namespace
+
+bool plan_nd(const Device& d, const Layout& l, int tensors, NdPlan* p) {
+  // Grid dims: 0, then the two largest of the rest (in layout order).
+  int dims[3] = {0, -1, -1};
+  for (int k = 1; k < l.ndim; ++k) {
+    if (dims[1] < 0 || l.sizes.s[k] > l.sizes.s[dims[1]]) dims[2] = dims[1], dims[1] = k;
+    else if (dims[2] < 0 || l.sizes.s[k] > l.sizes.s[dims[2]]) dims[2] = k;
+  }
+  if (dims[1] > dims[2] && dims[2] >= 0) std::swap(dims[1], dims[2]);
+  p->outer = 0;
+  int64_t launches = 1;
+  for (int k = 1; k < l.ndim; ++k) {
+    if (k == dims[1] || k == dims[2]) continue;
+    p->outer_sizes[p->outer] = l.sizes.s[k];
+    for (int t = 0; t < tensors; ++t) p->outer_strides[t][p->outer] = l.strides[t].s[k];
+    launches *= l.sizes.s[k];
+    ++p->outer;
+  }
+  if (launches > 256) return false;
+  uint64_t size[3];
+  for (int g = 0; g < 3; ++g) {
+    size[g] = dims[g] >= 0 ? uint64_t(l.sizes.s[dims[g]]) : 1;
+    p->sizes.s[g] = cl_long(size[g]);
+    for (int t = 0; t < tensors; ++t) p->strides[t].s[g] = dims[g] >= 0 ? l.strides[t].s[dims[g]] : 0;
+    if (size[g] >= (uint64_t(1) << 32)) return false;
+  }
+  // Groups of up to 1024 items on CPU-like devices (PoCL runs each as one
+  // loop), 256 on GPUs, halved while there are too few to fill the units.
+  const bool gpu = (d.cl_type & CL_DEVICE_TYPE_GPU) != 0;
+  const uint64_t want = 4 * std::max<uint64_t>(d.compute_units, 1);
+  for (size_t cap = std::min<size_t>(d.max_work_group_size, gpu ? 256 : 1024);; cap /= 2) {
+    size_t lx = divisor_at_most(size[0], std::min(cap, d.max_item_sizes[0]));
+    p->check = size[0] > cap && lx < 32;  // a poor divisor: round up and test instead
+    if (p->check) lx = std::min({cap, d.max_item_sizes[0], size_t(64)});
+    const size_t ly = divisor_at_most(size[1], std::min(cap / lx, d.max_item_sizes[1]));
+    const size_t lz = divisor_at_most(size[2], std::min(cap / (lx * ly), d.max_item_sizes[2]));
+    p->local[0] = lx, p->local[1] = ly, p->local[2] = lz;
+    p->global[0] = size_t((size[0] + lx - 1) / lx * lx), p->global[1] = size_t(size[1]), p->global[2] = size_t(size[2]);
+    const uint64_t groups = p->global[0] / lx * (size[1] / ly) * (size[2] / lz);
+    if (groups >= want || cap <= 64) return true;
+  }
+}
+
 vnn_status copy_kernel(Device& d, cl_command_queue q, const vnn_tensor_desc& out, const vnn_tensor_desc& in,
                        const Layout& l, const std::string& what) {
   Kernel* k = nullptr;
   std::string defs = storage_defines("IN", in.dtype) + " " + storage_defines("OUT", out.dtype);
-  if (vnn_status st = get_kernel(d, "copy", "vnn_copy", defs, &k)) return st;
   cl_mem mo = mem(out), mi = mem(in);
   cl_long oo = out.offset, io = in.offset, n = l.n;
+  // The 3-D grid (no division per element), else the 1-D kernel.
+  NdPlan p;
+  if (plan_nd(d, l, 2, &p)) {
+    const std::string nd_defs = defs + " -DOX=" + std::to_string(x_class(l, 0)) +
+                                " -DAX=" + std::to_string(x_class(l, 1)) + (p.check ? " -DVNN_ND_CHECK=1" : "");
+    if (vnn_status st = get_kernel(d, "copy", "vnn_copy_nd", nd_defs, &k)) return st;
+    if (k->work_group_size >= p.local[0] * p.local[1] * p.local[2]) {
+      const cl_long base[2] = {out.offset, in.offset};
+      return each_nd_launch(p, base, 2, [&](const cl_long* offs) {
+        return enqueue_nd(*k, q, 3, p.global, p.local, what,
+                          {arg(mo), arg(offs[0]), arg(mi), arg(offs[1]), arg(p.sizes), arg(p.strides[0]),
+                           arg(p.strides[1])});
+      });
+    }
+  }
+  if (vnn_status st = get_kernel(d, "copy", "vnn_copy", defs, &k)) return st;
   return launch(d, *k, q, l.n, what,
                 {arg(mo), arg(oo), arg(mi), arg(io), arg(n), arg(l.ndim), arg(l.sizes), arg(l.strides[0]),
                  arg(l.strides[1])});

@@ -60,6 +60,42 @@ vnn_status check_operand(const Device& d, const vnn_tensor_desc& t, const std::s
 // was ~15% of a 64-float add's host time).
 std::string op_label(const Device& d, int32_t kind);
 
+// Tensor t's innermost stride in l as the strided kernels' OX / AX / BX
+// class (common.cl VNN_ND_OFFSET): 1, 0, or -1 for any other.
+int x_class(const Layout& l, int t);
+// The strided kernels' 3-D grid (common.cl VNN_ND_ITEM) over a layout:
+// x its innermost merged dim, y and z its two largest others, every
+// further dim walked by the host, one launch per index. Work-groups tile
+// the sizes exactly where divisors allow (check false: no bounds test).
+struct NdPlan {
+  size_t global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
+  bool check = false;
+  cl_long4 sizes{};       // the grid dims' sizes
+  cl_long4 strides[4]{};  // per tensor, along the grid dims
+  int outer = 0;          // dims walked by the host
+  int64_t outer_sizes[8]{}, outer_strides[4][8]{};
+};
+// False where the plan would pass the device's limits or take more than
+// 256 launches (the caller takes its 1-D kernel).
+bool plan_nd(const Device& d, const Layout& l, int tensors, NdPlan* p);
+// Enqueues one launch per outer index: offs[t] is tensor t's base offset
+// plus that index's part (enqueue is called with it).
+template <typename F>
+vnn_status each_nd_launch(const NdPlan& p, const cl_long* base, int tensors, F&& enqueue) {
+  int64_t idx[8] = {};
+  cl_long offs[4];
+  for (;;) {
+    for (int t = 0; t < tensors; ++t) {
+      offs[t] = base[t];
+      for (int k = 0; k < p.outer; ++k) offs[t] += idx[k] * p.outer_strides[t][k];
+    }
+    if (vnn_status st = enqueue(offs)) return st;
+    int k = 0;
+    while (k < p.outer && ++idx[k] == p.outer_sizes[k]) idx[k++] = 0;
+    if (k == p.outer) return VNN_STATUS_OK;
+  }
+}
+
 // Enqueues kernels/copy.cl's vnn_copy of in into out (same sizes, any
 // strides and dtypes) over l = make_layout(out, {&out, &in}).
 vnn_status copy_kernel(Device& d, cl_command_queue q, const vnn_tensor_desc& out, const vnn_tensor_desc& in,

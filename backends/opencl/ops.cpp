@@ -195,6 +195,20 @@ vnn_status run_reduce(Device& d, cl_command_queue q, const vnn_op& op, const std
                            arg(lead.sizes), arg(lead.strides[0]), arg(lead.strides[1]), arg(trail.ndim),
                            arg(trail.sizes), arg(trail.strides[0])};
   Kernel* kern = nullptr;
+  // Rows side by side at unit stride (a column sum): vnn_reduce_cols, the
+  // accumulators as vectors of the device's 8-byte lanes.
+  const int vw = preferred_vector_width(d, VNN_FLOAT64);
+  if (lead.ndim == 1 && trail.ndim == 1 && lead.n > 1 && lead.strides[0].s[0] == 1 && lead.strides[1].s[0] == 1 &&
+      (fn == VNN_REDUCE_SUM || fn == VNN_REDUCE_MEAN || fn == VNN_REDUCE_PROD) && in_float &&
+      out.dtype == in.dtype && vw > 1) {
+    const std::string cols_defs = defs + " -DWG=1 -DVW=" + std::to_string(vw);
+    if (vnn_status st = get_kernel(d, "reduction", "vnn_reduce_cols", cols_defs, &kern)) return st;
+    const size_t items = size_t((lead.n + vw - 1) / vw), local = local_filling(d, items, 64);
+    const size_t global = (items + local - 1) / local * local;
+    cl_long ts = trail.strides[0].s[0];
+    return enqueue_nd(*kern, q, 1, &global, &local, what,
+                      {arg(mo), arg(oo), arg(mi), arg(io), arg(outer), arg(inner), arg(ts)});
+  }
   size_t wg = 1;
   if (vnn_status st = get_wg_kernel(d, "reduction", "vnn_reduce", defs, &kern, &wg)) return st;
   ReducePlan plan = plan_reduce(d, lead.n, trail.n, wg);

@@ -93,14 +93,22 @@ vnn_status run_where(Device& d, cl_command_queue q, const vnn_op& op, const std:
                  arg(l.sizes), arg(l.strides[0]), arg(l.strides[1]), arg(l.strides[2]), arg(l.strides[3])});
 }
 
-// The BINARY / UNARY kernel for (binary, fn, input dtype, output dtype)
-// on d through a small per-thread cache in front of get_kernel: the
+// Which kernel of elementwise.cl an op takes.
+enum Form : int {
+  kStrided = 0,      // vnn_binary_op / vnn_unary_op: 1-D, any strides (where plan_nd declines)
+  kDense = 1,        // vnn_binary_dense: one unit-stride run
+  kDenseScalar = 2,  // the same, b one broadcast value
+  kVec = 3,          // vnn_binary_vec / vnn_unary_vec: dense float runs as vectors
+  kVecScalar = 4,    // vnn_binary_vec, b one broadcast value
+  kNd = 8,           // vnn_binary_nd / vnn_unary_nd: 8 + 9 (ox + 1) + 3 (ax + 1) + (bx + 1) (+ 27 rounded grid)
+};
+
+// The BINARY / UNARY kernel for (binary, fn, input dtype, output dtype,
+// form) on d through a small per-thread cache in front of get_kernel: the
 // per-op path of small tensors skips building the option string and
 // hashing it (perf: ~8 % of a 64-float add's host time). Kernels live as
 // long as the process, so a cached pointer never dangles.
-// dense: 0 the strided kernel, 1 vnn_binary_dense, 2 the same with b one
-// broadcast value, 3 vnn_binary_rows (binary only).
-vnn_status elementwise_kernel(Device& d, bool binary, int64_t fn, int32_t dt, int32_t odt, int dense, Kernel** k) {
+vnn_status elementwise_kernel(Device& d, bool binary, int64_t fn, int32_t dt, int32_t odt, int form, Kernel** k) {
   struct Slot {
     const Device* d = nullptr;
     uint64_t key = 0;
@@ -108,17 +116,40 @@ vnn_status elementwise_kernel(Device& d, bool binary, int64_t fn, int32_t dt, in
   };
   thread_local Slot slots[64];
   const uint64_t key = uint64_t(binary) | uint64_t(uint32_t(fn)) << 1 | uint64_t(uint8_t(dt)) << 40 |
-                       uint64_t(uint8_t(odt)) << 48 | uint64_t(dense) << 56;
+                       uint64_t(uint8_t(odt)) << 48 | uint64_t(form) << 56;
   Slot& s = slots[(key * 0x9E3779B97F4A7C15ull) >> 58];
   if (s.k && s.d == &d && s.key == key) return *k = s.k, VNN_STATUS_OK;
   std::string defs = std::string("-DT=") + dtype_info(dt)->storage + " -DDT=" + std::to_string(dt) +
                      " -DOT=" + dtype_info(odt)->storage + " -DODT=" + std::to_string(odt) +
                      (binary ? " -DBINARY_FN=" : " -DUNARY_FN=") + std::to_string(fn) +
-                     (dense == 2 ? " -DB_SCALAR=1" : "");
-  const char* name = !binary ? "vnn_unary_op" : dense == 3 ? "vnn_binary_rows" : dense ? "vnn_binary_dense" : "vnn_binary_op";
+                     (form == kDenseScalar || form == kVecScalar ? " -DB_SCALAR=1" : "");
+  if (form == kVec || form == kVecScalar) defs += " -DVW=" + std::to_string(preferred_vector_width(d, dt));
+  if (form >= kNd) {
+    const int c = (form - kNd) % 27;
+    defs += " -DOX=" + std::to_string(c / 9 - 1) + " -DAX=" + std::to_string(c / 3 % 3 - 1) +
+            " -DBX=" + std::to_string(c % 3 - 1) + (form - kNd >= 27 ? " -DVNN_ND_CHECK=1" : "");
+  }
+  const char* name = form >= kNd                                 ? (binary ? "vnn_binary_nd" : "vnn_unary_nd")
+                     : form == kVec || form == kVecScalar        ? (binary ? "vnn_binary_vec" : "vnn_unary_vec")
+                     : form == kDense || form == kDenseScalar    ? "vnn_binary_dense"
+                     : binary                                    ? "vnn_binary_op"
+                                                                 : "vnn_unary_op";
   if (vnn_status st = get_kernel(d, "elementwise", name, defs, k)) return st;
   s = Slot{&d, key, *k};
   return VNN_STATUS_OK;
+}
+
+// The form of an op over layout l (t = 0 out, 1 a, 2 b), p planned for kNd.
+int choose_form(const Device& d, bool binary, const Layout& l, int32_t dt, int32_t odt, NdPlan* p) {
+  const bool dense_oa = contiguous(l, 0) && contiguous(l, 1);
+  const bool b_dense = !binary || contiguous(l, 2), b_scalar = binary && !b_dense && l.ndim == 1 && l.strides[2].s[0] == 0;
+  const bool vec = dt == odt && (dt == VNN_FLOAT32 || dt == VNN_FLOAT64) && preferred_vector_width(d, dt) > 1;
+  if (dense_oa && (b_dense || b_scalar)) {
+    if (vec) return b_scalar ? kVecScalar : kVec;
+    if (binary) return b_scalar ? kDenseScalar : kDense;
+  }
+  if (!plan_nd(d, l, binary ? 3 : 2, p)) return kStrided;
+  return kNd + 27 * p->check + 9 * (x_class(l, 0) + 1) + 3 * (x_class(l, 1) + 1) + (binary ? x_class(l, 2) + 1 : 2);
 }
 
 vnn_status run_binary_unary(Device& d, cl_command_queue q, const vnn_op& op, const std::string& what) {
@@ -128,28 +159,30 @@ vnn_status run_binary_unary(Device& d, cl_command_queue q, const vnn_op& op, con
   const vnn_tensor_desc& b = binary ? op.inputs[1] : op.inputs[0];
   Layout l = binary ? make_layout(out, {&out, &a, &b}) : make_layout(out, {&out, &a});
   if (l.n == 0) return VNN_STATUS_OK;
-  // Binary ops on one dense run (b dense too, or one broadcast value).
-  const bool out_a_dense = binary && contiguous(l, 0) && contiguous(l, 1);
-  // Or dense rows with b one row broadcast down them (a bias over a batch).
-  const bool rows = binary && l.ndim == 2 && l.strides[0].s[0] == 1 && l.strides[1].s[0] == 1 &&
-                    l.strides[2].s[0] == 1 && l.strides[0].s[1] == l.sizes.s[0] &&
-                    l.strides[1].s[1] == l.sizes.s[0] && l.strides[2].s[1] == 0;
-  const int dense = rows ? 3 : !out_a_dense ? 0 : contiguous(l, 2) ? 1 : l.strides[2].s[0] == 0 ? 2 : 0;
+  NdPlan p;
+  int form = choose_form(d, binary, l, a.dtype, out.dtype, &p);
   Kernel* k = nullptr;
-  if (vnn_status st = elementwise_kernel(d, binary, op.ints[0], a.dtype, out.dtype, dense, &k)) return st;
+  if (vnn_status st = elementwise_kernel(d, binary, op.ints[0], a.dtype, out.dtype, form, &k)) return st;
+  if (form >= kNd && k->work_group_size < p.local[0] * p.local[1] * p.local[2]) {
+    form = kStrided;
+    if (vnn_status st = elementwise_kernel(d, binary, op.ints[0], a.dtype, out.dtype, form, &k)) return st;
+  }
   cl_mem mo = mem(out), ma = mem(a), mb = mem(b);
   cl_long oo = out.offset, ao = a.offset, bo = b.offset, n = l.n;
+  const cl_long base[3] = {oo, ao, bo};
+  const bool vec = form == kVec || form == kVecScalar;
+  const int64_t items = vec ? (l.n + preferred_vector_width(d, a.dtype) - 1) / preferred_vector_width(d, a.dtype) : l.n;
   if (binary) {
     // alpha travels in the kernel's compute type.
     Scalar alpha(op.num_scalars > 0 && op.scalars ? op.scalars[0] : 1.0);
-    if (dense == 3) {
-      const cl_long cols = l.sizes.s[0];
-      const size_t global[2] = {size_t(cols), size_t(l.sizes.s[1])};
-      return enqueue_nd(*k, q, 2, global, nullptr, what,
-                        {arg(mo), arg(oo), arg(ma), arg(ao), arg(mb), arg(bo), alpha.as(a.dtype), arg(cols)});
-    }
-    if (dense)
-      return launch(d, *k, q, l.n, what,
+    if (form >= kNd)
+      return each_nd_launch(p, base, 3, [&](const cl_long* offs) {
+        return enqueue_nd(*k, q, 3, p.global, p.local, what,
+                          {arg(mo), arg(offs[0]), arg(ma), arg(offs[1]), arg(mb), arg(offs[2]), alpha.as(a.dtype),
+                           arg(p.sizes), arg(p.strides[0]), arg(p.strides[1]), arg(p.strides[2])});
+      });
+    if (form != kStrided)
+      return launch(d, *k, q, items, what,
                     {arg(mo), arg(oo), arg(ma), arg(ao), arg(mb), arg(bo), alpha.as(a.dtype), arg(n)});
     return launch(d, *k, q, l.n, what,
                   {arg(mo), arg(oo), arg(ma), arg(ao), arg(mb), arg(bo), alpha.as(a.dtype), arg(n), arg(l.ndim),
@@ -160,6 +193,15 @@ vnn_status run_binary_unary(Device& d, cl_command_queue q, const vnn_op& op, con
   double v1 = op.num_scalars > 1 && op.scalars ? op.scalars[1] : NAN;
   Scalar s0(std::isnan(v0) ? 0.0 : v0), s1(std::isnan(v1) ? 0.0 : v1);
   cl_int h0 = !std::isnan(v0), h1 = !std::isnan(v1);
+  if (form >= kNd)
+    return each_nd_launch(p, base, 2, [&](const cl_long* offs) {
+      return enqueue_nd(*k, q, 3, p.global, p.local, what,
+                        {arg(mo), arg(offs[0]), arg(ma), arg(offs[1]), arg(p.sizes), arg(p.strides[0]),
+                         arg(p.strides[1]), s0.as(a.dtype), s1.as(a.dtype), arg(h0), arg(h1)});
+    });
+  if (vec)
+    return launch(d, *k, q, items, what,
+                  {arg(mo), arg(oo), arg(ma), arg(ao), arg(n), s0.as(a.dtype), s1.as(a.dtype), arg(h0), arg(h1)});
   return launch(d, *k, q, l.n, what,
                 {arg(mo), arg(oo), arg(ma), arg(ao), arg(n), arg(l.ndim), arg(l.sizes), arg(l.strides[0]),
                  arg(l.strides[1]), s0.as(a.dtype), s1.as(a.dtype), arg(h0), arg(h1)});

@@ -1,6 +1,12 @@
 // COPY: out = in0 with any strides, converting dtype like a C cast (to
 // bool: x != 0; to float16/bfloat16: round to nearest even).
-// Defines: IN_T/OUT_T storage types, IN_DT/OUT_DT vnn_dtype codes.
+// Defines: IN_T/OUT_T storage types, IN_DT/OUT_DT vnn_dtype codes; for
+// vnn_copy_nd OX / AX, the x stride classes of out and in (elementwise.cl).
+
+#ifndef OX
+#define OX -1
+#define AX -1
+#endif
 
 // Loading gives the value in a type C arithmetic understands: float for
 // the 16-bit floats, the storage type itself otherwise.
@@ -43,4 +49,13 @@ __kernel void vnn_copy(__global OUT_T* out, long out_off, __global const IN_T* i
     long s = VNN_OFFSET(i, in_off, in_strides);
     STORE_OUT(out, o, LOAD_IN(in, s));
   }
+}
+
+// Strided copies (a permute made contiguous, a slice written into) on
+// common.cl's 3-D grid: no division per element.
+__kernel void vnn_copy_nd(__global OUT_T* out, long out_off, __global const IN_T* in, long in_off, long4 sizes,
+                          long4 out_strides, long4 in_strides) {
+  VNN_ND_ITEM(sizes);
+  const long o = VNN_ND_OFFSET(out_off, out_strides, OX);
+  STORE_OUT(out, o, LOAD_IN(in, VNN_ND_OFFSET(in_off, in_strides, AX)));
 }
