@@ -55,6 +55,14 @@ vnn_status run_fill(Device& d, cl_command_queue q, const vnn_op& op, const std::
   uint64_t bits = scalar_bits(op.scalars[0], out.dtype);
   Layout l = make_layout(out, {&out});
   if (l.n == 0) return VNN_STATUS_OK;
+  Kernel* k = nullptr;
+  cl_mem m = mem(out);
+  cl_long off = out.offset, n = l.n;
+  if (contiguous(l, 0) && d.one_per_item && l.n >= 4096) {  // a kernel PoCL vectorises (fill.cl)
+    if (vnn_status st = get_kernel(d, "fill", "vnn_fill_dense", std::string("-DT=") + info->bits_storage, &k))
+      return st;
+    return launch(d, *k, q, l.n, what, {arg(m), arg(off), {info->size, &bits}, arg(n)});
+  }
   if (contiguous(l, 0)) {
     cl_int err = clEnqueueFillBuffer(q, mem(out), &bits, info->size,
                                      static_cast<size_t>(out.offset) * info->size,
@@ -62,11 +70,8 @@ vnn_status run_fill(Device& d, cl_command_queue q, const vnn_op& op, const std::
     if (err != CL_SUCCESS) return fail_cl(err, what, ": clEnqueueFillBuffer failed");
     return VNN_STATUS_OK;
   }
-  Kernel* k = nullptr;
   if (vnn_status st = get_kernel(d, "fill", "vnn_fill", std::string("-DT=") + info->bits_storage, &k))
     return st;
-  cl_mem m = mem(out);
-  cl_long off = out.offset, n = l.n;
   return launch(d, *k, q, l.n, what,
                 {arg(m), arg(off), {info->size, &bits}, arg(n), arg(l.ndim), arg(l.sizes), arg(l.strides[0])});
 }

@@ -142,7 +142,8 @@ vnn_status elementwise_kernel(Device& d, bool binary, int64_t fn, int32_t dt, in
 // The form of an op over layout l (t = 0 out, 1 a, 2 b), p planned for kNd.
 int choose_form(const Device& d, bool binary, const Layout& l, int32_t dt, int32_t odt, NdPlan* p) {
   const bool dense_oa = contiguous(l, 0) && contiguous(l, 1);
-  const bool b_dense = !binary || contiguous(l, 2), b_scalar = binary && !b_dense && l.ndim == 1 && l.strides[2].s[0] == 0;
+  const bool b_dense = !binary || contiguous(l, 2);
+  const bool b_scalar = binary && !b_dense && l.ndim == 1 && l.strides[2].s[0] == 0;
   const bool vec = dt == odt && (dt == VNN_FLOAT32 || dt == VNN_FLOAT64) && preferred_vector_width(d, dt) > 1;
   if (dense_oa && (b_dense || b_scalar)) {
     if (vec) return b_scalar ? kVecScalar : kVec;
@@ -171,7 +172,7 @@ vnn_status run_binary_unary(Device& d, cl_command_queue q, const vnn_op& op, con
   cl_long oo = out.offset, ao = a.offset, bo = b.offset, n = l.n;
   const cl_long base[3] = {oo, ao, bo};
   const bool vec = form == kVec || form == kVecScalar;
-  const int64_t items = vec ? (l.n + preferred_vector_width(d, a.dtype) - 1) / preferred_vector_width(d, a.dtype) : l.n;
+  const int64_t vw = preferred_vector_width(d, a.dtype), items = vec ? (l.n + vw - 1) / vw : l.n;
   if (binary) {
     // alpha travels in the kernel's compute type.
     Scalar alpha(op.num_scalars > 0 && op.scalars ? op.scalars[0] : 1.0);
