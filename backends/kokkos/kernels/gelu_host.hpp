@@ -116,7 +116,8 @@ using GeluHostFn = void (*)(const float*, const float*, float*, int64_t);
 #define VNN_GELU_TARGET_AVX512 \
   __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma"), min_vector_width(512)))
 #else
-#define VNN_GELU_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,prefer-vector-width=512")))
+#define VNN_GELU_TARGET_AVX512 \
+  __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,prefer-vector-width=512")))
 #endif
 template <int Mode>
 VNN_GELU_TARGET_AVX512 void gelu_host_avx512(const float* x, const float* g, float* out, int64_t n) {
