@@ -166,7 +166,7 @@ class FullyShardedDataParallel : public Module {
   void load_full_state_dict(const StateDict& state, bool strict = true);
 
   /// Writes this rank's shards (and its optimizer's state for them) to
-  /// `dir`/rank-<r>-of-<N>.safetensors, then rank 0 writes `dir`/index.safetensors
+  /// `dir`/rank-R-of-N.safetensors (R this rank, N the world size), then rank 0 writes `dir`/index.safetensors
   /// (buffers, layout, progress, RNG state), each file atomically; returns when every rank is done.
   void save_sharded_checkpoint(const std::string& dir, const optim::Optimizer* optimizer = nullptr,
                                const io::TrainingProgress& progress = {});
