@@ -174,6 +174,26 @@ TEST_CASE("index_add matches loops with duplicates, alpha and strided operands")
       if (dt == kBFloat16) CHECK(max_abs_diff(self, want) <= 0.05 * double(n) * 10);
     }
   }
+  // Contiguous rows along dim 0, the embedding gradient's shape (the CPU's row-owner path): [2048, 40] into
+  // [96, 40], duplicates everywhere, and a row-strided out (a narrow of a wider table).
+  {
+    const int64_t n = 2048, rows = 96, width = 40;
+    auto sv = values(n * width);
+    auto iv = indices(n, rows, 7);
+    for (DType dt : {kFloat32, kFloat64, kInt32}) {
+      INFO("contiguous rows, dtype " << name(dt) << " on " << dev);
+      Tensor table = full({rows, width + 5}, 1.0).to(dt).to(dev);
+      Tensor self = table.narrow(1, 2, width);
+      index_add_(self, 0, from_vector(iv, {n}).to(dev), from_vector(sv, {n, width}).to(dt).to(dev), 3.0);
+      std::vector<double> loop(size_t(rows * width), 1.0);
+      auto sd = from_vector(sv, {n, width}).to(dt).to_vector<double>();
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t c = 0; c < width; ++c) loop[size_t(iv[size_t(r)] * width + c)] += 3.0 * sd[size_t(r * width + c)];
+      auto gv = self.contiguous().to_vector<double>();
+      for (size_t k = 0; k < loop.size(); ++k) REQUIRE(std::fabs(gv[k] - loop[k]) <= (dt == kFloat32 ? 1e-3 : 1e-9));
+      CHECK(sum(table.narrow(1, 0, 2).to(kFloat64)).item<double>() == 2.0 * double(rows));  // untouched columns
+    }
+  }
   // Along dim 1.
   Tensor s = zeros({2, 3}, dev);
   index_add_(s, 1, from_vector(std::vector<int64_t>{2, 2}, {2}, dev), ones({2, 2}, dev), 0.5);

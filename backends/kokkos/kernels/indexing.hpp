@@ -140,6 +140,45 @@ void scatter_add_typed(const Exec& exec, const IndexWalk w, T* out, const T* src
   });
 }
 
+// INDEX_ADD along dim 0 of [rows, D] matrices with unit last strides on a
+// host space (the embedding gradient: [2048, 128] source rows into a
+// [96, 128] table): out rows are dealt to P owners, each scanning the whole
+// index and adding the source rows that land in its own out rows, in source
+// order. No atomics (the per-element CAS loop on a few hot rows cost
+// ~5 ms a call), and the sums' order no longer depends on the threads.
+template <class Exec, class T>
+bool index_add_rows(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& src,
+                    const vnn_tensor_desc& index, int64_t dim, T alpha) {
+  if constexpr (!Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+    (void)exec, (void)out, (void)src, (void)index, (void)dim, (void)alpha;
+    return false;
+  } else {
+    if (dim != 0 || out.ndim != 2 || src.ndim != 2 || index.ndim != 1 || out.strides[1] != 1 ||
+        src.strides[1] != 1 || out.sizes[1] != src.sizes[1] || index.sizes[0] != src.sizes[0])
+      return false;
+    const int64_t rows = out.sizes[0], n = src.sizes[0], D = src.sizes[1];
+    const int64_t lo = out.strides[0], ls = src.strides[0], li = index.strides[0];
+    T* o = typed<T>(out) + out.offset;
+    const T* x = typed<T>(src) + src.offset;
+    const int64_t* idx = typed<int64_t>(index) + index.offset;
+    const int64_t owners = rows < 64 ? rows : 64;
+    if (owners <= 0 || n == 0 || D == 0) return true;
+    Kokkos::parallel_for(
+        "vnn::index_add_rows", Kokkos::RangePolicy<Exec, Kokkos::IndexType<int64_t>>(exec, 0, owners),
+        [=](int64_t p) {
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t j = idx[i * li];
+            if (j < 0 || j >= rows || j % owners != p) continue;
+            T* orow = o + j * lo;
+            const T* xrow = x + i * ls;
+            for (int64_t c = 0; c < D; ++c) orow[c] += alpha * xrow[c];
+          }
+        });
+    exec.fence();
+    return true;
+  }
+}
+
 // kind: one of the four indexing kinds; ints[0] = dim (normalised by the
 // core), ints[1] = 1: SCATTER adds; scalars[0] = INDEX_ADD's alpha.
 template <class Exec>
@@ -183,6 +222,7 @@ bool indexing(const Exec& exec, const vnn_op* op) {
   // 16-bit sums are accumulated by the core in float32 (add_dtype).
   dispatch_types<ArithmeticTypes>("scatter_add", out.dtype, [&](auto t) {
     using T = decltype(t);
+    if (kind == VNN_OP_INDEX_ADD && index_add_rows<Exec, T>(exec, out, src, index, dim, T(alpha))) return;
     scatter_add_typed<Exec, T>(exec, w, typed<T>(out), typed<T>(src), idx, n, T(alpha));
   });
   return true;
