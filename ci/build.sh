@@ -10,12 +10,14 @@ root="$(dirname "$here")"
 build="${VNN_BUILD_DIR:-$root/build}"
 start=$(date +%s)
 # The OpenCL and GPU options go back to their defaults (ON where the OpenCL
-# loader / nvcc / hipcc is found) and the precompiled headers off unless
-# VNN_CMAKE_ARGS sets them, so a quick start's settings left in the cache
-# never take coverage away from ci/test.sh in the same build directory.
+# loader / nvcc / hipcc is found), the tests on and the precompiled headers
+# off unless VNN_CMAKE_ARGS sets them, so a quick start's settings left in
+# the cache never take coverage away from ci/test.sh in the same build
+# directory.
 # shellcheck disable=SC2086
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -UVNN_BACKEND_OPENCL -UVNN_BACKEND_CUDA -UVNN_BACKEND_HIP -UVNN_PRECOMPILED_HEADERS ${VNN_CMAKE_ARGS:-}
+  -UVNN_BACKEND_OPENCL -UVNN_BACKEND_CUDA -UVNN_BACKEND_HIP -UVNN_PRECOMPILED_HEADERS -UVNN_BUILD_TESTS \
+  ${VNN_CMAKE_ARGS:-}
 target=()
 if [ -n "${VNN_BUILD_TARGET:-}" ]; then target=(--target "$VNN_BUILD_TARGET"); fi
 cmake --build "$build" -j "$(nproc)" "${target[@]}"

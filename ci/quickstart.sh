@@ -45,7 +45,7 @@ else
   why="no driver/device found"
 fi
 if [ -z "${VNN_BACKENDS_BUILD:-}" ] && opencl_wanted "$@"; then wanted="opencl $wanted"; fi
-cmake_args=(-DVNN_PRECOMPILED_HEADERS=ON)
+cmake_args=(-DVNN_PRECOMPILED_HEADERS=ON -DVNN_BUILD_TESTS=OFF)  # no tests: not even their configure
 built=(cpu)
 skipped=()
 for b in opencl cuda hip; do
