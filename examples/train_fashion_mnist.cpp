@@ -12,8 +12,8 @@
 // Each model has a recipe (--help lists them; any flag overrides its part):
 // the CNN trains 5 epochs with Adam; --model resnet, ResNet-18's layout at
 // 16-32-64-128 channels, trains 15 epochs with Nesterov SGD, weight decay,
-// label smoothing and crop+flip augmentation, for >= 0.94 test accuracy
-// (the measured runs: docs/benchmarks/cpu-training.md, "ResNet to 0.94").
+// label smoothing and crop+flip augmentation (but in the last epoch), for
+// >= 0.94 test accuracy (runs: docs/benchmarks/cpu-training.md, "ResNet to 0.94").
 //
 // Writes <out>/checkpoint.safetensors (model, optimizer, scheduler, RNG,
 // progress; --resume continues from it), <out>/metrics.csv and
@@ -51,6 +51,7 @@ namespace {
 struct Config {
   std::string device, data, out = "fashion-mnist-run", model = "cnn";
   int epochs = 0, workers = 2;  // 0 and the values below -1 / "": the model's recipe
+  int clean_epochs = -1;        // the last ones train without --augment
   int64_t batch = 0, limit = 0, width = 0;
   double lr = 0;  // the peak of the 1cycle schedule
   double weight_decay = -1, label_smoothing = -1;
@@ -63,7 +64,7 @@ struct Config {
 const char* kUsage =
     "usage: train_fashion_mnist [--device D] [--model cnn|mlp|resnet] [--epochs N] [--batch-size B] [--lr LR]\n"
     "                           [--optimizer adam|adamw|sgd] [--weight-decay WD] [--label-smoothing S]\n"
-    "                           [--augment none|flip|crop-flip] [--width W] [--blocks N,N,...]\n"
+    "                           [--augment none|flip|crop-flip] [--clean-epochs N] [--width W] [--blocks N,N,...]\n"
     "                           [--workers W] [--data DIR] [--out DIR] [--limit N] [--resume]\n"
     "                           [--distributed] [--tensorboard] [--amp bf16|fp16]\n"
     "Every model trains on a 1cycle schedule over all --epochs (stepped per batch, peaking at --lr).\n"
@@ -72,7 +73,8 @@ const char* kUsage =
     "  resnet:   torchvision's BasicBlock ResNet with a 3x3 stem, --width 16 --blocks 2,2,2,2 (ResNet-18's\n"
     "            layout at a quarter of its width), --epochs 15 --batch-size 128 --optimizer sgd (Nesterov,\n"
     "            momentum 0.9) --lr 0.2 --weight-decay 5e-4 --label-smoothing 0.1 --augment crop-flip\n"
-    "            (2-pixel pad and random 28x28 crop, horizontal flip)\n";
+    "            (2-pixel pad and random 28x28 crop, horizontal flip) --clean-epochs 1 (the last epoch\n"
+    "            trains on the images as they are)\n";
 
 std::vector<int64_t> parse_blocks(const std::string& s) {
   std::vector<int64_t> out;
@@ -99,6 +101,7 @@ void apply_recipe(Config& c) {
   if (c.weight_decay < 0) c.weight_decay = res ? 5e-4 : c.optimizer == "adamw" ? 1e-2 : 0;
   if (c.label_smoothing < 0) c.label_smoothing = res ? 0.1 : 0;
   if (c.augment.empty()) c.augment = res ? "crop-flip" : "flip";
+  if (c.clean_epochs < 0) c.clean_epochs = res ? 1 : 0;
   if (c.width == 0) c.width = 16;
   if (c.blocks.empty()) c.blocks = {2, 2, 2, 2};
 }
@@ -120,6 +123,7 @@ Config parse(int argc, char** argv) {
     else if (a == "--weight-decay") c.weight_decay = std::stod(value());
     else if (a == "--label-smoothing") c.label_smoothing = std::stod(value());
     else if (a == "--augment") c.augment = value();
+    else if (a == "--clean-epochs") c.clean_epochs = std::stoi(value());
     else if (a == "--width") c.width = std::stoll(value());
     else if (a == "--blocks") c.blocks = parse_blocks(value());
     else if (a == "--model") c.model = value();
@@ -288,6 +292,10 @@ int main(int argc, char** argv) {
         cfg.augment == "none" ? vnn::data::DatasetPtr(train_set)
                               : std::make_shared<vnn::data::TransformDataset>(train_set, make_augment(cfg.augment));
     vnn::data::DataLoader train_loader(train_data, lo);
+    // --clean-epochs: the last epochs see the images unaugmented, as the test does.
+    std::unique_ptr<vnn::data::DataLoader> clean_loader;
+    if (cfg.clean_epochs > 0 && cfg.augment != "none")
+      clean_loader = std::make_unique<vnn::data::DataLoader>(train_set, lo);
     lo.shuffle = false;
     lo.sampler = nullptr;
     lo.batch_size = cfg.batch;
@@ -299,6 +307,8 @@ int main(int argc, char** argv) {
     std::cout << "Recipe: " << cfg.epochs << " epochs, batch " << cfg.batch << ", " << cfg.optimizer << " lr " << cfg.lr
               << " (1cycle peak), weight decay " << cfg.weight_decay << ", label smoothing " << cfg.label_smoothing
               << ", augment " << cfg.augment;
+    if (cfg.clean_epochs > 0 && cfg.augment != "none")
+      std::cout << " but in the last " << cfg.clean_epochs << " epoch(s)";
     if (cfg.model == "resnet") {
       std::cout << ", width " << cfg.width << ", blocks";
       for (size_t i = 0; i < cfg.blocks.size(); ++i) std::cout << (i ? "," : " ") << cfg.blocks[i];
@@ -351,12 +361,14 @@ int main(int argc, char** argv) {
     if (cfg.distributed) net = std::make_shared<vnn::nn::DistributedDataParallel>(model);
 
     for (int epoch = int(progress.epoch) + 1; epoch <= cfg.epochs; ++epoch) {
-      train_loader.set_epoch(epoch);
+      vnn::data::DataLoader& loader =
+          clean_loader && epoch > cfg.epochs - cfg.clean_epochs ? *clean_loader : train_loader;
+      loader.set_epoch(epoch);
       if (sampler) sampler->set_epoch(epoch);  // a new shuffle each epoch, the same on every rank
       auto t0 = std::chrono::steady_clock::now();
       double loss_sum = 0;
       int64_t seen = 0, batches = 0, sampled = 0;
-      for (auto& batch : train_loader) {
+      for (auto& batch : loader) {
         opt.zero_grad();
         vnn::Tensor loss;
         {
@@ -369,7 +381,7 @@ int main(int argc, char** argv) {
         sched->step();
         ++progress.step;
         seen += batch.target.numel() * world;  // all ranks step together
-        if (++batches % 20 == 0 || batches == train_loader.num_batches()) {
+        if (++batches % 20 == 0 || batches == loader.num_batches()) {
           double l = loss.item<double>();  // one host round trip every 20 batches
           loss_sum += l;
           ++sampled;
