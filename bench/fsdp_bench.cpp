@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gpt_model.hpp"
+#include "options.hpp"
 
 namespace {
 
@@ -40,17 +41,10 @@ int main(int argc, char** argv) {
   try {
     int64_t n_layer = 4, n_embd = 192, n_head = 4, block = 64, batch = 4, vocab = 96;
     int steps = 10, warmup = 2;
-    for (int i = 1; i + 1 < argc; i += 2) {
-      std::string a = argv[i], v = argv[i + 1];
-      if (a == "--n-layer") n_layer = std::stoll(v);
-      else if (a == "--n-embd") n_embd = std::stoll(v);
-      else if (a == "--n-head") n_head = std::stoll(v);
-      else if (a == "--block-size") block = std::stoll(v);
-      else if (a == "--batch") batch = std::stoll(v);
-      else if (a == "--steps") steps = std::stoi(v);
-      else if (a == "--warmup") warmup = std::stoi(v);
-      else throw vnn::ValueError("fsdp_bench: unknown option " + a);
-    }
+    vnn_bench::parse_options(argc, argv,
+                             {{"--n-layer", &n_layer}, {"--n-embd", &n_embd}, {"--n-head", &n_head},
+                              {"--block-size", &block}, {"--batch", &batch}, {"--steps", &steps},
+                              {"--warmup", &warmup}});
     vnn::distributed::init_process_group();
     const int rank = vnn::distributed::rank(), world = vnn::distributed::world_size();
     vnn::Device dev("cpu", 0);

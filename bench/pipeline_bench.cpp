@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "options.hpp"
+
 namespace {
 
 namespace pp = vnn::distributed::pipelining;
@@ -40,15 +42,9 @@ int main(int argc, char** argv) {
   try {
     int n = 8, layers = 8, steps = 10;
     int64_t batch = 512, hidden = 512;
-    for (int i = 1; i + 1 < argc; i += 2) {
-      std::string a = argv[i], v = argv[i + 1];
-      if (a == "--microbatches") n = std::stoi(v);
-      else if (a == "--batch") batch = std::stoll(v);
-      else if (a == "--hidden") hidden = std::stoll(v);
-      else if (a == "--layers") layers = std::stoi(v);
-      else if (a == "--steps") steps = std::stoi(v);
-      else throw vnn::ValueError("pipeline_bench: unknown option " + a);
-    }
+    vnn_bench::parse_options(argc, argv,
+                             {{"--microbatches", &n}, {"--batch", &batch}, {"--hidden", &hidden},
+                              {"--layers", &layers}, {"--steps", &steps}});
     vnn::distributed::init_process_group();
     auto& pg = vnn::distributed::group();
     const int rank = pg.rank(), s = pg.size();
