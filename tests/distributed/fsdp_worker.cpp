@@ -337,30 +337,8 @@ int fsdp_ckpt_load(const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::cerr << "usage: fsdp_worker SCENARIO [ARG]\n";
-    return 2;
-  }
-  std::string scenario = argv[1], arg = argc > 2 ? argv[2] : "";
-  dev = device_from_env();
-  if (!vnn::is_available(dev)) {
-    std::cout << "SKIP: no " << dev.str() << " device" << std::endl;
-    return 77;
-  }
-  try {
-    std::map<std::string, std::function<int()>> table{
-        {"fsdp_train", fsdp_train},
-        {"ddp_oom", ddp_oom},
-        {"fsdp_features", fsdp_features},
-        {"fsdp_ckpt_save", [&] { return fsdp_ckpt_save(arg); }},
-        {"fsdp_ckpt_load", [&] { return fsdp_ckpt_load(arg); }}};
-    auto it = table.find(scenario);
-    if (it == table.end()) fail("unknown scenario " + scenario);
-    dist::init_process_group();
-    int rc = it->second();
-    dist::destroy_process_group();
-    return rc;
-  } catch (const std::exception& e) {
-    fail(scenario + ": unexpected exception: " + e.what());
-  }
+  return run_scenario(argc, argv, dev,
+                      {{"fsdp_train", plain(fsdp_train)}, {"ddp_oom", plain(ddp_oom)},
+                       {"fsdp_features", plain(fsdp_features)}, {"fsdp_ckpt_save", fsdp_ckpt_save},
+                       {"fsdp_ckpt_load", fsdp_ckpt_load}});
 }

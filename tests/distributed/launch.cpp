@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -18,6 +19,12 @@ extern char** environ;
 namespace vnn::test::dist {
 
 std::string worker_path() { return VNN_DIST_WORKER; }
+
+void expect_all_ok(const LaunchResult& r) {
+  INFO(r.summary());
+  REQUIRE_FALSE(r.timed_out);
+  for (auto& k : r.ranks) REQUIRE(k.exit_code == 0);
+}
 
 bool mpirun_available() { return std::string(VNN_MPIEXEC).size() > 0 && ::access(VNN_MPIEXEC, X_OK) == 0; }
 

@@ -32,6 +32,9 @@ LaunchResult launch(int n, const std::string& scenario, const std::string& arg =
 // mpirun -np n (as root: --allow-run-as-root; --oversubscribe for 2 cores).
 LaunchResult launch_mpirun(int n, const std::string& scenario, const std::string& arg = "", double limit_s = 120);
 bool mpirun_available();
+// Catch2 checks: the launch did not time out and every rank (mpirun's one
+// process) exited 0; on failure the message holds every rank's output.
+void expect_all_ok(const LaunchResult& r);
 int free_port();
 std::string worker_path();
 

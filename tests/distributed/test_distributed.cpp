@@ -11,16 +11,6 @@
 
 using namespace vnn::test::dist;
 
-namespace {
-
-void expect_all_ok(const LaunchResult& r) {
-  INFO(r.summary());
-  REQUIRE_FALSE(r.timed_out);
-  for (auto& k : r.ranks) REQUIRE(k.exit_code == 0);
-}
-
-}  // namespace
-
 TEST_CASE("gloo: every collective against its reference, 2 and 4 ranks", "[distributed][gloo]") {
   for (int n : {2, 4}) {
     DYNAMIC_SECTION(n << " ranks") { expect_all_ok(launch(n, "collectives")); }

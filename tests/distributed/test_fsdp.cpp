@@ -10,16 +10,6 @@
 
 using namespace vnn::test::dist;
 
-namespace {
-
-void expect_all_ok(const LaunchResult& r) {
-  INFO(r.summary());
-  REQUIRE_FALSE(r.timed_out);
-  for (auto& k : r.ranks) REQUIRE(k.exit_code == 0);
-}
-
-}  // namespace
-
 TEST_CASE("fsdp: a GPT over one rank's budget: DDP runs out, FSDP on 2 and 4 ranks == one process",
           "[distributed][fsdp]") {
   SECTION("DDP, 2 ranks") { expect_all_ok(launch(2, "ddp_oom")); }
@@ -43,4 +33,12 @@ TEST_CASE("fsdp: a sharded checkpoint written by 2 ranks resumes on 1 and on 4",
     DYNAMIC_SECTION(n << " ranks") { expect_all_ok(launch(n, "fsdp_ckpt_load", dir, {}, 300)); }
   }
   std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("mpi: FSDP on 2 ranks under mpirun == one process", "[distributed][mpi][fsdp]") {
+  if (!mpirun_available()) {
+    WARN("mpirun not found: FSDP over the MPI engine is not tested here");
+    return;
+  }
+  expect_all_ok(launch_mpirun(2, "fsdp_train", "", 300));
 }

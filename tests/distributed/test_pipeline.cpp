@@ -16,14 +16,9 @@ namespace nn = vnn::nn;
 using vnn::Device;
 using vnn::Tensor;
 namespace dt = vnn::test::dist;
+using dt::expect_all_ok;
 
 namespace {
-
-void expect_all_ok(const dt::LaunchResult& r) {
-  INFO(r.summary());
-  REQUIRE_FALSE(r.timed_out);
-  for (auto& k : r.ranks) REQUIRE(k.exit_code == 0);
-}
 
 std::string error_text(const std::function<void()>& f) {
   try {
@@ -152,5 +147,15 @@ TEST_CASE("faults: a rank out of memory throws OutOfMemory, the other Distribute
           "[distributed][fault]") {
   for (const char* scenario : {"ddp_oom", "pipe_oom"}) {
     DYNAMIC_SECTION(scenario) { expect_all_ok(dt::launch(2, scenario, "", {}, 60)); }
+  }
+}
+
+TEST_CASE("mpi: 2 stages on 2 ranks under mpirun == one device (GPipe, 1F1B)", "[pipeline][distributed][mpi]") {
+  if (!dt::mpirun_available()) {
+    WARN("mpirun not found: pipelines over the MPI engine are not tested here");
+    return;
+  }
+  for (const char* arg : {"gpipe:mlp", "1f1b:mlp"}) {
+    DYNAMIC_SECTION(arg) { expect_all_ok(dt::launch_mpirun(2, "pipe_train", arg, 120)); }
   }
 }

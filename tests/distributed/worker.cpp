@@ -93,6 +93,16 @@ int collectives() {
     for (int64_t i = 0; i < 12; ++i)
       DIST_CHECK(std::fabs(flat[size_t(i)] - reduce_ref(dist::ReduceOp::sum, ws, i, dt)) < 1e-6,
                  "allreduce of a transposed view " << d << " element " << i);
+    // reduce_scatter_tensor from a strided input (every other element of a
+    // [ws * 5, 2] tensor) into the middle of a padded buffer, whose padding
+    // it must leave alone (FSDP's shards are narrows of padded flat buffers).
+    const int64_t m = 5;
+    Tensor wide = rank_tensor(r, m * ws * 2, dt).view({m * ws, 2}).narrow(1, 0, 1);
+    Tensor padded = vnn::zeros({m + 4}, vnn::TensorOptions(dev).with(dt));
+    pg.reduce_scatter_tensor(padded.narrow(0, 2, m), wide, dist::ReduceOp::sum).wait();
+    expect_values(padded, [&](int64_t i) {
+      return i < 2 || i >= 2 + m ? 0.0 : reduce_ref(dist::ReduceOp::sum, ws, 2 * (r * m + i - 2), dt);
+    }, "reduce_scatter_tensor of a strided input into a padded buffer " + d);
   }
   // broadcast, allgather, send / recv move bytes: every dtype.
   for (vnn::DType dt : {vnn::kFloat32, vnn::kFloat64, vnn::kInt32, vnn::kInt64, vnn::kUInt8, vnn::kBool,
@@ -115,6 +125,15 @@ int collectives() {
     Tensor cat = vnn::zeros({ws, 6}, vnn::TensorOptions(dev).with(dt));
     pg.allgather_into_tensor(cat, make(r, 6)).wait();
     expect_values(cat, [&](int64_t i) { return src(int(i / 6), i % 6); }, "allgather_into_tensor " + d);
+    // Into a transposed view (staged) and into the middle of a padded buffer.
+    Tensor cols = vnn::zeros({6, ws}, vnn::TensorOptions(dev).with(dt));
+    pg.allgather_into_tensor(cols.transpose(0, 1), make(r, 6)).wait();
+    expect_values(cols, [&](int64_t i) { return src(int(i % ws), i / ws); }, "allgather_into_tensor transposed " + d);
+    Tensor pad = vnn::zeros({6 * ws + 3}, vnn::TensorOptions(dev).with(dt));
+    pg.allgather_into_tensor(pad.narrow(0, 1, 6 * ws), make(r, 6)).wait();
+    expect_values(pad, [&](int64_t i) {
+      return i < 1 || i > 6 * ws ? 0.0 : src(int((i - 1) / 6), (i - 1) % 6);
+    }, "allgather_into_tensor into a padded buffer " + d);
     // A ring: everyone sends first, then receives (must not deadlock).
     Tensor got = vnn::zeros({9}, vnn::TensorOptions(dev).with(dt));
     if (ws > 1) {
@@ -276,30 +295,10 @@ int lifecycle() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::cerr << "usage: dist_worker SCENARIO [ARG]\n";
-    return 2;
-  }
-  std::string scenario = argv[1], arg = argc > 2 ? argv[2] : "";
-  dev = device_from_env();
-  if (!vnn::is_available(dev)) {
-    std::cout << "SKIP: no " << dev.str() << " device" << std::endl;
-    return 77;
-  }
-  try {
-    if (scenario == "init_error") return init_error(arg);
-    if (scenario == "lifecycle") return lifecycle();
-    if (scenario.rfind("ddp", 0) == 0) return ddp_main(scenario, arg);
-    std::map<std::string, int (*)()> table{{"collectives", collectives}, {"async", async_work},
-                                           {"bad_arguments", bad_arguments}, {"size_mismatch", size_mismatch},
-                                           {"kill_rank", kill_rank}};
-    auto it = table.find(scenario);
-    if (it == table.end()) fail("unknown scenario " + scenario);
-    dist::init_process_group();
-    int rc = it->second();
-    dist::destroy_process_group();
-    return rc;
-  } catch (const std::exception& e) {
-    fail(scenario + ": unexpected exception: " + e.what());
-  }
+  Scenarios table{{"collectives", plain(collectives)}, {"async", plain(async_work)},
+                  {"bad_arguments", plain(bad_arguments)}, {"size_mismatch", plain(size_mismatch)},
+                  {"kill_rank", plain(kill_rank)}};
+  for (const char* s : {"ddp_train", "ddp_overlap", "ddp_unused", "ddp_mismatch", "ddp_tied"})
+    table[s] = [s](const std::string& arg) { return ddp_main(s, arg); };
+  return run_scenario(argc, argv, dev, table, {{"init_error", init_error}, {"lifecycle", plain(lifecycle)}});
 }

@@ -50,9 +50,12 @@ void expect_throw(F&& f, std::initializer_list<const char*> needles, const std::
 
 // main() of a rank program `PROGRAM SCENARIO [ARG]`: sets `dev` to the
 // device under test (exit 77 without it), then runs table[SCENARIO](ARG)
-// between init_process_group and destroy_process_group.
-using Scenarios = std::map<std::string, std::function<int(const std::string&)>>;
-inline int run_scenario(int argc, char** argv, Device& dev, const Scenarios& table) {
+// between init_process_group and destroy_process_group (under mpirun it
+// checks the group runs on the MPI engine), or own_init[SCENARIO](ARG),
+// which sets up (or fails to set up) the process group itself.
+using Scenario = std::function<int(const std::string&)>;
+using Scenarios = std::map<std::string, Scenario>;
+inline int run_scenario(int argc, char** argv, Device& dev, const Scenarios& table, const Scenarios& own_init = {}) {
   if (argc < 2) {
     std::cerr << "usage: " << argv[0] << " SCENARIO [ARG]\n";
     return 2;
@@ -64,15 +67,23 @@ inline int run_scenario(int argc, char** argv, Device& dev, const Scenarios& tab
     return 77;
   }
   try {
+    if (auto own = own_init.find(scenario); own != own_init.end()) return own->second(arg);
     auto it = table.find(scenario);
     if (it == table.end()) fail("unknown scenario " + scenario);
     distributed::init_process_group();
+    const std::string engine = distributed::group().engine();
+    if (distributed::launched_by_mpirun()) DIST_CHECK(engine == "mpi", "under mpirun the engine is " << engine);
     int rc = it->second(arg);
     distributed::destroy_process_group();
     return rc;
   } catch (const std::exception& e) {
     fail(scenario + ": unexpected exception: " + e.what());
   }
+}
+
+// A scenario without an argument, for the tables above.
+inline Scenario plain(int (*f)()) {
+  return [f](const std::string&) { return f(); };
 }
 
 }  // namespace vnn::test::dist

@@ -256,16 +256,13 @@ int ddp_mismatch(vnn::Device dev) {
 
 }  // namespace
 
+// Runs between the worker main's init_process_group and destroy_process_group.
 int ddp_main(const std::string& scenario, const std::string&) {
   vnn::Device dev = device_from_env();
-  dist::init_process_group();
-  int rc = 1;
-  if (scenario == "ddp_train") rc = ddp_train(vnn::kFloat32, dev) | ddp_train(vnn::kFloat64, dev);
-  else if (scenario == "ddp_overlap") rc = ddp_overlap(dev);
-  else if (scenario == "ddp_unused") rc = ddp_unused(dev);
-  else if (scenario == "ddp_mismatch") rc = ddp_mismatch(dev);
-  else if (scenario == "ddp_tied") rc = ddp_tied(dev);
-  else fail("unknown scenario " + scenario);
-  dist::destroy_process_group();
-  return rc;
+  if (scenario == "ddp_train") return ddp_train(vnn::kFloat32, dev) | ddp_train(vnn::kFloat64, dev);
+  if (scenario == "ddp_overlap") return ddp_overlap(dev);
+  if (scenario == "ddp_unused") return ddp_unused(dev);
+  if (scenario == "ddp_mismatch") return ddp_mismatch(dev);
+  if (scenario == "ddp_tied") return ddp_tied(dev);
+  fail("unknown scenario " + scenario);
 }

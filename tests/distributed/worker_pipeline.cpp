@@ -179,7 +179,6 @@ int pipe_oom() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto plain = [](int (*f)()) { return [f](const std::string&) { return f(); }; };
   return run_scenario(argc, argv, dev,
                       {{"pipe_train", pipe_train}, {"pipe_kill", plain(pipe_kill)}, {"ddp_kill", plain(ddp_kill)},
                        {"ddp_oom", plain(ddp_oom)}, {"pipe_oom", plain(pipe_oom)}});
