@@ -268,10 +268,7 @@ std::string DistributedDataParallel::describe() const {
          ", buckets=" + std::to_string(reducer_->buckets.size()) + ")";
 }
 
-DistributedDataParallel::NoSync::NoSync(DistributedDataParallel& ddp) : ddp_(ddp), previous_(ddp.reducer_->sync) {
-  ddp_.reducer_->sync = false;
-}
-DistributedDataParallel::NoSync::~NoSync() { ddp_.reducer_->sync = previous_; }
+DistributedDataParallel::NoSync DistributedDataParallel::no_sync() { return NoSync(reducer_->sync); }
 
 std::vector<std::vector<size_t>> DistributedDataParallel::bucket_indices() const {
   std::vector<std::vector<size_t>> out;

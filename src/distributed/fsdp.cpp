@@ -455,10 +455,7 @@ int64_t FullyShardedDataParallel::total_numel() const {
 
 void FullyShardedDataParallel::set_requires_gradient_sync(bool on) { state_->sync = on; }
 
-FullyShardedDataParallel::NoSync::NoSync(FullyShardedDataParallel& fsdp) : fsdp_(fsdp), previous_(fsdp.state_->sync) {
-  fsdp_.state_->sync = false;
-}
-FullyShardedDataParallel::NoSync::~NoSync() { fsdp_.state_->sync = previous_; }
+FullyShardedDataParallel::NoSync FullyShardedDataParallel::no_sync() { return NoSync(state_->sync); }
 
 double FullyShardedDataParallel::clip_grad_norm_(double max_norm) {
   autograd::NoGradGuard no_grad;

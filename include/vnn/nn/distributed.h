@@ -25,6 +25,7 @@
 
 #include "vnn/distributed.h"
 #include "vnn/nn/module.h"
+#include "vnn/nn/no_sync.h"
 
 namespace vnn::nn {
 
@@ -62,23 +63,9 @@ class DistributedDataParallel : public Module {
 
   /// Within the scope gradients accumulate locally; the first backward after
   /// it synchronises the accumulated gradients.
-  class NoSync {
-   public:
-    /// Turns gradient synchronisation off on `ddp` until destruction.
-    explicit NoSync(DistributedDataParallel& ddp);
-    /// Restores the previous synchronisation setting.
-    ~NoSync();
-    /// Not copyable: one scope, one restore.
-    NoSync(const NoSync&) = delete;
-    /// Not assignable.
-    NoSync& operator=(const NoSync&) = delete;
-
-   private:
-    DistributedDataParallel& ddp_;
-    bool previous_;
-  };
+  using NoSync = NoSyncScope;
   /// A NoSync scope for this wrapper: `{ auto g = ddp->no_sync(); loss.backward(); }`.
-  NoSync no_sync() { return NoSync(*this); }
+  NoSync no_sync();
 
   /// Bucket layout: parameter indices (registration order) of each bucket, in
   /// the order the buckets are reduced.

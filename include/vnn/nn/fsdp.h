@@ -50,6 +50,7 @@
 #include "vnn/distributed.h"
 #include "vnn/io/checkpoint.h"
 #include "vnn/nn/module.h"
+#include "vnn/nn/no_sync.h"
 #include "vnn/optim/optimizer.h"
 
 namespace vnn::nn {
@@ -134,24 +135,10 @@ class FullyShardedDataParallel : public Module {
   /// the full gradients on the module's parameters and the next synchronised
   /// backward reduce-scatters their sum (FSDP2's set_requires_gradient_sync).
   void set_requires_gradient_sync(bool on);
-  /// A scope with gradient synchronisation off: `{ auto g = fsdp->no_sync(); loss.backward(); }`.
-  class NoSync {
-   public:
-    /// Turns synchronisation off on `fsdp` until destruction.
-    explicit NoSync(FullyShardedDataParallel& fsdp);
-    /// Restores the previous setting.
-    ~NoSync();
-    /// Not copyable.
-    NoSync(const NoSync&) = delete;
-    /// Not assignable.
-    NoSync& operator=(const NoSync&) = delete;
-
-   private:
-    FullyShardedDataParallel& fsdp_;
-    bool previous_;
-  };
-  /// A NoSync scope for this wrapper.
-  NoSync no_sync() { return NoSync(*this); }
+  /// A scope with gradient synchronisation off.
+  using NoSync = NoSyncScope;
+  /// A NoSync scope for this wrapper: `{ auto g = fsdp->no_sync(); loss.backward(); }`.
+  NoSync no_sync();
 
   /// Clips the gradient norm over every rank's shards (the whole model's
   /// norm, each tied tensor once) to max_norm; returns the norm before clipping.
