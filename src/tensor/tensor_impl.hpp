@@ -105,7 +105,13 @@ struct Span {
   const T* data = nullptr;
   size_t size = 0;
   Span() = default;
-  Span(const std::initializer_list<T>& l) : data(l.begin()), size(l.size()) {}
+  // Set in the body: the list outlives the call it is passed to, which is
+  // all a Span promises (a member initializer from begin() draws GCC's
+  // -Winit-list-lifetime).
+  Span(const std::initializer_list<T>& l) {
+    data = l.begin();
+    size = l.size();
+  }
   Span(const std::vector<T>& v) : data(v.data()), size(v.size()) {}
   Span(const T* p, size_t n) : data(p), size(n) {}
 };
