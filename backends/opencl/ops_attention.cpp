@@ -5,7 +5,7 @@
 // the dq pass and the dk / dv pass (two kernels, no atomics). Tiles go
 // through local memory on GPUs (STAGED); on CPU-like devices the kernels
 // read them in place, the transposed ones from scratch copies made here
-// (scratch.hpp) once per call.
+// (scratch.hpp) for a chunk of heads at a time, at most kScratchBytes.
 #include "ops_attention.hpp"
 
 #include <algorithm>
@@ -181,16 +181,24 @@ int64_t padded_rows(const Shape& s, Pass pass, const Tiles& t) {
 
 // The transposed copies the in-place tiles read (STAGED=0): forward k; dq
 // k and v; dk / dv q, dout, lse (-inf as +inf) and delta; [head][d][row]
-// with rows padded to tp (kernels/attention.cl vnn_sdpa_transpose).
+// with rows padded to tp (kernels/attention.cl vnn_sdpa_transpose), for
+// the heads of one chunk.
 struct Transposed {
   Scratch a, b, l, dl;
   cl_long tp = 0;
 };
 
+// The most the transposed copies of one chunk of heads take: the fused
+// path's extra memory stays this buffer (and the lse), not a copy of k or
+// q the size of the inputs (L = S = 8192, (B, H, E) = (8, 12, 64): one
+// head's k is 2 MiB, so 8 heads a chunk; a GPT's T = 64: every head).
+constexpr size_t kScratchBytes = size_t(16) << 20;
+
+// Heads b0 .. b0 + count of src (flat n * heads + h) into out.
 vnn_status transpose(Device& d, cl_command_queue q, const Shape& s, const vnn_tensor_desc& src, int64_t heads,
-                     int64_t rows, int64_t cols, cl_long tp, double pad, bool fix, const std::string& what,
-                     Scratch* out) {
-  const int64_t B = s.N * heads;
+                     int64_t b0, int64_t count, int64_t rows, int64_t cols, cl_long tp, double pad, bool fix,
+                     const std::string& what, Scratch* out) {
+  const int64_t B = count;
   if (vnn_status st = Scratch::make(d, q, size_t(B * cols * tp) * esize(s), what, out)) return st;
   if (B == 0 || tp == 0) return VNN_STATUS_OK;
   Kernel* k = nullptr;
@@ -201,52 +209,47 @@ vnn_status transpose(Device& d, cl_command_queue q, const Shape& s, const vnn_te
   const cl_long so = src.offset;
   cl_long4 st = strides4(src);
   if (src.ndim == 3) st.s[3] = 0;  // lse, delta: one column
-  const cl_int H = cl_int(heads), R = cl_int(rows), D = cl_int(cols), f = fix ? 1 : 0;
+  const cl_int H = cl_int(heads), R = cl_int(rows), D = cl_int(cols), f = fix ? 1 : 0, first = cl_int(b0);
   const Scalar pv(pad);
   const size_t global[3] = {size_t((tp + 15) / 16), size_t((cols + 15) / 16), size_t(B)};
   return enqueue_nd(*k, q, 3, global, nullptr, what,
-                    {arg(dst), arg(sm), arg(so), arg(st), arg(H), arg(R), arg(D), arg(tp), pv.as(s.dtype), arg(f)});
+                    {arg(dst), arg(sm), arg(so), arg(st), arg(H), arg(R), arg(D), arg(tp), pv.as(s.dtype), arg(f),
+                     arg(first)});
 }
 
-vnn_status make_transposed(Device& d, cl_command_queue q, const Shape& s, Pass pass, const Tiles& t,
-                           const std::string& what, Transposed* x) {
+// The copies for key / value heads hb0 .. hb0 + nkv (flat n * Hk + hk;
+// the dk / dv pass: their G query heads each).
+vnn_status make_transposed(Device& d, cl_command_queue q, const Shape& s, Pass pass, const Tiles& t, int64_t hb0,
+                           int64_t nkv, const std::string& what, Transposed* x) {
   if (t.staged) return VNN_STATUS_OK;
   x->tp = padded_rows(s, pass, t);
   const double inf = std::numeric_limits<double>::infinity();
   if (pass != kDkDv) {
-    if (vnn_status st = transpose(d, q, s, *s.k, s.Hk, s.S, s.E, x->tp, 0.0, false, what, &x->a)) return st;
-    if (pass == kDq) return transpose(d, q, s, *s.v, s.Hk, s.S, s.Ev, x->tp, 0.0, false, what, &x->b);
+    if (vnn_status st = transpose(d, q, s, *s.k, s.Hk, hb0, nkv, s.S, s.E, x->tp, 0.0, false, what, &x->a))
+      return st;
+    if (pass == kDq) return transpose(d, q, s, *s.v, s.Hk, hb0, nkv, s.S, s.Ev, x->tp, 0.0, false, what, &x->b);
     return VNN_STATUS_OK;
   }
-  if (vnn_status st = transpose(d, q, s, *s.q, s.Hq, s.L, s.E, x->tp, 0.0, false, what, &x->a)) return st;
-  if (vnn_status st = transpose(d, q, s, *s.dout, s.Hq, s.L, s.Ev, x->tp, 0.0, false, what, &x->b)) return st;
-  if (vnn_status st = transpose(d, q, s, *s.lse, s.Hq, s.L, 1, x->tp, inf, true, what, &x->l)) return st;
-  return transpose(d, q, s, *s.delta, s.Hq, s.L, 1, x->tp, 0.0, false, what, &x->dl);
+  const int64_t b0 = hb0 * s.G, nq = nkv * s.G;
+  if (vnn_status st = transpose(d, q, s, *s.q, s.Hq, b0, nq, s.L, s.E, x->tp, 0.0, false, what, &x->a)) return st;
+  if (vnn_status st = transpose(d, q, s, *s.dout, s.Hq, b0, nq, s.L, s.Ev, x->tp, 0.0, false, what, &x->b))
+    return st;
+  if (vnn_status st = transpose(d, q, s, *s.lse, s.Hq, b0, nq, s.L, 1, x->tp, inf, true, what, &x->l)) return st;
+  return transpose(d, q, s, *s.delta, s.Hq, b0, nq, s.L, 1, x->tp, 0.0, false, what, &x->dl);
 }
 
-// One pass with tiling t; x: its transposed copies (made here when null).
-vnn_status run_pass(Device& d, cl_command_queue q, const Shape& s, Pass pass, const Tiles& t, const std::string& what,
-                    const Transposed* x = nullptr) {
-  Kernel* k = nullptr;
-  if (vnn_status st = get_kernel(d, "attention", kKernel[pass], options(s, pass, t), &k)) return st;
-  if (k->work_group_size < size_t(t.ni))
-    return fail(VNN_STATUS_UNSUPPORTED, what, ": ", kKernel[pass], " needs ", t.ni,
-                " work items per group, the compiled kernel allows ", k->work_group_size, " on ", d.label);
-  const int64_t rows = pass == kDkDv ? s.S : s.L, heads = pass == kDkDv ? s.N * s.Hk : s.N * s.Hq;
-  const int64_t tile = int64_t(t.rq) * t.ni, groups = (rows + tile - 1) / tile;
-  if (groups == 0 || heads == 0) return VNN_STATUS_OK;
-  Transposed own;
-  if (!x) {
-    if (vnn_status st = make_transposed(d, q, s, pass, t, what, &own)) return st;
-    x = &own;
-  }
+// The launch of a pass over key / value heads hb0 .. hb0 + nkv (the
+// forward and dq grids: their query heads), reading the copies x.
+vnn_status launch_pass(Kernel& k, cl_command_queue q, const Shape& s, Pass pass, const Tiles& t, int64_t groups,
+                       int64_t hb0, int64_t nkv, const Transposed& x, const std::string& what) {
+  const int64_t heads = pass == kDkDv ? nkv : nkv * s.G;
   const size_t global[2] = {size_t(groups) * size_t(t.ni), size_t(heads)}, local[2] = {size_t(t.ni), 1};
   // Without a mask the kernel never reads it: q stands in, strides 0; so
   // for the scratch copies of the staged kernels.
   Operand qo(s.q), ko(s.k), vo(s.v), mo(s.mask ? s.mask : s.q);
   if (!s.mask) mo.off = 0, mo.st = cl_long4{};
-  cl_mem xa = x->a.mem() ? x->a.mem() : qo.m, xb = x->b.mem() ? x->b.mem() : qo.m;
-  cl_mem xl = x->l.mem() ? x->l.mem() : qo.m, xd = x->dl.mem() ? x->dl.mem() : qo.m;
+  cl_mem xa = x.a.mem() ? x.a.mem() : qo.m, xb = x.b.mem() ? x.b.mem() : qo.m;
+  cl_mem xl = x.l.mem() ? x.l.mem() : qo.m, xd = x.dl.mem() ? x.dl.mem() : qo.m;
   const cl_int Hq = cl_int(s.Hq), G = cl_int(s.G), L = cl_int(s.L), S = cl_int(s.S);
   const cl_int flags = (s.p.is_causal ? 1 : 0) | (s.mask ? 2 : 0) | (s.p.dropout_p > 0 ? 4 : 0);
   const Scalar scale(s.p.scale), kept(s.p.dropout_p > 0 ? 1.0 / (1.0 - s.p.dropout_p) : 1.0);
@@ -269,9 +272,46 @@ vnn_status run_pass(Device& d, cl_command_queue q, const Shape& s, Pass pass, co
     add(a0), add(a1), add(qo), add(ko), add(vo), add(doo), add(lo), add(de), add(mo);
     args.insert(args.end(), {arg(xa), arg(xb), arg(xl), arg(xd)});
   }
-  args.insert(args.end(), {arg(x->tp), arg(Hq), arg(G), arg(L), arg(S), sa, arg(flags), ka, arg(threshold), arg(seed),
-                           arg(offset)});
-  return enqueue_nd(*k, q, 2, global, local, what, args.data(), args.size());
+  const cl_int first = cl_int(hb0);
+  args.insert(args.end(), {arg(x.tp), arg(first), arg(Hq), arg(G), arg(L), arg(S), sa, arg(flags), ka, arg(threshold),
+                           arg(seed), arg(offset)});
+  return enqueue_nd(k, q, 2, global, local, what, args.data(), args.size());
+}
+
+// Key / value heads per chunk of a pass: every head with staged tiles (no
+// copies), else as many as kScratchBytes of copies hold (at least one).
+// VNN_OPENCL_SDPA_SCRATCH=<bytes> lowers the bound (tests: 1 runs a launch
+// per head).
+int64_t heads_per_chunk(const Shape& s, Pass pass, const Tiles& t) {
+  const int64_t total = s.N * s.Hk;
+  if (t.staged) return total;
+  int64_t budget = int64_t(kScratchBytes);
+  if (const char* env = std::getenv("VNN_OPENCL_SDPA_SCRATCH"))
+    if (std::atoll(env) > 0) budget = std::min<int64_t>(budget, std::atoll(env));
+  const int64_t cols = pass == kForward ? s.E : pass == kDq ? s.E + s.Ev : s.G * (s.E + s.Ev + 2);
+  const int64_t per_head = cols * padded_rows(s, pass, t) * int64_t(esize(s));
+  return std::max<int64_t>(1, std::min<int64_t>(total, budget / std::max<int64_t>(per_head, 1)));
+}
+
+// One pass with tiling t, a launch per chunk of key / value heads.
+vnn_status run_pass(Device& d, cl_command_queue q, const Shape& s, Pass pass, const Tiles& t,
+                    const std::string& what) {
+  Kernel* k = nullptr;
+  if (vnn_status st = get_kernel(d, "attention", kKernel[pass], options(s, pass, t), &k)) return st;
+  if (k->work_group_size < size_t(t.ni))
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": ", kKernel[pass], " needs ", t.ni,
+                " work items per group, the compiled kernel allows ", k->work_group_size, " on ", d.label);
+  const int64_t rows = pass == kDkDv ? s.S : s.L, kv_heads = s.N * s.Hk;
+  const int64_t tile = int64_t(t.rq) * t.ni, groups = (rows + tile - 1) / tile;
+  if (groups == 0 || kv_heads == 0) return VNN_STATUS_OK;
+  const int64_t chunk = heads_per_chunk(s, pass, t);
+  Transposed x;
+  for (int64_t hb0 = 0; hb0 < kv_heads; hb0 += chunk) {
+    const int64_t nkv = std::min(chunk, kv_heads - hb0);
+    if (vnn_status st = make_transposed(d, q, s, pass, t, hb0, nkv, what, &x)) return st;
+    if (vnn_status st = launch_pass(*k, q, s, pass, t, groups, hb0, nkv, x, what)) return st;
+  }
+  return VNN_STATUS_OK;
 }
 
 // Seconds of the best of two runs of body after a warm-up (the build);

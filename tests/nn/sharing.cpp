@@ -184,7 +184,7 @@ TEST_CASE("tied weights: a training checkpoint restores one tensor and its optim
   loss_of(a(idx), target).backward();
   opt_a.step();
   std::string path = "vnn_test_tied_ckpt_" + std::to_string(::getpid()) + ".safetensors";
-  io::save_training_checkpoint(path, *a, &opt_a, nullptr, {0, 1});
+  io::save_training_checkpoint(path, *a, &opt_a, nullptr, {0, 1, {}});
   io::load_training_checkpoint(path, *b, &opt_b);
   std::remove(path.c_str());
   CHECK(b->wte->weight.impl() == b->lm_head->weight.impl());

@@ -31,9 +31,11 @@
 // barriers. STAGED=0 (CPU-like devices, where local memory is ordinary
 // memory and the copy was 60% of the forward's time on PoCL) reads the
 // tiles where they lie: rows straight from the operands, the transposed
-// ones from scratch copies the host makes once per call with
-// vnn_sdpa_transpose (SDPA_PASS 3): [head][d][row], rows zero-padded to tp,
-// a multiple of TK; no barriers, the caches share the tiles.
+// ones from scratch copies the host makes with vnn_sdpa_transpose
+// (SDPA_PASS 3): [head][d][row], rows zero-padded to tp, a multiple of TK;
+// no barriers, the caches share the tiles. The host runs a pass over
+// chunks of key / value heads (n * Hk + hk from hb0) so that the copies
+// stay a bounded buffer, not a second copy of the inputs.
 //
 // Defines: T (float, double), IT (int, long: T's size), SDPA_PASS, STAGED,
 // E, EV (head dims), RQ (rows per item), NI (items per group), TK (tile
@@ -46,21 +48,21 @@
 #define SCAT(a, b) SCAT_(a, b)
 
 #if SDPA_PASS == 3
-// dst[b][d][r] = element d of row r of head b = n * H + h of src (strides
-// s_st), r < R; pad for R <= r < tp. fix: -inf becomes +inf (lse as the
+// dst[b - b0][d][r] = element d of row r of head b = n * H + h of src
+// (strides s_st), r < R; pad for R <= r < tp; b from b0 (a chunk of heads). fix: -inf becomes +inf (lse as the
 // backward subtracts it, sdpa_lse_for_p). One item per block of 16 rows x
 // 16 columns: a whole block of unit-stride rows goes as 16 row vector
 // loads and 16 column vector stores through private memory (as
 // vnn_gemm_pack; element by element it took 28% of a training step's
 // attention time on PoCL), the edges element by element.
 __kernel void vnn_sdpa_transpose(__global T* dst, __global const T* src, long s_off, long4 s_st, int H, int R, int D,
-                                 long tp, T pad, int fix) {
+                                 long tp, T pad, int fix, int b0) {
   const long r0 = get_global_id(0) * 16;
-  const int d0 = get_global_id(1) * 16, b = get_global_id(2);
+  const int d0 = get_global_id(1) * 16, bl = get_global_id(2), b = b0 + bl;
   if (r0 >= tp || d0 >= D) return;
   const int n = b / H, h = b - n * H;
   const __global T* sb = src + s_off + n * s_st.s0 + h * s_st.s1 + d0 * s_st.s3;
-  __global T* db = dst + ((long)b * D + d0) * tp + r0;
+  __global T* db = dst + ((long)bl * D + d0) * tp + r0;
   if (r0 + 16 <= R && d0 + 16 <= D && s_st.s3 == 1 && !fix) {
     T tile[16][16];  // [r][d]
 #pragma unroll
@@ -274,13 +276,13 @@ __kernel __attribute__((reqd_work_group_size(NI, 1, 1)))
 void vnn_sdpa_fwd(__global T* out, long o_off, long4 o_st, __global T* lse, long l_off, long4 l_st,
                   __global const T* q, long q_off, long4 q_st, __global const T* k, long k_off, long4 k_st,
                   __global const T* v, long v_off, long4 v_st, __global const T* mask, long m_off, long4 m_st,
-                  __global const T* ktr, long tp, int Hq, int G, int L, int S, T scale, int flags, T kept,
-                  uint threshold, ulong seed, ulong offset) {
+                  __global const T* ktr, long tp, int hb0, int Hq, int G, int L, int S, T scale, int flags,
+                  T kept, uint threshold, ulong seed, ulong offset) {
 #if STAGED
   __local T Kt[E * TK];
   __local T Vs[TK * EV];
 #endif
-  const int t = get_local_id(0), q0 = get_group_id(0) * TILE, nh = get_group_id(1);
+  const int t = get_local_id(0), q0 = get_group_id(0) * TILE, nh = hb0 * G + get_group_id(1);
   const int n = nh / Hq, h = nh - n * Hq, hk = h / G;
   const int i0 = q0 + t * RQ;
   const __global T* qb = q + q_off + n * q_st.s0 + h * q_st.s1;
@@ -310,7 +312,7 @@ void vnn_sdpa_fwd(__global T* out, long o_off, long4 o_st, __global T* lse, long
     const __local T* vs = Vs;
     const long kt_ld = TK, vs_ld = EV;
 #else
-    const __global T* kt = ktr + (long)(n * (Hq / G) + hk) * E * tp + k0;
+    const __global T* kt = ktr + (long)(n * (Hq / G) + hk - hb0) * E * tp + k0;
     const __global T* vs = vb + (long)k0 * v_st.s2;
     const long kt_ld = tp, vs_ld = v_st.s2;
 #endif
@@ -397,14 +399,14 @@ void vnn_sdpa_dq(__global T* dq, long dq_off, long4 dq_st, __global const T* q, 
                  __global const T* k, long k_off, long4 k_st, __global const T* v, long v_off, long4 v_st,
                  __global const T* dout, long do_off, long4 do_st, __global const T* lse, long l_off, long4 l_st,
                  __global const T* delta, long d_off, long4 d_st, __global const T* mask, long m_off, long4 m_st,
-                 __global const T* ktr, __global const T* vtr, long tp, int Hq, int G, int L, int S, T scale,
-                 int flags, T kept, uint threshold, ulong seed, ulong offset) {
+                 __global const T* ktr, __global const T* vtr, long tp, int hb0, int Hq, int G, int L, int S,
+                 T scale, int flags, T kept, uint threshold, ulong seed, ulong offset) {
 #if STAGED
   __local T Kt[E * TK];
   __local T Ks[TK * E];
   __local T Vt[EV * TK];
 #endif
-  const int t = get_local_id(0), q0 = get_group_id(0) * TILE, nh = get_group_id(1);
+  const int t = get_local_id(0), q0 = get_group_id(0) * TILE, nh = hb0 * G + get_group_id(1);
   const int n = nh / Hq, h = nh - n * Hq, hk = h / G;
   const int i0 = q0 + t * RQ;
   const __global T* qb = q + q_off + n * q_st.s0 + h * q_st.s1;
@@ -437,7 +439,7 @@ void vnn_sdpa_dq(__global T* dq, long dq_off, long4 dq_st, __global const T* q, 
     const __local T* vt = Vt;
     const long t_ld = TK, ks_ld = E;
 #else
-    const long hb = n * (Hq / G) + hk;
+    const long hb = n * (Hq / G) + hk - hb0;
     const __global T* kt = ktr + hb * E * tp + k0;
     const __global T* vt = vtr + hb * EV * tp + k0;
     const __global T* ks = kb + (long)k0 * k_st.s2;
@@ -514,8 +516,8 @@ void vnn_sdpa_dkdv(__global T* dk, long dk_off, long4 dk_st, __global T* dv, lon
                    __global const T* v, long v_off, long4 v_st, __global const T* dout, long do_off, long4 do_st,
                    __global const T* lse, long l_off, long4 l_st, __global const T* delta, long d_off, long4 d_st,
                    __global const T* mask, long m_off, long4 m_st, __global const T* qtr, __global const T* dtr,
-                   __global const T* ltr, __global const T* deltr, long tp, int Hq, int G, int L, int S, T scale,
-                   int flags, T kept, uint threshold, ulong seed, ulong offset) {
+                   __global const T* ltr, __global const T* deltr, long tp, int hb0, int Hq, int G, int L, int S,
+                   T scale, int flags, T kept, uint threshold, ulong seed, ulong offset) {
 #if STAGED
   __local T Qt[E * TK];
   __local T Qs[TK * E];
@@ -523,7 +525,7 @@ void vnn_sdpa_dkdv(__global T* dk, long dk_off, long4 dk_st, __global T* dv, lon
   __local T Ds[TK * EV];
   __local T Ls[TK], Dl[TK];
 #endif
-  const int t = get_local_id(0), k0 = get_group_id(0) * TILE, nh = get_group_id(1);
+  const int t = get_local_id(0), k0 = get_group_id(0) * TILE, nh = hb0 + get_group_id(1);
   const int Hk = Hq / G, n = nh / Hk, hk = nh - n * Hk;
   const int j0 = k0 + t * RQ;
   const __global T* kb = k + k_off + n * k_st.s0 + hk * k_st.s1;
@@ -566,7 +568,7 @@ void vnn_sdpa_dkdv(__global T* dk, long dk_off, long4 dk_st, __global T* dv, lon
       const __local T *qt = Qt, *qs = Qs, *dt = Dt, *ds_ = Ds, *ls = Ls, *dl = Dl;
       const long t_ld = TK, qs_ld = E, ds_ld = EV;
 #else
-      const long hb = n * Hq + h;
+      const long hb = n * Hq + h - (long)hb0 * G;
       const __global T* qt = qtr + hb * E * tp + q0;
       const __global T* dt = dtr + hb * EV * tp + q0;
       const __global T* ls = ltr + hb * tp + q0;
