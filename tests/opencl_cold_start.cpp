@@ -10,6 +10,10 @@
 // 2. a third process on the filled cache builds nothing and trains alike;
 // 3. random bytes over every cached binary and the tuning file: the next
 //    process says so in one vnn line, rebuilds and trains alike.
+// 1-3 keep vnn's program binaries (VNN_OPENCL_BINARY_CACHE=1). 4. The
+// driver's default: on PoCL vnn leaves binaries to PoCL's own kernel cache
+// (program_cache.cpp binary_cache), so a warm process loads no vnn binary
+// and PoCL's cache gains no file (it compiled nothing); elsewhere as in 2.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,15 +76,18 @@ struct Child {
 
 // Starts this program's hidden case in a child with both cache variables
 // and VNN_OPENCL_STATS=1 (and no VNN_OPENCL_LOG / _VERBOSE), its stdout and
-// stderr into one pipe.
-Child start(const fs::path& vnn_cache, const fs::path& pocl_cache) {
+// stderr into one pipe; binaries: VNN_OPENCL_BINARY_CACHE=1, else the
+// driver's default.
+Child start(const fs::path& vnn_cache, const fs::path& pocl_cache, bool binaries = true) {
   std::vector<std::string> env = {"VNN_OPENCL_CACHE_DIR=" + vnn_cache.string(),
                                   "POCL_CACHE_DIR=" + pocl_cache.string(), "VNN_OPENCL_STATS=1"};
+  if (binaries) env.push_back("VNN_OPENCL_BINARY_CACHE=1");
   for (char** e = environ; *e; ++e) {
     const std::string s(*e);
     bool ours = false;
     for (const char* name : {"VNN_OPENCL_CACHE_DIR=", "POCL_CACHE_DIR=", "VNN_OPENCL_STATS=", "VNN_OPENCL_LOG=",
-                             "VNN_OPENCL_VERBOSE=", "VNN_OPENCL_TUNE=", "VNN_OPENCL_TUNE_AFTER="})
+                             "VNN_OPENCL_VERBOSE=", "VNN_OPENCL_TUNE=", "VNN_OPENCL_TUNE_AFTER=",
+                             "VNN_OPENCL_BINARY_CACHE="})
       ours |= s.rfind(name, 0) == 0;
     if (!ours) env.push_back(s);
   }
@@ -174,6 +181,13 @@ int scramble(const fs::path& dir) {
 
 }  // namespace
 
+// Whether opencl:0 is PoCL (its platform, from vnn's device properties).
+bool is_pocl() {
+  for (const auto& [k, v] : device_info(Device("opencl", 0)).properties)
+    if (v.find("Portable Computing Language") != std::string::npos) return true;
+  return false;
+}
+
 TEST_CASE("OpenCL cold start: few builds, no tuning, no compiler output, a shared cache", "[opencl]") {
   if (!is_available(Device("opencl", 0))) {
     WARN("no opencl:0 here");
@@ -220,6 +234,40 @@ TEST_CASE("OpenCL cold start: few builds, no tuning, no compiler output, a share
   CHECK(counter(bad.out, "program_builds") >= 1);
   CHECK(bad.out.find("vnn-opencl: warning: ignoring the corrupt tuning cache") != std::string::npos);
   CHECK(foreign_lines(bad.out) == "");
+
+  // 4. The driver's default, from empty caches again.
+  const fs::path vnn2 = root / "vnn2", pocl2 = root / "pocl2";
+  fs::create_directories(vnn2);
+  fs::create_directories(pocl2);
+  Child cold = start(vnn2, pocl2, false);
+  finish(cold);
+  INFO("cold child, the driver's default:\n" << cold.out);
+  REQUIRE(cold.status == 0);
+  same_losses(losses(a.out), losses(cold.out));
+  const bool pocl = is_pocl();
+  // PoCL's compiled kernels (it leaves a tempfile_* behind each run too).
+  const auto files = [](const fs::path& dir) {
+    size_t n = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && e.path().filename().string().rfind("tempfile_", 0) != 0) ++n;
+    return n;
+  };
+  const size_t pocl_files = files(pocl2);
+  Child warm2 = start(vnn2, pocl2, false);
+  finish(warm2);
+  INFO("warm child, the driver's default:\n" << warm2.out);
+  REQUIRE(warm2.status == 0);
+  same_losses(losses(a.out), losses(warm2.out));
+  CHECK(counter(warm2.out, "tuning_runs") == 0);
+  CHECK(foreign_lines(warm2.out) == "");
+  if (pocl) {
+    CHECK(counter(warm2.out, "program_loads") == 0);  // PoCL's cache, not vnn's binaries
+    CHECK(pocl_files > 0);
+    CHECK(files(pocl2) == pocl_files);  // every kernel came from PoCL's cache
+  } else {
+    CHECK(counter(warm2.out, "program_builds") == 0);
+    CHECK(counter(warm2.out, "program_loads") >= 1);
+  }
   std::error_code ec;
   fs::remove_all(root, ec);
 }
