@@ -91,9 +91,9 @@ inline Trace reference(const std::string& kind, int stage = -1, int stages = 2) 
   nn::Sequential model = make_model(kind);
   auto parts = pp::split_sequential(model, split_points(kind, stages));
   std::vector<Tensor> watch = stage < 0 ? model->parameters() : parts[size_t(stage)]->parameters();
-  auto [x, y] = make_batch(kind);
+  const auto batch = make_batch(kind);  // no structured binding: C++17 lambdas cannot capture one (Clang)
   return train(kind, model->parameters(), watch, [&] {
-    Tensor loss = mse(model(x), y);
+    Tensor loss = mse(model(batch.first), batch.second);
     loss.backward();
     return loss;
   });

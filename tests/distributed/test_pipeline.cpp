@@ -100,8 +100,9 @@ TEST_CASE("pipelining: 2 stages on cpu:0 + the device under test == one device (
         auto parts = pp::split_sequential(model, split_points(kind));
         pp::PipelineStage s0(parts[0], 0, 2, Device("cpu", 0)), s1(parts[1], 1, 2, dev);
         auto schedule = make_schedule(sched, std::vector<pp::PipelineStage*>{&s0, &s1});
-        auto [x, y] = make_batch(kind);
-        Trace got = train(kind, model->parameters(), model->parameters(), [&] { return schedule->step(x, y); });
+        const auto batch = make_batch(kind);  // captured below: no structured binding in C++17
+        Trace got = train(kind, model->parameters(), model->parameters(),
+                          [&] { return schedule->step(batch.first, batch.second); });
         std::string where;
         double d = max_rel_diff(got, ref, &where);
         INFO(where);

@@ -35,10 +35,10 @@ int pipe_train(const std::string& arg) {
   auto parts = pp::split_sequential(model, split_points(kind, ns));
   pp::PipelineStage stage(parts[size_t(r)], r, ns, dev, dist::group());
   auto schedule = make_schedule(sched, stage);
-  auto [x, y] = make_batch(kind);
+  const auto batch = make_batch(kind);  // captured below: no structured binding in C++17
   auto params = parts[size_t(r)]->parameters();
   auto t0 = std::chrono::steady_clock::now();
-  Trace got = train(kind, params, params, [&] { return schedule->step(x, y); });
+  Trace got = train(kind, params, params, [&] { return schedule->step(batch.first, batch.second); });
   double s = seconds_since(t0);
   Trace ref = reference(kind, r, ns);
   std::string where;
@@ -89,9 +89,9 @@ int pipe_kill() {
     if (++calls == kMicrobatches + 4) ::kill(::getpid(), SIGKILL);
     return mse(out, y);
   });
-  auto [x, y] = make_batch("mlp");
+  const auto batch = make_batch("mlp");  // captured below: no structured binding in C++17
   return expect_distributed_error([&] {
-    for (int step = 0; step < 50; ++step) sched.step(x, y);
+    for (int step = 0; step < 50; ++step) sched.step(batch.first, batch.second);
   }, {"recv"}, 12);
 }
 
@@ -115,9 +115,9 @@ int ddp_kill() {
     if (r == 0 && ++steps == 3) ::kill(::getpid(), SIGKILL);
   };
   vnn::nn::DistributedDataParallel ddp(net);
-  auto [x, y] = make_batch("mlp");
-  x = x.to(dev);
-  y = y.to(dev);
+  // Plain tensors (no structured binding): the lambdas below capture them.
+  const auto batch = make_batch("mlp");
+  Tensor x = batch.first.to(dev), y = batch.second.to(dev);
   return expect_distributed_error([&] {
     for (int step = 0; step < 50; ++step) mse(ddp.forward(x), y).backward();
   }, {"allreduce"}, 12);
@@ -151,9 +151,9 @@ int ddp_oom() {
   auto net = std::make_shared<Net>();
   net->to(dev);
   vnn::nn::DistributedDataParallel ddp(net);
-  auto [x, y] = make_batch("mlp");
-  x = x.to(dev);
-  y = y.to(dev);
+  // Plain tensors (no structured binding): the lambdas below capture them.
+  const auto batch = make_batch("mlp");
+  Tensor x = batch.first.to(dev), y = batch.second.to(dev);
   int victim = 1;
   return expect_oom_or_abort(victim, [&] { mse(ddp.forward(x), y).backward(); set_budget(victim); }, [&] {
     // The victim's batch grows past its budget; the other keeps its own.
@@ -169,10 +169,10 @@ int pipe_oom() {
   auto parts = pp::split_sequential(model, split_points("mlp"));
   pp::PipelineStage stage(parts[size_t(r)], r, 2, dev, dist::group());
   pp::ScheduleGPipe sched(stage, kMicrobatches, mse);
-  auto [x, y] = make_batch("mlp");
+  const auto batch = make_batch("mlp");  // captured below: no structured binding in C++17
   int victim = 1;
   return expect_oom_or_abort(victim, [&] { set_budget(victim); }, [&] {
-    for (int step = 0; step < 5; ++step) sched.step(x, y);
+    for (int step = 0; step < 5; ++step) sched.step(batch.first, batch.second);
   });
 }
 
