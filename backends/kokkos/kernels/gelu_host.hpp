@@ -33,7 +33,7 @@ namespace vnn::kernels {
 // exp(y) for y <= 0 (y = -z^2), 0 below -87.3 and for -inf; NaN stays NaN.
 VNN_GELU_INLINE float gelu_exp_neg(float y) {
   const float lo = -87.33654f;
-  const float yc = y < lo ? lo : y;
+  const float yc = y >= lo ? y : lo;  // NaN too: the int conversion below must see a number (UBSan)
   float fn = yc * 1.44269504088896341f;
   fn = (fn + 12582912.0f) - 12582912.0f;  // round to nearest (|fn| < 2^22)
   const int32_t n = int32_t(fn);
@@ -46,11 +46,18 @@ VNN_GELU_INLINE float gelu_exp_neg(float y) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  const uint32_t keep = 0u - uint32_t(!(y < lo));  // all ones unless y < lo (NaN keeps its NaN)
+  const uint32_t keep = 0u - uint32_t(!(y < lo));  // all ones unless y < lo
   const uint32_t bits = (uint32_t(n + 127) << 23) & keep;
   float two_n;
   std::memcpy(&two_n, &bits, sizeof two_n);
-  return p * two_n;
+  // NaN in, NaN out: the quiet-NaN bits ORed in where y is NaN.
+  const float e = p * two_n;
+  uint32_t out;
+  std::memcpy(&out, &e, sizeof out);
+  out |= (0u - uint32_t(y != y)) & 0x7fc00000u;
+  float r_out;
+  std::memcpy(&r_out, &out, sizeof r_out);
+  return r_out;
 }
 
 // Phi(x) and exp(-x^2 / 2) of one element. Both branches are computed and
