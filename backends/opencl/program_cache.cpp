@@ -220,9 +220,9 @@ namespace {
 // =0 overrides.
 bool binary_cache(const Device& d) {
   if (const char* v = std::getenv("VNN_OPENCL_BINARY_CACHE"); v && *v) return std::strcmp(v, "0") != 0;
-  const bool pocl = d.platform_name.find("Portable Computing Language") != std::string::npos;
+  if (d.platform_name.find("Portable Computing Language") == std::string::npos) return true;
   const char* pocl_cache = std::getenv("POCL_KERNEL_CACHE");
-  return !(pocl && !(pocl_cache && std::strcmp(pocl_cache, "0") == 0));
+  return pocl_cache && std::strcmp(pocl_cache, "0") == 0;  // PoCL's own cache off: keep vnn's
 }
 
 }  // namespace
