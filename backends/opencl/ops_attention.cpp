@@ -198,9 +198,8 @@ constexpr size_t kScratchBytes = size_t(16) << 20;
 vnn_status transpose(Device& d, cl_command_queue q, const Shape& s, const vnn_tensor_desc& src, int64_t heads,
                      int64_t b0, int64_t count, int64_t rows, int64_t cols, cl_long tp, double pad, bool fix,
                      const std::string& what, Scratch* out) {
-  const int64_t B = count;
-  if (vnn_status st = Scratch::make(d, q, size_t(B * cols * tp) * esize(s), what, out)) return st;
-  if (B == 0 || tp == 0) return VNN_STATUS_OK;
+  if (vnn_status st = Scratch::make(d, q, size_t(count * cols * tp) * esize(s), what, out)) return st;
+  if (count == 0 || tp == 0) return VNN_STATUS_OK;
   Kernel* k = nullptr;
   if (vnn_status st = get_kernel(d, "attention", "vnn_sdpa_transpose",
                                  std::string("-DSDPA_PASS=3 -DT=") + (s.dtype == VNN_FLOAT64 ? "double" : "float"), &k))
@@ -211,7 +210,7 @@ vnn_status transpose(Device& d, cl_command_queue q, const Shape& s, const vnn_te
   if (src.ndim == 3) st.s[3] = 0;  // lse, delta: one column
   const cl_int H = cl_int(heads), R = cl_int(rows), D = cl_int(cols), f = fix ? 1 : 0, first = cl_int(b0);
   const Scalar pv(pad);
-  const size_t global[3] = {size_t((tp + 15) / 16), size_t((cols + 15) / 16), size_t(B)};
+  const size_t global[3] = {size_t((tp + 15) / 16), size_t((cols + 15) / 16), size_t(count)};
   return enqueue_nd(*k, q, 3, global, nullptr, what,
                     {arg(dst), arg(sm), arg(so), arg(st), arg(H), arg(R), arg(D), arg(tp), pv.as(s.dtype), arg(f),
                      arg(first)});
