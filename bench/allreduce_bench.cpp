@@ -2,7 +2,7 @@
 // bus bandwidth on loopback, 4 KiB .. 256 MiB, as nccl-tests reports it:
 // busbw = bytes / time * 2 (n - 1) / n.
 //
-//   allreduce_bench --nproc 2 [--max-mib 256] [--engine gloo|mpi]
+//   allreduce_bench --nproc 2 [--min-bytes 4096] [--max-mib 256] [--engine gloo|mpi]
 // starts the ranks itself (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT);
 // bench/allreduce_compare.sh runs it beside torch.distributed (gloo) in one
 // run. Rank 0 prints one line per size: bytes, us per allreduce, busbw GB/s.
@@ -24,7 +24,7 @@ namespace dist = vnn::distributed;
 
 namespace {
 
-int run_rank(double max_mib, dist::Engine engine) {
+int run_rank(size_t min_bytes, double max_mib, dist::Engine engine) {
   dist::InitOptions o;
   o.engine = engine;
   o.timeout = std::chrono::seconds(300);
@@ -32,7 +32,7 @@ int run_rank(double max_mib, dist::Engine engine) {
   auto& pg = dist::group();
   int ws = pg.size();
   if (pg.rank() == 0) std::printf("# vnn %s, %d ranks\n# bytes us busbw_GBps\n", pg.engine().c_str(), ws);
-  for (size_t bytes = 4096; bytes <= size_t(max_mib * 1024 * 1024); bytes *= 4) {
+  for (size_t bytes = min_bytes; bytes <= size_t(max_mib * 1024 * 1024); bytes *= 4) {
     int64_t n = int64_t(bytes / 4);
     vnn::Tensor t = vnn::ones({n});
     pg.allreduce(t).wait();  // warm-up (connections, pages)
@@ -61,18 +61,20 @@ int free_port() { return 20000 + int(::getpid() % 20000); }
 int main(int argc, char** argv) {
   int nproc = 2;
   double max_mib = 256;
+  size_t min_bytes = 4096;
   dist::Engine engine = dist::Engine::gloo;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--nproc" && i + 1 < argc) nproc = std::atoi(argv[++i]);
     else if (a == "--max-mib" && i + 1 < argc) max_mib = std::atof(argv[++i]);
+    else if (a == "--min-bytes" && i + 1 < argc) min_bytes = std::max<size_t>(4, std::strtoull(argv[++i], nullptr, 10));
     else if (a == "--engine" && i + 1 < argc) engine = std::string(argv[++i]) == "mpi" ? dist::Engine::mpi : dist::Engine::gloo;
     else {
-      std::fprintf(stderr, "usage: %s [--nproc N] [--max-mib M] [--engine gloo|mpi]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--nproc N] [--min-bytes B] [--max-mib M] [--engine gloo|mpi]\n", argv[0]);
       return 2;
     }
   }
-  if (std::getenv("RANK") || std::getenv("OMPI_COMM_WORLD_RANK")) return run_rank(max_mib, engine);
+  if (std::getenv("RANK") || std::getenv("OMPI_COMM_WORLD_RANK")) return run_rank(min_bytes, max_mib, engine);
   // Launcher: one child per rank, as torchrun would.
   std::string port = std::to_string(free_port());
   std::vector<pid_t> kids;

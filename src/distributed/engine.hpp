@@ -6,6 +6,7 @@
 #pragma once
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -29,13 +30,17 @@ class Engine {
   virtual int rank() const = 0;
   virtual int size() const = 0;
   // op is sum, min, max or product (avg is a sum the group then divides).
-  virtual void allreduce(void* data, size_t count, DType dtype, ReduceOp op, Millis timeout) = 0;
-  virtual void broadcast(void* data, size_t bytes, int root, Millis timeout) = 0;
+  // `tag` keeps collectives apart on the wire: the group derives it from the
+  // collective and its size, so ranks that disagree on either never pair
+  // their messages (Gloo would abort the process) but stall, which the group
+  // detects (process_group.cpp). Engines without tagged collectives ignore it.
+  virtual void allreduce(void* data, size_t count, DType dtype, ReduceOp op, Millis timeout, uint32_t tag) = 0;
+  virtual void broadcast(void* data, size_t bytes, int root, Millis timeout, uint32_t tag) = 0;
   // out holds size() * bytes: rank r's `in` at r * bytes.
-  virtual void allgather(const void* in, void* out, size_t bytes, Millis timeout) = 0;
+  virtual void allgather(const void* in, void* out, size_t bytes, Millis timeout, uint32_t tag) = 0;
   // in holds size() * count elements; out gets op over ranks of piece rank().
-  virtual void reduce_scatter(const void* in, void* out, size_t count, DType dtype, ReduceOp op,
-                              Millis timeout) = 0;
+  virtual void reduce_scatter(const void* in, void* out, size_t count, DType dtype, ReduceOp op, Millis timeout,
+                              uint32_t tag) = 0;
   virtual void barrier(Millis timeout) = 0;
   // Posted right away (so that two ranks sending to each other first do not
   // deadlock); the caller waits on the result.

@@ -97,11 +97,12 @@ template <class T>
 
 template <class T>
 void typed_allreduce(const std::shared_ptr<::gloo::Context>& ctx, void* data, size_t count, ReduceOp op,
-                     Millis timeout) {
+                     Millis timeout, uint32_t tag) {
   ::gloo::AllreduceOptions o(ctx);
   o.setOutput(static_cast<T*>(data), count);
   o.setReduceFunction(reduce_fn<T>(op));
   o.setTimeout(timeout);
+  o.setTag(tag);
   ::gloo::allreduce(o);
 }
 
@@ -142,36 +143,39 @@ class GlooEngine final : public Engine {
   int rank() const override { return ctx_->rank; }
   int size() const override { return ctx_->size; }
 
-  void allreduce(void* data, size_t count, DType dtype, ReduceOp op, Millis timeout) override {
+  void allreduce(void* data, size_t count, DType dtype, ReduceOp op, Millis timeout, uint32_t tag) override {
     switch (dtype) {
-      case kFloat32: return typed_allreduce<float>(ctx_, data, count, op, timeout);
-      case kFloat64: return typed_allreduce<double>(ctx_, data, count, op, timeout);
-      case kInt32: return typed_allreduce<int32_t>(ctx_, data, count, op, timeout);
-      case kInt64: return typed_allreduce<int64_t>(ctx_, data, count, op, timeout);
-      case kUInt8: return typed_allreduce<uint8_t>(ctx_, data, count, op, timeout);
+      case kFloat32: return typed_allreduce<float>(ctx_, data, count, op, timeout, tag);
+      case kFloat64: return typed_allreduce<double>(ctx_, data, count, op, timeout, tag);
+      case kInt32: return typed_allreduce<int32_t>(ctx_, data, count, op, timeout, tag);
+      case kInt64: return typed_allreduce<int64_t>(ctx_, data, count, op, timeout, tag);
+      case kUInt8: return typed_allreduce<uint8_t>(ctx_, data, count, op, timeout, tag);
       default: reducible_itemsize(dtype, "allreduce");
     }
   }
-  void broadcast(void* data, size_t bytes, int root, Millis timeout) override {
+  void broadcast(void* data, size_t bytes, int root, Millis timeout, uint32_t tag) override {
     ::gloo::BroadcastOptions o(ctx_);
     o.setOutput(static_cast<uint8_t*>(data), bytes);
     o.setRoot(root);
     o.setTimeout(timeout);
+    o.setTag(tag);
     ::gloo::broadcast(o);
   }
-  void allgather(const void* in, void* out, size_t bytes, Millis timeout) override {
+  void allgather(const void* in, void* out, size_t bytes, Millis timeout, uint32_t tag) override {
     ::gloo::AllgatherOptions o(ctx_);
     o.setInput(const_cast<uint8_t*>(static_cast<const uint8_t*>(in)), bytes);
     o.setOutput(static_cast<uint8_t*>(out), bytes * size_t(size()));
     o.setTimeout(timeout);
+    o.setTag(tag);
     ::gloo::allgather(o);
   }
   // Gloo 0.5 has no reduce-scatter in its options API (only the older
   // halving-doubling algorithm class): allreduce a copy, keep our piece.
-  void reduce_scatter(const void* in, void* out, size_t count, DType dtype, ReduceOp op, Millis timeout) override {
+  void reduce_scatter(const void* in, void* out, size_t count, DType dtype, ReduceOp op, Millis timeout,
+                      uint32_t tag) override {
     size_t item = reducible_itemsize(dtype, "reduce_scatter");
     std::vector<char> all(static_cast<const char*>(in), static_cast<const char*>(in) + count * item * size_t(size()));
-    allreduce(all.data(), count * size_t(size()), dtype, op, timeout);
+    allreduce(all.data(), count * size_t(size()), dtype, op, timeout, tag);
     std::memcpy(out, all.data() + size_t(rank()) * count * item, count * item);
   }
   void barrier(Millis timeout) override {

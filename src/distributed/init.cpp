@@ -86,6 +86,21 @@ void check_agreement(detail::Store& s, int rank, int ws) {
   }
 }
 
+// VNN_DIST_CHECK_SIZES: 1 (every collective), stall (when one stalls: needs
+// the store, so Gloo's default) or 0; MPI without a store checks every call.
+ProcessGroup::Impl::SizeCheck size_check_from_env(bool have_store) {
+  using S = ProcessGroup::Impl::SizeCheck;
+  S dflt = have_store ? S::on_stall : S::every_call;
+  const char* c = env("VNN_DIST_CHECK_SIZES");
+  if (!c || !*c) return dflt;
+  std::string v = c;
+  if (v == "0" || v == "off") return S::off;
+  if (v == "1" || v == "every") return S::every_call;
+  if (v == "stall") return dflt;
+  VNN_THROW(ValueError, "VNN_DIST_CHECK_SIZES=", v, " is not one of 1 (check every collective), stall (check a ",
+            "collective that stalls; the default with a store) or 0 (off)");
+}
+
 std::string make_report(const std::string& engine, const std::string& how) {
   std::string r = "process group: engine " + engine + " (" + how + ")\n";
   r += "  cpu tensors: " + engine + " on their own memory\n";
@@ -167,8 +182,9 @@ void init_process_group(const InitOptions& o) {
   }
   std::string report = make_report(eng->name(), how);
   auto impl = std::make_unique<ProcessGroup::Impl>(std::move(store), std::move(eng), report, timeout);
-  if (const char* c = env("VNN_DIST_CHECK_SIZES")) impl->check_sizes = std::string(c) != "0";
+  impl->size_check = size_check_from_env(impl->store != nullptr);
   if (watch) impl->start_abort_watch(std::move(watch));
+  impl->start_stall_probe();
   const char* oom = env("VNN_DIST_ABORT_ON_OOM");
   if (oom ? std::string(oom) != "0" : o.abort_on_out_of_memory) impl->abort_on_out_of_memory();
   g.group = std::make_unique<ProcessGroup>(std::move(impl));
@@ -188,6 +204,7 @@ void destroy_process_group() {
     (void)g.group.release();
     return;
   }
+  impl.stop_stall_probe();
   impl.stop_abort_watch();  // before the barrier, while rank 0's store is surely there
   if (!impl.broken() && impl.store) {
     try {

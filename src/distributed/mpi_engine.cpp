@@ -116,24 +116,25 @@ class MpiEngine final : public Engine {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
-  void allreduce(void* data, size_t count, DType dtype, ReduceOp op, Millis timeout) override {
+  void allreduce(void* data, size_t count, DType dtype, ReduceOp op, Millis timeout, uint32_t) override {
     MPI_Request r;
     check(MPI_Iallreduce(MPI_IN_PLACE, data, count_of(count, "allreduce"), mpi_type(dtype), mpi_op(op), comm_, &r),
           "MPI_Iallreduce");
     wait_request(r, timeout, "MPI_Iallreduce");
   }
-  void broadcast(void* data, size_t bytes, int root, Millis timeout) override {
+  void broadcast(void* data, size_t bytes, int root, Millis timeout, uint32_t) override {
     MPI_Request r;
     check(MPI_Ibcast(data, count_of(bytes, "broadcast"), MPI_BYTE, root, comm_, &r), "MPI_Ibcast");
     wait_request(r, timeout, "MPI_Ibcast");
   }
-  void allgather(const void* in, void* out, size_t bytes, Millis timeout) override {
+  void allgather(const void* in, void* out, size_t bytes, Millis timeout, uint32_t) override {
     MPI_Request r;
     int n = count_of(bytes, "allgather");
     check(MPI_Iallgather(in, n, MPI_BYTE, out, n, MPI_BYTE, comm_, &r), "MPI_Iallgather");
     wait_request(r, timeout, "MPI_Iallgather");
   }
-  void reduce_scatter(const void* in, void* out, size_t count, DType dtype, ReduceOp op, Millis timeout) override {
+  void reduce_scatter(const void* in, void* out, size_t count, DType dtype, ReduceOp op, Millis timeout,
+                      uint32_t) override {
     MPI_Request r;
     check(MPI_Ireduce_scatter_block(in, out, count_of(count, "reduce_scatter"), mpi_type(dtype), mpi_op(op), comm_,
                                     &r),

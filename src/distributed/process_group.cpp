@@ -78,6 +78,22 @@ bool Work::is_success() const {
 
 namespace {
 
+// Gloo aborts the whole process when ranks pair messages of different sizes
+// (inside its I/O thread, beyond any catch). Two guards (SizeCheck): each
+// collective travels on a tag derived from its signature, so ranks that
+// disagree never pair; and every_call first max-reduces
+// (code, bytes, -code, -bytes): 32 bytes that show any disagreement.
+enum Kind : int64_t { kAllreduce = 1, kBroadcast = 2, kAllgather = 3, kReduceScatter = 4, kBarrier = 5 };
+int64_t code_of(Kind k, int64_t sub) { return int64_t(k) * 1000000 + sub; }
+
+// 32 well-mixed bits of (code, bytes) (splitmix64's finaliser).
+uint32_t tag_of(int64_t code, int64_t bytes) {
+  uint64_t x = uint64_t(code) * 0x9E3779B97F4A7C15ull ^ uint64_t(bytes);
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return uint32_t((x ^ (x >> 31)) >> 32);
+}
+
 std::string failure_text(int rank, const std::string& what, const char* engine, const std::string& cause,
                          detail::Millis timeout) {
   std::string hint;
@@ -111,6 +127,7 @@ ProcessGroup::Impl::Impl(std::unique_ptr<detail::Store> s, std::unique_ptr<detai
 
 ProcessGroup::Impl::~Impl() {
   if (oom_listener_) ::vnn::detail::remove_out_of_memory_listener(oom_listener_);
+  stop_stall_probe();
   stop_abort_watch();
   for (Queue* q : {&collectives_, &sends_, &recvs_}) {
     {
@@ -253,6 +270,8 @@ void ProcessGroup::Impl::serve(Queue& q, const std::string& track) {
       q.tasks.pop_front();
       ++q.running;
       q.current = task.first;
+      ++q.started;
+      q.since = std::chrono::steady_clock::now();
     }
     auto& st = *task.first;
     std::exception_ptr error;
@@ -317,9 +336,11 @@ void ProcessGroup::Impl::serve(Queue& q, const std::string& track) {
 }
 
 Work ProcessGroup::Impl::enqueue(std::string what, std::function<void(Millis)> body, std::function<void()> finish,
-                                 std::vector<Tensor> keep, Lane lane) {
+                                 std::vector<Tensor> keep, Lane lane, int64_t code, int64_t bytes) {
   auto st = std::make_shared<Work::State>();
   st->what = std::move(what);
+  st->code = code;
+  st->bytes = bytes;
   st->finish = std::move(finish);
   st->keep = std::move(keep);
   Queue& q = lane == Lane::sends ? sends_ : lane == Lane::recvs ? recvs_ : collectives_;
@@ -350,11 +371,14 @@ void* ProcessGroup::Impl::device_comm(const Tensor& t) {
     uint64_t n = mine.size();
     detail::Bytes out(detail::Bytes(mine).size() ? mine : detail::Bytes(VNN_COMM_ID_BYTES));
     auto* eng = engine.get();
-    enqueue("broadcast (communicator id)", [eng, &n](Millis t) { eng->broadcast(&n, sizeof n, 0, t); }, nullptr, {})
+    int64_t code = code_of(kBroadcast, 0);
+    collective("broadcast (communicator id)", code, int64_t(sizeof n),
+               [eng, &n](Millis t, uint32_t tag) { eng->broadcast(&n, sizeof n, 0, t, tag); }, nullptr, {})
         .wait();
     out.resize(size_t(n));
-    enqueue("broadcast (communicator id)", [eng, &out](Millis t) { eng->broadcast(out.data(), out.size(), 0, t); },
-            nullptr, {})
+    collective("broadcast (communicator id)", code, int64_t(n),
+               [eng, &out](Millis t, uint32_t tag) { eng->broadcast(out.data(), out.size(), 0, t, tag); }, nullptr,
+               {})
         .wait();
     return out;
   });
@@ -436,17 +460,10 @@ std::vector<Tensor> keep_of(const std::vector<Buf>& bufs) {
   return out;
 }
 
-// Gloo aborts the whole process when ranks disagree on a size (inside its
-// I/O thread, beyond any catch), so every collective first max-reduces
-// (code, bytes, -code, -bytes): 32 bytes that show any disagreement.
-enum Kind : int64_t { kAllreduce = 1, kBroadcast = 2, kAllgather = 3, kReduceScatter = 4 };
-int64_t code_of(Kind k, int64_t sub) { return int64_t(k) * 1000000 + sub; }
-
-void agree(detail::Engine& eng, bool enabled, int64_t code, int64_t bytes, const std::string& what,
-           detail::Millis t) {
-  if (!enabled || eng.size() == 1) return;
+void agree(detail::Engine& eng, int64_t code, int64_t bytes, const std::string& what, detail::Millis t) {
+  if (eng.size() == 1) return;
   int64_t sig[4] = {code, bytes, -code, -bytes};
-  eng.allreduce(sig, 4, kInt64, ReduceOp::max, t);
+  eng.allreduce(sig, 4, kInt64, ReduceOp::max, t, 0);
   if (sig[0] == code && sig[1] == bytes && -sig[2] == code && -sig[3] == bytes) return;
   std::string how = -sig[2] != sig[0] ? "different collectives (or dtypes, ops, roots)" : "different sizes";
   VNN_THROW(detail::Disagreement, "rank ", eng.rank(), ": ", what, " of ", bytes, " bytes here, but the ranks called ",
@@ -488,6 +505,102 @@ void check_like(const Tensor& t, const Tensor& ref, const std::string& what, con
 
 }  // namespace
 
+// ---- collectives: tags, checks and the stall probe --------------------------
+
+Work ProcessGroup::Impl::collective(std::string what, int64_t code, int64_t bytes,
+                                    std::function<void(Millis, uint32_t)> body, std::function<void()> finish,
+                                    std::vector<Tensor> keep) {
+  auto* eng = engine.get();
+  bool every = size_check == SizeCheck::every_call;
+  uint32_t tag = tag_of(code, bytes);
+  return enqueue(what, [eng, every, code, bytes, what, tag, body = std::move(body)](Millis t) {
+    if (every) agree(*eng, code, bytes, what, t);
+    body(t, tag);
+  }, std::move(finish), std::move(keep), Lane::collectives, code, bytes);
+}
+
+void ProcessGroup::Impl::start_stall_probe() {
+  if (!store || size() < 2 || size_check != SizeCheck::on_stall) return;
+  probe_thread_ = std::thread([this] { probe_stalls(); });
+}
+
+void ProcessGroup::Impl::stop_stall_probe() {
+  {
+    std::lock_guard<std::mutex> lock(probe_m_);
+    probe_stop_ = true;
+  }
+  probe_cv_.notify_all();
+  if (probe_thread_.joinable()) probe_thread_.join();
+}
+
+ProcessGroup::Impl::Millis ProcessGroup::Impl::probe_interval() const {
+  return std::max(Millis(100), std::min(Millis(2000), timeout() / 4));
+}
+
+bool ProcessGroup::Impl::probe_sleep(Millis d) {
+  std::unique_lock<std::mutex> lock(probe_m_);
+  return !probe_cv_.wait_for(lock, d, [&] { return probe_stop_; });
+}
+
+// A collective that runs past the interval may be one the ranks disagree on
+// (their tags differ, so it never ends): each such rank posts its signature
+// under the collective's number, and once every rank has, compares.
+void ProcessGroup::Impl::probe_stalls() {
+  int64_t probed = 0;
+  while (probe_sleep(probe_interval() / 4)) {
+    std::shared_ptr<Work::State> st;
+    int64_t seq = 0;
+    {
+      std::lock_guard<std::mutex> lock(collectives_.m);
+      if (!collectives_.current || std::chrono::steady_clock::now() - collectives_.since < probe_interval()) continue;
+      st = collectives_.current;
+      seq = collectives_.started;
+    }
+    if (seq == probed || st->bytes < 0) continue;
+    probed = seq;
+    std::string text;
+    try {
+      text = compare_stalled(seq, *st);
+    } catch (const std::exception&) {
+      continue;  // the store is gone: the abort watch reports why
+    }
+    if (!text.empty()) abort(text, true);
+  }
+}
+
+std::string ProcessGroup::Impl::compare_stalled(int64_t seq, const Work::State& st) {
+  std::string key = "stall/" + std::to_string(seq) + "/";
+  store->set(key + std::to_string(rank()), detail::to_bytes(::vnn::detail::str_cat(st.code, " ", st.bytes, " ",
+                                                                                  st.what)));
+  store->add(key + "n", 1);
+  while (store->add(key + "n", 0) < size()) {  // a rank not there yet: slow, or stalled elsewhere
+    if (!probe_sleep(probe_interval() / 4)) return "";
+    std::lock_guard<std::mutex> lock(collectives_.m);
+    if (collectives_.started != seq || !collectives_.current) return "";  // it finished after all
+  }
+  std::string calls;
+  bool same = true, same_kind = true;
+  for (int r = 0; r < size(); ++r) {
+    std::string entry = detail::to_string(store->get(key + std::to_string(r)));
+    int64_t code = 0, bytes = 0;
+    size_t a = entry.find(' '), b = entry.find(' ', a + 1);
+    if (a != std::string::npos && b != std::string::npos) {
+      code = std::stoll(entry.substr(0, a));
+      bytes = std::stoll(entry.substr(a + 1, b - a - 1));
+    }
+    same = same && code == st.code && bytes == st.bytes;
+    same_kind = same_kind && code == st.code;
+    calls += ::vnn::detail::str_cat(r ? ", " : "", "rank ", r, " ",
+                                    b == std::string::npos ? entry : entry.substr(b + 1), " of ", bytes, " bytes");
+  }
+  if (same) return "";  // a slow collective, not a disagreement
+  return ::vnn::detail::str_cat(
+      "rank ", rank(), " found that collective #", seq, " differs across ranks (",
+      same_kind ? "different sizes" : "different collectives (or dtypes, ops, roots)", "): ", calls,
+      "; every rank must call the same collective, in the same order, with tensors of the same size and dtype "
+      "(VNN_DIST_CHECK_SIZES=1 checks each collective before it runs, and keeps the group usable)");
+}
+
 // ---- ProcessGroup ----------------------------------------------------------
 
 ProcessGroup::ProcessGroup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -523,12 +636,11 @@ Work ProcessGroup::allreduce(const Tensor& tensor, ReduceOp op) {
   void* p = b.ptr;
   int ws = size();
   std::vector<Buf> bufs{b};
-  bool chk = impl_->check_sizes;
   int64_t code = code_of(kAllreduce, int64_t(op) * 100 + int64_t(dt));
-  return impl_->enqueue(what, [eng, p, n, dt, op, ws, chk, code, what](detail::Millis t) {
-    agree(*eng, chk, code, int64_t(n * itemsize(dt)), what, t);
+  return impl_->collective(what, code, int64_t(n * itemsize(dt)), [eng, p, n, dt, op, ws](detail::Millis t,
+                                                                                          uint32_t tag) {
     if (n == 0) return;
-    eng->allreduce(p, n, dt, op == ReduceOp::avg ? ReduceOp::sum : op, t);
+    eng->allreduce(p, n, dt, op == ReduceOp::avg ? ReduceOp::sum : op, t, tag);
     if (op == ReduceOp::avg) divide(p, n, dt, ws);
   }, copy_back(bufs), keep_of(bufs));
 }
@@ -548,11 +660,9 @@ Work ProcessGroup::broadcast(const Tensor& tensor, int root) {
   void* p = b.ptr;
   size_t bytes = b.bytes();
   std::vector<Buf> bufs{b};
-  bool chk = impl_->check_sizes;
-  int64_t code = code_of(kBroadcast, root);
-  return impl_->enqueue(what, [eng, p, bytes, root, chk, code, what](detail::Millis t) {
-    agree(*eng, chk, code, int64_t(bytes), what, t);
-    if (bytes) eng->broadcast(p, bytes, root, t);
+  return impl_->collective(what, code_of(kBroadcast, root), int64_t(bytes), [eng, p, bytes, root](detail::Millis t,
+                                                                                                   uint32_t tag) {
+    if (bytes) eng->broadcast(p, bytes, root, t, tag);
   }, rank() == root ? nullptr : copy_back(bufs), keep_of(bufs));
 }
 
@@ -577,10 +687,9 @@ Work ProcessGroup::allgather_into_tensor(const Tensor& output, const Tensor& inp
   void* po = out.ptr;
   size_t bytes = in.bytes();
   std::vector<Buf> bufs{in, out};
-  bool chk = impl_->check_sizes;
-  return impl_->enqueue(what, [eng, pi, po, bytes, chk, what](detail::Millis t) {
-    agree(*eng, chk, code_of(kAllgather, 0), int64_t(bytes), what, t);
-    if (bytes) eng->allgather(pi, po, bytes, t);
+  return impl_->collective(what, code_of(kAllgather, 0), int64_t(bytes), [eng, pi, po, bytes](detail::Millis t,
+                                                                                                uint32_t tag) {
+    if (bytes) eng->allgather(pi, po, bytes, t, tag);
   }, copy_back({out}), keep_of(bufs));
 }
 
@@ -603,12 +712,11 @@ Work ProcessGroup::allgather(const std::vector<Tensor>& outputs, const Tensor& i
   const void* pi = in.ptr;
   std::vector<Buf> all = outs;
   all.push_back(in);
-  bool chk = impl_->check_sizes;
-  return impl_->enqueue(what, [eng, pi, dst, bytes, chk, what](detail::Millis t) {
-    agree(*eng, chk, code_of(kAllgather, 0), int64_t(bytes), what, t);
+  return impl_->collective(what, code_of(kAllgather, 0), int64_t(bytes), [eng, pi, dst, bytes](detail::Millis t,
+                                                                                                 uint32_t tag) {
     if (!bytes) return;
     std::vector<char> gathered(bytes * dst.size());
-    eng->allgather(pi, gathered.data(), bytes, t);
+    eng->allgather(pi, gathered.data(), bytes, t, tag);
     for (size_t r = 0; r < dst.size(); ++r) std::memcpy(dst[r], gathered.data() + r * bytes, bytes);
   }, copy_back(outs), keep_of(all));
 }
@@ -636,12 +744,11 @@ Work ProcessGroup::reduce_scatter_tensor(const Tensor& output, const Tensor& inp
   DType dt = output.dtype();
   int ws = size();
   std::vector<Buf> bufs{in, out};
-  bool chk = impl_->check_sizes;
   int64_t code = code_of(kReduceScatter, int64_t(op) * 100 + int64_t(dt));
-  return impl_->enqueue(what, [eng, pi, po, n, dt, op, ws, chk, code, what](detail::Millis t) {
-    agree(*eng, chk, code, int64_t(n * itemsize(dt)), what, t);
+  return impl_->collective(what, code, int64_t(n * itemsize(dt)), [eng, pi, po, n, dt, op, ws](detail::Millis t,
+                                                                                               uint32_t tag) {
     if (!n) return;
-    eng->reduce_scatter(pi, po, n, dt, op == ReduceOp::avg ? ReduceOp::sum : op, t);
+    eng->reduce_scatter(pi, po, n, dt, op == ReduceOp::avg ? ReduceOp::sum : op, t, tag);
     if (op == ReduceOp::avg) divide(po, n, dt, ws);
   }, copy_back({out}), keep_of(bufs));
 }
@@ -668,21 +775,21 @@ Work ProcessGroup::reduce_scatter(const Tensor& output, const std::vector<Tensor
   int ws = size();
   std::vector<Buf> all = ins;
   all.push_back(out);
-  bool chk = impl_->check_sizes;
   int64_t code = code_of(kReduceScatter, int64_t(op) * 100 + int64_t(dt));
-  return impl_->enqueue(what, [eng, src, po, n, bytes, dt, op, ws, chk, code, what](detail::Millis t) {
-    agree(*eng, chk, code, int64_t(bytes), what, t);
+  return impl_->collective(what, code, int64_t(bytes), [eng, src, po, n, bytes, dt, op, ws](detail::Millis t,
+                                                                                            uint32_t tag) {
     if (!n) return;
     std::vector<char> packed(bytes * src.size());
     for (size_t r = 0; r < src.size(); ++r) std::memcpy(packed.data() + r * bytes, src[r], bytes);
-    eng->reduce_scatter(packed.data(), po, n, dt, op == ReduceOp::avg ? ReduceOp::sum : op, t);
+    eng->reduce_scatter(packed.data(), po, n, dt, op == ReduceOp::avg ? ReduceOp::sum : op, t, tag);
     if (op == ReduceOp::avg) divide(po, n, dt, ws);
   }, copy_back({out}), keep_of(all));
 }
 
 Work ProcessGroup::barrier() {
   auto* eng = impl_->engine.get();
-  return impl_->enqueue("barrier", [eng](detail::Millis t) { eng->barrier(t); }, nullptr, {});
+  return impl_->collective("barrier", code_of(kBarrier, 0), 0, [eng](detail::Millis t, uint32_t) { eng->barrier(t); },
+                           nullptr, {});
 }
 
 // Point to point: a 16-byte header (size) goes ahead of the payload on a

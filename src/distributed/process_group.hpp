@@ -2,6 +2,7 @@
 // process-wide default group (init.cpp) and DistributedDataParallel.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -32,6 +33,9 @@ struct Work::State {
   // gives the task a moment to finish (it may have completed just before the
   // abort) and then throws this instead of waiting on the engine.
   std::exception_ptr aborted;
+  // A collective's signature (kind and options, bytes): what the stall probe
+  // compares across ranks. bytes < 0: none (point to point, device work).
+  int64_t code = 0, bytes = -1;
 };
 
 struct ProcessGroup::Impl {
@@ -41,9 +45,17 @@ struct ProcessGroup::Impl {
   std::string report;
   detail::DeviceComms device_comms;  // NCCL & co., per device, made on first use
   std::atomic<int64_t> timeout_ms{30000};
-  // Check before each collective that every rank runs the same one on the
-  // same size (VNN_DIST_CHECK_SIZES=0 turns it off).
-  bool check_sizes = true;
+  // How ranks that call different collectives (or sizes) are caught
+  // (VNN_DIST_CHECK_SIZES, docs/distributed.md). every_call: 32 bytes are
+  // max-reduced before each collective (the error is immediate and the group
+  // stays usable; one more round trip per collective). on_stall: collectives
+  // travel on tags derived from their signature, so disagreeing ranks stall
+  // instead of pairing, and a collective that runs past the probe interval
+  // compares signatures through the store (the error comes within about two
+  // intervals and aborts the group; nothing on the fast path). off: tags
+  // only; a disagreement ends in the timeout.
+  enum class SizeCheck { off, on_stall, every_call };
+  SizeCheck size_check = SizeCheck::every_call;
   enum class Lane { collectives, sends, recvs };
 
   Impl(std::unique_ptr<detail::Store> s, std::unique_ptr<detail::Engine> e, std::string report, Millis timeout);
@@ -57,7 +69,15 @@ struct ProcessGroup::Impl {
   // (sends and receives complete on lanes of their own, so that ranks that
   // both send first do not wait on each other); errors become DistributedError.
   Work enqueue(std::string what, std::function<void(Millis)> body, std::function<void()> finish,
-               std::vector<Tensor> keep, Lane lane = Lane::collectives);
+               std::vector<Tensor> keep, Lane lane = Lane::collectives, int64_t code = 0, int64_t bytes = -1);
+  // A collective on the collectives lane: checked as size_check says, then
+  // body(timeout, tag) with the tag of its signature (code, bytes).
+  Work collective(std::string what, int64_t code, int64_t bytes, std::function<void(Millis, uint32_t)> body,
+                  std::function<void()> finish, std::vector<Tensor> keep);
+  // Starts the stall probe (on_stall, a store, 2+ ranks); stop_stall_probe
+  // ends it. Its interval: a quarter of the timeout, within 0.1..2 s.
+  void start_stall_probe();
+  void stop_stall_probe();
   // A Work for a collective queued on a device (device_comm.hpp).
   Work device_work(std::string what, const detail::DeviceOp& d, std::vector<Tensor> keep);
   // The device communicator for t's device.
@@ -100,7 +120,15 @@ struct ProcessGroup::Impl {
     bool stop = false;
     int running = 0;
     std::shared_ptr<Work::State> current;  // the task running now
+    int64_t started = 0;                      // tasks started so far: the current one's number
+    std::chrono::steady_clock::time_point since;  // when the current one started
   };
+  void probe_stalls();
+  Millis probe_interval() const;
+  bool probe_sleep(Millis d);  // false once the probe stops
+  // Compares collective number `seq` (code, bytes, what) with every rank's
+  // through the store; "" when they agree or not every rank is stalled there.
+  std::string compare_stalled(int64_t seq, const Work::State& st);
   void fail_pending(Queue& q, const std::string& text);
   void serve(Queue& q, const std::string& track);
   Queue collectives_, sends_, recvs_;
@@ -112,6 +140,10 @@ struct ProcessGroup::Impl {
   std::thread watch_thread_;
   std::atomic<bool> watch_stop_{false};
   int oom_listener_ = 0;
+  std::thread probe_thread_;
+  std::mutex probe_m_;
+  std::condition_variable probe_cv_;
+  bool probe_stop_ = false;
 };
 
 }  // namespace vnn::distributed

@@ -61,7 +61,13 @@ TEST_CASE("gloo: a rank SIGKILLed mid-step makes the others throw DistributedErr
 }
 
 TEST_CASE("gloo: mismatched tensor sizes across ranks fail on every rank", "[distributed][gloo][fault]") {
-  expect_all_ok(launch(2, "size_mismatch", "", {}, 60));
+  SECTION("checked before each collective (VNN_DIST_CHECK_SIZES=1): at once, the group stays usable") {
+    std::map<std::string, std::string> strict{{"VNN_DIST_CHECK_SIZES", "1"}};
+    expect_all_ok(launch(2, "size_mismatch", "", {{0, strict}, {1, strict}}, 60));
+  }
+  SECTION("the default: found when the collective stalls, the group aborted") {
+    expect_all_ok(launch(2, "size_mismatch_on_stall", "", {}, 60));
+  }
 }
 
 TEST_CASE("init_process_group: clear errors for a bad environment", "[distributed][gloo][fault]") {

@@ -206,9 +206,10 @@ int bad_arguments() {
   return 0;
 }
 
-// Ranks disagree on the size or the collective: every rank gets a
-// DistributedError naming it (Gloo itself would abort the process), and the
-// group stays usable. A receiver with the wrong size throws too.
+// VNN_DIST_CHECK_SIZES=1 (launched so): ranks disagree on the size or the
+// collective: every rank gets a DistributedError naming it at once (Gloo
+// itself would abort the process), and the group stays usable. A receiver
+// with the wrong size throws too.
 int size_mismatch() {
   auto& pg = dist::group();
   pg.set_timeout(std::chrono::milliseconds(3000));
@@ -230,6 +231,31 @@ int size_mismatch() {
       expect_throw<vnn::DistributedError>([&] { pg.recv(vnn::zeros({20}, dev), 0).wait(); },
                                           {"recv from rank 0", "sent 40 bytes"}, "recv of another size");
   }
+  return 0;
+}
+
+// The default check (on a stall): the ranks' allreduces of different sizes
+// travel on different tags, so they stall instead of pairing (Gloo would
+// abort the process); the stall probe compares them through the store and
+// aborts the group on every rank within about two probe intervals (here 2 s,
+// a quarter of the timeout), naming each rank's call. Later work fails fast.
+int size_mismatch_on_stall() {
+  auto& pg = dist::group();
+  pg.set_timeout(std::chrono::milliseconds(8000));
+  int r = pg.rank();
+  Tensor ok = vnn::ones({8}, vnn::TensorOptions(dev));
+  pg.allreduce(ok).wait();  // agreeing collectives are untouched
+  expect_values(ok, [&](int64_t) { return double(pg.size()); }, "allreduce before the disagreement");
+  Tensor t = vnn::ones({r == 0 ? 1000 : 3000}, vnn::TensorOptions(dev));
+  auto t0 = std::chrono::steady_clock::now();
+  expect_throw<vnn::DistributedError>([&] { pg.allreduce(t).wait(); },
+                                      {"allreduce(sum)", "different sizes", "rank 0 allreduce(sum) of 4000 bytes",
+                                       "rank 1 allreduce(sum) of 12000 bytes", "VNN_DIST_CHECK_SIZES=1"},
+                                      "mismatched allreduce sizes, found on a stall");
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  DIST_CHECK(s < 6.0, "the disagreement took " << s << " s to report (probe interval 2 s, timeout 8 s)");
+  expect_throw<vnn::DistributedError>([&] { pg.barrier().wait(); }, {"aborted", "different sizes"},
+                                      "work after the abort");
   return 0;
 }
 
@@ -297,7 +323,7 @@ int lifecycle() {
 int main(int argc, char** argv) {
   Scenarios table{{"collectives", plain(collectives)}, {"async", plain(async_work)},
                   {"bad_arguments", plain(bad_arguments)}, {"size_mismatch", plain(size_mismatch)},
-                  {"kill_rank", plain(kill_rank)}};
+                  {"size_mismatch_on_stall", plain(size_mismatch_on_stall)}, {"kill_rank", plain(kill_rank)}};
   for (const char* s : {"ddp_train", "ddp_overlap", "ddp_unused", "ddp_mismatch", "ddp_tied"})
     table[s] = [s](const std::string& arg) { return ddp_main(s, arg); };
   return run_scenario(argc, argv, dev, table, {{"init_error", init_error}, {"lifecycle", plain(lifecycle)}});
