@@ -512,7 +512,6 @@ Work ProcessGroup::Impl::collective(std::string what, int64_t code, int64_t byte
                                     std::vector<Tensor> keep) {
   auto* eng = engine.get();
   bool every = size_check == SizeCheck::every_call;
-
   uint32_t tag = tag_of(code, bytes);
   return enqueue(what, [eng, every, code, bytes, what, tag, body = std::move(body)](Millis t) {
     if (every) agree(*eng, code, bytes, what, t);
