@@ -33,7 +33,7 @@ class StageSlice : public nn::Module {
     return x;
   }
   std::string describe() const override {
-    return detail::str_cat("PipelineStageModule(children ", first_, "..", first_ + calls_.size() - 1, ")");
+    return ::vnn::detail::str_cat("PipelineStageModule(children ", first_, "..", first_ + calls_.size() - 1, ")");
   }
 
  private:
@@ -332,7 +332,7 @@ Tensor PipelineSchedule::step(const Tensor& input, const Tensor& target) {
   } catch (const std::exception& e) {
     // The other ranks wait on this one: tell them (an OutOfMemory has done so already).
     if (ProcessGroup* g = stages_.front()->group())
-      g->abort(detail::str_cat(name_, "::step of stage ", stages_.front()->stage_index(), ": ", e.what()));
+      g->abort(::vnn::detail::str_cat(name_, "::step of stage ", stages_.front()->stage_index(), ": ", e.what()));
     throw;
   }
   if (!has_last) return Tensor();

@@ -142,7 +142,7 @@ Tensor normalize(const Tensor& input, const NormalizeFuncOptions& o) {
             "; convert it with .to(vnn::kFloat)");
   VNN_CHECK(ValueError, o.eps() >= 0, "normalize: eps must be >= 0, got ", o.eps());
   VNN_CHECK(ShapeError, input.dim() >= 1, "normalize: input must have at least 1 dim, got shape ", input.sizes());
-  const int d = detail::normalize_dim(int(o.dim()), input.dim(), "normalize");
+  const int d = ::vnn::detail::normalize_dim(int(o.dim()), input.dim(), "normalize");
   Tensor n = vnn::norm(input, o.p(), {int64_t(d)}, true);
   return div(input, clamp_min(n, o.eps()));
 }

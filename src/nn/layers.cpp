@@ -105,7 +105,7 @@ Tensor EmbeddingImpl::forward(const Tensor& indices) {
   }
   const int64_t rows = weight.size(0), pad = *options.padding_idx();
   Tensor idx = indices;
-  detail::record("embedding", out, {&weight}, [idx, rows, pad](const Tensor& g) {
+  ::vnn::detail::record("embedding", out, {&weight}, [idx, rows, pad](const Tensor& g) {
     Tensor gw = embedding_backward(g, idx, rows);
     gw.select(0, pad).zero_();
     return std::vector<Tensor>{gw};

@@ -80,7 +80,7 @@ Tensor nll_loss(const Tensor& logp_in, const Tensor& target_in, const CrossEntro
   // picked from such a tensor) answer the check without a blocking read
   // when no target can equal ignore_index.
   int64_t known_lo = 0, known_hi = 0;
-  const bool known = n > 0 && detail::known_range(target_in, &known_lo, &known_hi) && known_lo >= 0 &&
+  const bool known = n > 0 && ::vnn::detail::known_range(target_in, &known_lo, &known_hi) && known_lo >= 0 &&
                      known_hi < classes && (opt.ignore_index < known_lo || opt.ignore_index > known_hi);
   if (known) {
     ignored = 0, lo = known_lo, hi = known_hi;

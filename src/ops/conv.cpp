@@ -16,6 +16,7 @@
 #include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
 #include "ops/low_precision.hpp"
+#include "ops/size2_text.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/detail/message.h"
 #include "vnn/elementwise.h"
@@ -26,9 +27,10 @@
 
 namespace vnn {
 
+using ops_text::pair_str;
+
 namespace {
 
-std::string pair_str(Size2 s) { return "(" + std::to_string(s.h) + ", " + std::to_string(s.w) + ")"; }
 
 struct ConvGeom {
   int64_t N, C, H, W, O, Cg, kh, kw, OH, OW, groups;

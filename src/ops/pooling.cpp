@@ -8,6 +8,7 @@
 
 #include "autograd/autograd.hpp"
 #include "ops/low_precision.hpp"
+#include "ops/size2_text.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/backend_abi.h"
 #include "vnn/detail/message.h"
@@ -16,11 +17,12 @@
 
 namespace vnn {
 
+using ops_text::pair_str;
+
 namespace {
 
 using detail::Span;
 
-std::string pair_str(Size2 s) { return "(" + std::to_string(s.h) + ", " + std::to_string(s.w) + ")"; }
 
 struct PoolArgs {
   vnn_pool2d_params p;  // what the backend gets

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "optim/optim_util.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/autograd.h"
 #include "vnn/error.h"
@@ -14,13 +15,13 @@
 
 namespace vnn::optim {
 
+using util::scalar64;
+
 namespace {
 
 // Optimizer state of a parameter's dtype: float32 for the 16-bit floats,
 // whose 8 or 11 bits of mantissa would drop small moment updates.
 DType state_dtype(DType param) { return param == kFloat64 ? kFloat64 : kFloat32; }
-
-Tensor scalar64(double v) { return full(Shape{}, v, TensorOptions(kFloat64)); }
 
 // "state.3.exp_avg" -> {"state", "3", "exp_avg"} (the last part may hold dots).
 std::vector<std::string> split_key(const std::string& key) {

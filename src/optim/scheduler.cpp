@@ -8,15 +8,15 @@
 #include <cmath>
 #include <map>
 
+#include "optim/optim_util.hpp"
 #include "vnn/error.h"
 
 namespace vnn::optim {
 
+using util::kPi;
+using util::scalar64;
+
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
-
-Tensor scalar64(double v) { return full(Shape{}, v, TensorOptions(kFloat64)); }
 
 // Looks a key up in a flat dict; throws ValueError naming it when missing.
 double lookup(const std::map<std::string, double>& m, const std::string& who, const std::string& key) {

@@ -2,19 +2,15 @@
 #include <cmath>
 #include <map>
 
+#include "optim/optim_util.hpp"
 #include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/optim/scheduler.h"
 
 namespace vnn::optim {
 
-namespace {
-
-constexpr double kPi = 3.14159265358979323846;
-
-Tensor scalar64(double v) { return full(Shape{}, v, TensorOptions(kFloat64)); }
-
-}  // namespace
+using util::kPi;
+using util::scalar64;
 
 // ---- OneCycleLR ---------------------------------------------------------------------
 
