@@ -119,8 +119,8 @@ struct ProcessGroup::Impl {
     std::deque<std::pair<std::shared_ptr<Work::State>, std::function<void(Millis)>>> tasks;
     bool stop = false;
     int running = 0;
-    std::shared_ptr<Work::State> current;  // the task running now
-    int64_t started = 0;                      // tasks started so far: the current one's number
+    std::shared_ptr<Work::State> current;         // the task running now
+    int64_t started = 0;                          // tasks started so far: the current one's number
     std::chrono::steady_clock::time_point since;  // when the current one started
   };
   void probe_stalls();
