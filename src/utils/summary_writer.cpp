@@ -110,6 +110,13 @@ std::string host_name() {
 }
 
 // One event file: records buffered in memory, written by flush().
+}  // namespace
+
+// Named, not anonymous: SummaryWriter::State (external linkage) holds
+// EventFiles, and GCC warns (-Wsubobject-linkage) about such a field once
+// this file is compiled inside a unity-build source.
+namespace summary_detail {
+
 class EventFile {
  public:
   EventFile(const std::string& dir, const SummaryWriterOptions& o) {
@@ -161,6 +168,10 @@ class EventFile {
   int pending_ = 0, max_queue_ = 10;
 };
 
+}  // namespace summary_detail
+
+namespace {
+
 void check_tag(const char* method, const std::string& tag) {
   VNN_CHECK(ValueError, !tag.empty(), "SummaryWriter::", method, ": tag is empty; name the series");
 }
@@ -185,8 +196,8 @@ struct SummaryWriter::State {
   SummaryWriterOptions options;
   std::mutex m;
   std::condition_variable cv;
-  std::unique_ptr<EventFile> main;
-  std::map<std::string, std::unique_ptr<EventFile>> children;  // add_scalars' series
+  std::unique_ptr<summary_detail::EventFile> main;
+  std::map<std::string, std::unique_ptr<summary_detail::EventFile>> children;  // add_scalars' series
   bool closed = false;
   std::string deferred_error;  // a failed background flush, reported by the next call
   std::thread flusher;
@@ -223,7 +234,7 @@ SummaryWriter::SummaryWriter(const std::string& logdir, SummaryWriterOptions opt
   VNN_CHECK(ValueError, !logdir.empty(), "SummaryWriter: logdir is empty; pass a directory such as runs/exp1");
   state_->logdir = logdir;
   state_->options = std::move(options);
-  state_->main.reset(new EventFile(logdir, state_->options));
+  state_->main.reset(new summary_detail::EventFile(logdir, state_->options));
   state_->flusher = std::thread([s = state_.get()] { s->background(); });
 }
 
@@ -259,7 +270,7 @@ void SummaryWriter::add_scalars(const std::string& main_tag, const std::map<std:
                 "' must be non-empty without '/' (it names the directory ", dir_tag, "_<key>)");
     std::string dir = state_->logdir + "/" + dir_tag + "_" + kv.first;
     auto& f = state_->children[dir];
-    if (!f) f.reset(new EventFile(dir, state_->options));
+    if (!f) f.reset(new summary_detail::EventFile(dir, state_->options));
     Proto v;
     v.bytes(1, main_tag);
     v.float32(2, float(kv.second));
