@@ -38,6 +38,13 @@
 #else
 #define STORE_OUT(p, i, v) ((p)[i] = vnn_bf16_from_float((float)(v)))
 #endif
+#elif (OUT_DT == VNN_UINT8 || OUT_DT == VNN_INT32 || OUT_DT == VNN_INT64) &&                  \
+    (IN_DT == VNN_FLOAT32 || IN_DT == VNN_FLOAT64 || IN_DT == VNN_FLOAT16 || IN_DT == VNN_BFLOAT16)
+// Floating to integer through int64 (NaN 0, out of range saturated), then
+// wrapping, as the CPU backend and PyTorch's c10::convert do (-1.0 to uint8
+// is 255): a direct cast of a value outside the target's range is
+// undefined, and LLVM gives 0 for it on AVX2 CPUs, 255 on AVX-512 ones.
+#define STORE_OUT(p, i, v) ((p)[i] = (OUT_T)convert_long_sat(v))
 #else
 #define STORE_OUT(p, i, v) ((p)[i] = (OUT_T)(v))
 #endif
