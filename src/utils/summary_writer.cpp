@@ -109,7 +109,6 @@ std::string host_name() {
   return h;
 }
 
-// One event file: records buffered in memory, written by flush().
 }  // namespace
 
 // Named, not anonymous: SummaryWriter::State (external linkage) holds
@@ -117,6 +116,7 @@ std::string host_name() {
 // this file is compiled inside a unity-build source.
 namespace summary_detail {
 
+// One event file: records buffered in memory, written by flush().
 class EventFile {
  public:
   EventFile(const std::string& dir, const SummaryWriterOptions& o) {
