@@ -153,10 +153,10 @@ std::vector<Tiles> candidates(const Device& d, const Shape& s, bool gpu) {
   return {{rq, 8, 2 * vw, vw}, {rq, 4, 4 * vw, vw}, {2 * rq, 2, 2 * vw, vw}};
 }
 
-std::string options(const Shape& s, Pass pass, const Tiles& t) {
+std::string options(const Shape& s, const Tiles& t) {
   auto def = [](std::string& o, const char* k, int64_t v) { o += std::string(" -D") + k + "=" + std::to_string(v); };
   std::string o = s.dtype == VNN_FLOAT64 ? "-DT=double -DIT=long" : "-DT=float -DIT=int";
-  def(o, "SDPA_PASS", pass), def(o, "STAGED", t.staged), def(o, "E", s.E), def(o, "EV", s.Ev);
+  def(o, "STAGED", t.staged), def(o, "E", s.E), def(o, "EV", s.Ev);
   def(o, "RQ", t.rq), def(o, "NI", t.ni), def(o, "TK", t.tk), def(o, "VW", t.vw);
   def(o, "VE", pow2_dividing(s.E, t.vw)), def(o, "VEV", pow2_dividing(s.Ev, t.vw));
   return o;
@@ -296,7 +296,10 @@ int64_t heads_per_chunk(const Shape& s, Pass pass, const Tiles& t) {
 vnn_status run_pass(Device& d, cl_command_queue q, const Shape& s, Pass pass, const Tiles& t,
                     const std::string& what) {
   Kernel* k = nullptr;
-  if (vnn_status st = get_kernel(d, "attention", kKernel[pass], options(s, pass, t), &k)) return st;
+  // The three passes of one tiling in one program (see Siblings): a
+  // training step takes all three.
+  const Siblings passes{{"-DSDPA_PASS=0", "-DSDPA_PASS=1", "-DSDPA_PASS=2"}, size_t(pass)};
+  if (vnn_status st = get_kernel(d, "attention", kKernel[pass], options(s, t), passes, &k)) return st;
   if (k->work_group_size < size_t(t.ni))
     return fail(VNN_STATUS_UNSUPPORTED, what, ": ", kKernel[pass], " needs ", t.ni,
                 " work items per group, the compiled kernel allows ", k->work_group_size, " on ", d.label);

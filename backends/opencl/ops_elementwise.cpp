@@ -103,6 +103,59 @@ enum Form : int {
   kNd = 8,           // vnn_binary_nd / vnn_unary_nd: 8 + 9 (ox + 1) + 3 (ax + 1) + (bx + 1) (+ 27 rounded grid)
 };
 
+// " -DBINARY_FN=2 -DB_SCALAR=1" and the like.
+std::string fn_defines(bool binary, int64_t fn, bool b_scalar) {
+  return (binary ? " -DBINARY_FN=" : " -DUNARY_FN=") + std::to_string(fn) + (b_scalar ? " -DB_SCALAR=1" : "");
+}
+
+// The functions that one program holds for each kind of operands (see
+// Siblings): those a model's steps use together. Every one compiles for
+// such operands (the op sweep tests build each alone).
+constexpr int64_t kArithFloat[] = {VNN_BINARY_ADD,     VNN_BINARY_SUB,     VNN_BINARY_MUL, VNN_BINARY_DIV,
+                                   VNN_BINARY_MAXIMUM, VNN_BINARY_MINIMUM, VNN_BINARY_POW, VNN_BINARY_GELU_BACKWARD};
+constexpr int64_t kArithInt[] = {VNN_BINARY_ADD, VNN_BINARY_SUB, VNN_BINARY_MUL, VNN_BINARY_DIV};
+constexpr int64_t kCompare[] = {VNN_BINARY_EQ, VNN_BINARY_NE, VNN_BINARY_LT,
+                                VNN_BINARY_LE, VNN_BINARY_GT, VNN_BINARY_GE};
+constexpr int64_t kUnaryFloat[] = {VNN_UNARY_NEG,  VNN_UNARY_ABS,     VNN_UNARY_EXP,   VNN_UNARY_LOG,
+                                   VNN_UNARY_SQRT, VNN_UNARY_RELU,    VNN_UNARY_SIGMOID, VNN_UNARY_TANH,
+                                   VNN_UNARY_RSQRT, VNN_UNARY_GELU,   VNN_UNARY_SILU,  VNN_UNARY_CLAMP,
+                                   VNN_UNARY_RECIPROCAL};
+
+// The siblings of (binary, fn) in a program for these operands and form:
+// the vector kernels hold the float binary functions (b dense or one
+// value) and the float unary ones; the others one list for their dtypes.
+// None (empty) where fn is in no list: it builds alone.
+Siblings elementwise_siblings(bool binary, int64_t fn, int32_t dt, int32_t odt, int form) {
+  const bool floating = dt == VNN_FLOAT32 || dt == VNN_FLOAT64 || dt == VNN_FLOAT16 || dt == VNN_BFLOAT16;
+  const bool integral = dt == VNN_INT32 || dt == VNN_INT64;
+  const bool scalar_forms = form == kVec || form == kVecScalar || form == kDense || form == kDenseScalar;
+  Siblings s;
+  auto add = [&](const auto& fns, bool is_binary) {
+    for (int64_t f : fns)
+      for (int b_scalar = 0; b_scalar <= (is_binary && scalar_forms ? 1 : 0); ++b_scalar) {
+        if (is_binary == binary && f == fn && b_scalar == (form == kVecScalar || form == kDenseScalar))
+          s.index = s.variants.size();
+        s.variants.push_back(fn_defines(is_binary, f, b_scalar).substr(1));
+      }
+  };
+  if (form == kVec || form == kVecScalar) {
+    add(kArithFloat, true);
+    add(kUnaryFloat, false);
+  } else if (binary && odt == dt && floating) {
+    add(kArithFloat, true);
+  } else if (binary && odt == dt && integral) {
+    add(kArithInt, true);
+  } else if (binary && odt == VNN_BOOL && dt != VNN_BOOL) {
+    add(kCompare, true);
+  } else if (!binary && odt == dt && floating) {
+    add(kUnaryFloat, false);
+  }
+  if (s.index >= s.variants.size() || s.variants[s.index] != fn_defines(binary, fn, form == kVecScalar ||
+                                                                                       form == kDenseScalar).substr(1))
+    return Siblings{};
+  return s;
+}
+
 // The BINARY / UNARY kernel for (binary, fn, input dtype, output dtype,
 // form) on d through a small per-thread cache in front of get_kernel: the
 // per-op path of small tensors skips building the option string and
@@ -120,9 +173,10 @@ vnn_status elementwise_kernel(Device& d, bool binary, int64_t fn, int32_t dt, in
   Slot& s = slots[(key * 0x9E3779B97F4A7C15ull) >> 58];
   if (s.k && s.d == &d && s.key == key) return *k = s.k, VNN_STATUS_OK;
   std::string defs = std::string("-DT=") + dtype_info(dt)->storage + " -DDT=" + std::to_string(dt) +
-                     " -DOT=" + dtype_info(odt)->storage + " -DODT=" + std::to_string(odt) +
-                     (binary ? " -DBINARY_FN=" : " -DUNARY_FN=") + std::to_string(fn) +
-                     (form == kDenseScalar || form == kVecScalar ? " -DB_SCALAR=1" : "");
+                     " -DOT=" + dtype_info(odt)->storage + " -DODT=" + std::to_string(odt);
+  const Siblings siblings = elementwise_siblings(binary, fn, dt, odt, form);
+  if (siblings.variants.empty())
+    defs += fn_defines(binary, fn, form == kDenseScalar || form == kVecScalar);
   if (form == kVec || form == kVecScalar) defs += " -DVW=" + std::to_string(preferred_vector_width(d, dt));
   if (form >= kNd) {
     const int c = (form - kNd) % 27;
@@ -134,7 +188,7 @@ vnn_status elementwise_kernel(Device& d, bool binary, int64_t fn, int32_t dt, in
                      : form == kDense || form == kDenseScalar    ? "vnn_binary_dense"
                      : binary                                    ? "vnn_binary_op"
                                                                  : "vnn_unary_op";
-  if (vnn_status st = get_kernel(d, "elementwise", name, defs, k)) return st;
+  if (vnn_status st = get_kernel(d, "elementwise", name, defs, siblings, k)) return st;
   s = Slot{&d, key, *k};
   return VNN_STATUS_OK;
 }

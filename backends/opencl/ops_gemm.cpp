@@ -267,11 +267,21 @@ vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, c
   if (step == 8 && ly < 8) ly = 1;
   while (groups() < want && lx > 1) lx = lx >= step ? lx / step : 1;
   while (groups() < want && ly > 1) ly = ly >= step ? ly / step : 1;
-  const std::string defs = std::string("-DT=") + dtype_info(p.dtype)->storage + " -DVW=" + std::to_string(vw) +
-                           " -DRM=" + std::to_string(RM) + " -DRNV=" + std::to_string(rnv) +
-                           " -DLX=" + std::to_string(lx) + " -DLY=" + std::to_string(ly);
+  std::string defs = std::string("-DT=") + dtype_info(p.dtype)->storage + " -DVW=" + std::to_string(vw) +
+                     " -DRM=" + std::to_string(RM) + " -DRNV=" + std::to_string(rnv);
+  const std::string group = "-DLX=" + std::to_string(lx) + " -DLY=" + std::to_string(ly);
+  // On CPU devices the four group shapes in one program (see Siblings): a
+  // model's GEMMs take two or three of them.
+  Siblings shapes;
+  if (step == 8 && d.max_work_group_size >= 64 && d.max_item_sizes[0] >= 8 && d.max_item_sizes[1] >= 8)
+    shapes.variants = {"-DLX=8 -DLY=1", "-DLX=1 -DLY=1", "-DLX=8 -DLY=8", "-DLX=1 -DLY=8"};
+  const auto at = std::find(shapes.variants.begin(), shapes.variants.end(), group);
+  if (at == shapes.variants.end())
+    shapes = Siblings{}, defs += " " + group;
+  else
+    shapes.index = size_t(at - shapes.variants.begin());
   Kernel* kern = nullptr;
-  if (vnn_status st = get_kernel(d, "gemm", "vnn_gemm_widen", defs, &kern)) return st;
+  if (vnn_status st = get_kernel(d, "gemm", "vnn_gemm_widen", defs, shapes, &kern)) return st;
   if (kern->work_group_size < lx * ly)
     return fail(VNN_STATUS_UNSUPPORTED, what, ": the wide-n GEMM needs ", lx * ly,
                 " work items, the compiled kernel allows ", kern->work_group_size, " on ", d.label);

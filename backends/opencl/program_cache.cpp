@@ -18,6 +18,7 @@
 
 #include "embedded_kernels.hpp"
 #include "errors.hpp"
+#include "sibling_source.hpp"
 
 namespace vnn_opencl {
 namespace {
@@ -228,16 +229,22 @@ bool binary_cache(const Device& d) {
 }  // namespace
 
 vnn_status build_program(Device& d, const char* file, const std::string& options,
-                         cl_program* out) {
+                         const std::vector<std::string>& variants, cl_program* out) {
   const char* prelude = embedded_kernel_source("abi_prelude");  // generated from backend_abi.h
   const char* common = embedded_kernel_source("common");
   const char* body = embedded_kernel_source(file);
   if (!prelude || !common || !body)
     return fail(VNN_STATUS_INTERNAL, d.label, ": kernels/", file, ".cl is not embedded in the plugin");
-  std::string source = std::string(prelude) + "\n" + common + "\n" + body;
+  std::string source = std::string(prelude) + "\n" + common + "\n";
+  std::string what = d.label + " program " + file + ".cl [" + options + "]";
+  if (variants.size() > 1) {
+    source += sibling_source(source, body, options, variants);
+    what += " with " + std::to_string(variants.size()) + " variants";
+  } else {
+    source += body;
+  }
   std::filesystem::path dir = binary_cache(d) ? cache_dir() : std::filesystem::path();
   std::filesystem::path path = dir.empty() ? dir : dir / cache_file_name(d, source, options);
-  std::string what = d.label + " program " + file + ".cl [" + options + "]";
 
   ColdStats& stats = cold_stats();
   if (!path.empty()) {
@@ -334,6 +341,11 @@ vnn_status once(std::unordered_map<std::string, T>& done, const std::string& key
 
 vnn_status get_kernel(Device& d, const char* file, const char* kernel_name,
                       const std::string& op_options, Kernel** out) {
+  return get_kernel(d, file, kernel_name, op_options, Siblings{}, out);
+}
+
+vnn_status get_kernel(Device& d, const char* file, const char* kernel_name, const std::string& op_options,
+                      const Siblings& siblings, Kernel** out) {
   std::string options = op_options;
   if (d.fp64) options += " -DHAS_FP64=1";
   // One element per work item (common.cl VNN_ITEMS) where the device wants
@@ -344,23 +356,28 @@ vnn_status get_kernel(Device& d, const char* file, const char* kernel_name,
   if (covering) options += " -DVNN_ONE_PER_ITEM=1";
   // Makes float division and sqrt match the host bit for bit.
   if (d.correctly_rounded_sqrt) options += " -cl-fp32-correctly-rounded-divide-sqrt";
-  const std::string program_key = d.label + '\n' + file + '\n' + options;
+  const bool bundled = siblings.variants.size() > 1 && siblings.index < siblings.variants.size();
+  std::string program_key = d.label + '\n' + file + '\n' + options;
+  if (bundled)
+    for (const std::string& v : siblings.variants) program_key += '\n' + v;
+  const std::string name = bundled ? sibling_kernel_name(kernel_name, siblings.index) : kernel_name;
   Cache& c = cache();
-  return once(c.kernels, program_key + '\n' + kernel_name, out, [&](Kernel** made) {
+  return once(c.kernels, program_key + '\n' + name, out, [&](Kernel** made) {
     cl_program p = nullptr;
     if (vnn_status st = once(c.programs, program_key, &p, [&](cl_program* built) {
-          return build_program(d, file, options, built);
+          return build_program(d, file, options, bundled ? siblings.variants : std::vector<std::string>{}, built);
         }))
       return st;
     cl_int err = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(p, kernel_name, &err);
+    cl_kernel k = clCreateKernel(p, name.c_str(), &err);
     if (err != CL_SUCCESS)
-      return fail_cl(err, d.label, ": clCreateKernel(", kernel_name, ") from kernels/", file, ".cl failed");
+      return fail_cl(err, d.label, ": clCreateKernel(", name, ") from kernels/", file, ".cl failed");
     Kernel* kern = new Kernel;
     kern->program = p;
     kern->kernel = k;
     kern->covering_grid = covering;
-    kern->name = std::string(file) + ".cl:" + kernel_name + " [" + op_options + "]";
+    kern->name = std::string(file) + ".cl:" + kernel_name + " [" + op_options +
+                 (bundled ? " " + siblings.variants[siblings.index] : std::string()) + "]";
     size_t wg = 0;
     if (clGetKernelWorkGroupInfo(k, d.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr) == CL_SUCCESS &&
         wg > 0)

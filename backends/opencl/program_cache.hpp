@@ -41,6 +41,21 @@ void log_line(const std::string& s);
 vnn_status get_kernel(Device& d, const char* file, const char* kernel_name,
                       const std::string& options, Kernel** out);
 
+// Sibling variants of one kernel file built as one program: `variants`
+// holds each one's own -D defines ("-DBINARY_FN=2"), `index` the one
+// wanted; get_kernel's options are shared by all. A driver's cost per
+// program is mostly fixed (PoCL: ~0.3 s, two thirds of it parsing OpenCL's
+// builtin header, whatever the program's size), a sibling adds ~0.01 s, and
+// the variants an op family uses come together (add, mul and sub in one
+// training step): one build serves them. Kernels still compile one by one
+// at their first launch.
+struct Siblings {
+  std::vector<std::string> variants;
+  size_t index = 0;
+};
+vnn_status get_kernel(Device& d, const char* file, const char* kernel_name, const std::string& options,
+                      const Siblings& siblings, Kernel** out);
+
 // The directory of the disk caches (VNN_OPENCL_CACHE_DIR, else
 // $XDG_CACHE_HOME/vnn/opencl, else ~/.cache/vnn/opencl; empty: none).
 std::filesystem::path cache_dir();

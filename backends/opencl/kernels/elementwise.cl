@@ -239,15 +239,25 @@ __kernel void vnn_binary_vec(__global OT* out, long out_off, __global const T* a
 
 #ifdef UNARY_FN
 
+// The helpers' names for a scalar (SUF empty) and a vector (SUF _v),
+// spelled out so that a program of sibling variants (sibling_source.cpp)
+// renames each copy's helpers: a name made by pasting would escape it.
+#define VNN_HELPER_sigmoid vnn_sigmoid
+#define VNN_HELPER_sigmoid_v vnn_sigmoid_v
+#define VNN_HELPER_gelu vnn_gelu
+#define VNN_HELPER_gelu_v vnn_gelu_v
+#define VNN_HELPER_silu vnn_silu
+#define VNN_HELPER_silu_v vnn_silu_v
+
 // sigmoid split by sign so that exp never overflows (accurate in both
 // tails instead of inf/inf), for a scalar or (SUF _v) a vector XT.
-#define VNN_FLOAT_HELPERS(XT, SUF)                                                                    \
-  inline XT vnn_sigmoid##SUF(XT x) {                                                                 \
-    const XT e = exp(-fabs(x));                                                                      \
-    return x >= (XT)0 ? (XT)1 / ((XT)1 + e) : e / ((XT)1 + e);                                       \
-  }                                                                                                  \
-  inline XT vnn_gelu##SUF(XT x) { return (XT)0.5 * x * ((XT)1 + erf(x * (XT)0.70710678118654752440)); } \
-  inline XT vnn_silu##SUF(XT x) { return x * vnn_sigmoid##SUF(x); }
+#define VNN_FLOAT_HELPERS(XT, SUF)                                                                      \
+  inline XT VNN_HELPER_sigmoid##SUF(XT x) {                                                            \
+    const XT e = exp(-fabs(x));                                                                        \
+    return x >= (XT)0 ? (XT)1 / ((XT)1 + e) : e / ((XT)1 + e);                                         \
+  }                                                                                                    \
+  inline XT VNN_HELPER_gelu##SUF(XT x) { return (XT)0.5 * x * ((XT)1 + erf(x * (XT)0.70710678118654752440)); } \
+  inline XT VNN_HELPER_silu##SUF(XT x) { return x * VNN_HELPER_sigmoid##SUF(x); }
 
 #if defined(IS_FLOAT) && UNARY_FN != VNN_UNARY_LOGICAL_NOT
 VNN_FLOAT_HELPERS(CT, )
@@ -271,7 +281,7 @@ VNN_FLOAT_HELPERS(VNN_VT, _v)
 #elif UNARY_FN == VNN_UNARY_RELU
 #define VNN_UF(x, XT, SUF) ((x) < (XT)0 ? (XT)0 : (x))
 #elif UNARY_FN == VNN_UNARY_SIGMOID
-#define VNN_UF(x, XT, SUF) vnn_sigmoid##SUF(x)
+#define VNN_UF(x, XT, SUF) VNN_HELPER_sigmoid##SUF(x)
 #elif UNARY_FN == VNN_UNARY_TANH
 #define VNN_UF(x, XT, SUF) tanh(x)
 #elif UNARY_FN == VNN_UNARY_LOG1P
@@ -285,9 +295,9 @@ VNN_FLOAT_HELPERS(VNN_VT, _v)
 #elif UNARY_FN == VNN_UNARY_LEAKY_RELU
 #define VNN_UF(x, XT, SUF) ((x) > (XT)0 ? (x) : (x) * s0)
 #elif UNARY_FN == VNN_UNARY_GELU
-#define VNN_UF(x, XT, SUF) vnn_gelu##SUF(x)
+#define VNN_UF(x, XT, SUF) VNN_HELPER_gelu##SUF(x)
 #elif UNARY_FN == VNN_UNARY_SILU
-#define VNN_UF(x, XT, SUF) vnn_silu##SUF(x)
+#define VNN_UF(x, XT, SUF) VNN_HELPER_silu##SUF(x)
 #elif UNARY_FN == VNN_UNARY_ERF
 #define VNN_UF(x, XT, SUF) erf(x)
 #elif UNARY_FN == VNN_UNARY_FLOOR
