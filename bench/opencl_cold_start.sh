@@ -35,8 +35,13 @@ run() {
     local stats others
     stats=$(grep -h "^vnn-opencl:" "$tmp/err" | tail -1 || true)
     others=$(grep -c -v -E "^(vnn|\[vnn)" "$tmp/err" || true)
-    printf '%-28s %-5s first batch %6s s, end %6.1f s, CPU %6.1f s, stderr lines not vnn%s: %s\n    %s\n' \
-      "$name" "$state" "$(cat "$tmp/first")" "$wall" "$(echo "$user + $sys" | bc)" "'s" "$others" "$stats"
+    # PoCL compiles a kernel once per work-group size (and grid class) it
+    # runs with: its cache holds one .so per compile, counted in first
+    # launches only once per kernel.
+    local compiled
+    compiled=$(find "$tmp/pocl" -name '*.so' 2> /dev/null | wc -l)
+    printf '%-28s %-5s first batch %6s s, end %6.1f s, CPU %6.1f s, stderr lines not vnn%s: %s\n    %s, PoCL kernel binaries %s\n' \
+      "$name" "$state" "$(cat "$tmp/first")" "$wall" "$(echo "$user + $sys" | bc)" "'s" "$others" "$stats" "$compiled"
     if [ "$others" != 0 ]; then grep -v -E "^(vnn|\[vnn)" "$tmp/err" | head -3 | sed 's/^/    stderr: /'; fi
   done
 }

@@ -67,9 +67,13 @@ vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, con
   // The device's tuned work-group size (tuning.cpp), 256 before it is known.
   const size_t tuned = launch_local_for(d.index);
   size_t local = std::min<size_t>({k.work_group_size, d.max_work_group_size, tuned ? tuned : 256});
-  // No wider than n needs (to a power of two, at least 16): a 64-element
-  // op under a tuned 512 would run 448 idle items on a CPU device.
-  while (local > 16 && static_cast<int64_t>(local / 2) >= n) local /= 2;
+  // On GPUs no wider than n needs (to a power of two, at least 16): idle
+  // items hold lanes there. CPU drivers compile a kernel once per group
+  // size (PoCL: 0.1-0.3 s each, at its first launch with that size), and a
+  // model's small tensors would take four more sizes per kernel, while the
+  // idle items of one group cost a masked compare each.
+  if (d.cl_type & CL_DEVICE_TYPE_GPU)
+    while (local > 16 && static_cast<int64_t>(local / 2) >= n) local /= 2;
   size_t groups = static_cast<size_t>((n + static_cast<int64_t>(local) - 1) / static_cast<int64_t>(local));
   // Kernels built with VNN_ONE_PER_ITEM (get_kernel) handle one element per
   // item and need a grid covering n; grid-stride loops run on at most 4096

@@ -183,10 +183,35 @@ bool plan_nd(const Device& d, const Layout& l, int tensors, NdPlan* p) {
   }
 }
 
+namespace {
+
+// The conversions one copy program holds (see Siblings): those a model's
+// first steps take (bytes to float32 inputs, float64 and int64 scalars,
+// 16-bit casts; float64 only where the device has it); none (empty) for a
+// pair not listed.
+Siblings copy_siblings(const Device& d, int32_t in, int32_t out) {
+  static const int32_t kPairs[][2] = {
+      {VNN_FLOAT32, VNN_FLOAT32}, {VNN_UINT8, VNN_FLOAT32},    {VNN_FLOAT32, VNN_FLOAT64}, {VNN_FLOAT64, VNN_FLOAT32},
+      {VNN_FLOAT64, VNN_INT64},   {VNN_INT64, VNN_FLOAT32},    {VNN_INT64, VNN_INT64},     {VNN_FLOAT32, VNN_BFLOAT16},
+      {VNN_BFLOAT16, VNN_FLOAT32}, {VNN_FLOAT32, VNN_FLOAT16}, {VNN_FLOAT16, VNN_FLOAT32}};
+  Siblings s;
+  for (const auto& pair : kPairs) {
+    if (!d.fp64 && (pair[0] == VNN_FLOAT64 || pair[1] == VNN_FLOAT64)) continue;
+    if (pair[0] == in && pair[1] == out) s.index = s.variants.size();
+    s.variants.push_back(storage_defines("IN", pair[0]) + " " + storage_defines("OUT", pair[1]));
+  }
+  if (s.variants[s.index] != storage_defines("IN", in) + " " + storage_defines("OUT", out)) return Siblings{};
+  return s;
+}
+
+}  // namespace
+
 vnn_status copy_kernel(Device& d, cl_command_queue q, const vnn_tensor_desc& out, const vnn_tensor_desc& in,
                        const Layout& l, const std::string& what) {
   Kernel* k = nullptr;
-  std::string defs = storage_defines("IN", in.dtype) + " " + storage_defines("OUT", out.dtype);
+  const Siblings pairs = copy_siblings(d, in.dtype, out.dtype);
+  const std::string defs =
+      pairs.variants.empty() ? storage_defines("IN", in.dtype) + " " + storage_defines("OUT", out.dtype) : "";
   cl_mem mo = mem(out), mi = mem(in);
   cl_long oo = out.offset, io = in.offset, n = l.n;
   // The 3-D grid (no division per element), else the 1-D kernel.
@@ -194,7 +219,7 @@ vnn_status copy_kernel(Device& d, cl_command_queue q, const vnn_tensor_desc& out
   if (plan_nd(d, l, 2, &p)) {
     const std::string nd_defs = defs + " -DOX=" + std::to_string(x_class(l, 0)) +
                                 " -DAX=" + std::to_string(x_class(l, 1)) + (p.check ? " -DVNN_ND_CHECK=1" : "");
-    if (vnn_status st = get_kernel(d, "copy", "vnn_copy_nd", nd_defs, &k)) return st;
+    if (vnn_status st = get_kernel(d, "copy", "vnn_copy_nd", nd_defs, pairs, &k)) return st;
     if (k->work_group_size >= p.local[0] * p.local[1] * p.local[2]) {
       const cl_long base[2] = {out.offset, in.offset};
       return each_nd_launch(p, base, 2, [&](const cl_long* offs) {
@@ -204,7 +229,7 @@ vnn_status copy_kernel(Device& d, cl_command_queue q, const vnn_tensor_desc& out
       });
     }
   }
-  if (vnn_status st = get_kernel(d, "copy", "vnn_copy", defs, &k)) return st;
+  if (vnn_status st = get_kernel(d, "copy", "vnn_copy", defs, pairs, &k)) return st;
   return launch(d, *k, q, l.n, what,
                 {arg(mo), arg(oo), arg(mi), arg(io), arg(n), arg(l.ndim), arg(l.sizes), arg(l.strides[0]),
                  arg(l.strides[1])});

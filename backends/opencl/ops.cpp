@@ -109,12 +109,12 @@ size_t pow2_wg(size_t a, size_t b, size_t cap) {
 // with: chosen from the device's maximum, lowered once if the compiled
 // kernel allows fewer items.
 vnn_status get_wg_kernel(Device& d, const char* file, const char* name, const std::string& defs,
-                         Kernel** k, size_t* wg) {
+                         const Siblings& siblings, Kernel** k, size_t* wg) {
   size_t w = pow2_wg(d.max_work_group_size, d.max_work_group_size, 256);
-  if (vnn_status st = get_kernel(d, file, name, defs + " -DWG=" + std::to_string(w), k)) return st;
+  if (vnn_status st = get_kernel(d, file, name, defs + " -DWG=" + std::to_string(w), siblings, k)) return st;
   if ((*k)->work_group_size < w) {
     w = pow2_wg((*k)->work_group_size, w, 256);
-    if (vnn_status st = get_kernel(d, file, name, defs + " -DWG=" + std::to_string(w), k)) return st;
+    if (vnn_status st = get_kernel(d, file, name, defs + " -DWG=" + std::to_string(w), siblings, k)) return st;
   }
   *wg = w;
   return VNN_STATUS_OK;
@@ -165,6 +165,22 @@ ReducePlan plan_reduce(const Device& d, int64_t outer, int64_t inner, size_t wg)
   return p;
 }
 
+// The reductions one program holds (see Siblings): the float ones of one
+// output dtype, or argmax with argmin; none (empty) for the others.
+Siblings reduce_siblings(int64_t fn, bool float_same_dtype) {
+  std::vector<int64_t> fns;
+  if (fn == VNN_REDUCE_ARGMAX || fn == VNN_REDUCE_ARGMIN)
+    fns = {VNN_REDUCE_ARGMAX, VNN_REDUCE_ARGMIN};
+  else if (float_same_dtype)
+    fns = {VNN_REDUCE_SUM, VNN_REDUCE_MEAN, VNN_REDUCE_PROD, VNN_REDUCE_MAX, VNN_REDUCE_MIN};
+  Siblings s;
+  for (int64_t f : fns) {
+    if (f == fn) s.index = s.variants.size();
+    s.variants.push_back("-DFN=" + std::to_string(f));
+  }
+  return s;
+}
+
 // Input float32/float64/int32/int64 (as the Kokkos backends); ARGMAX/ARGMIN
 // write int64, MEAN takes floats only; SUM/PROD of int32 write int64 or
 // int32; otherwise the output has one of those four dtypes too.
@@ -192,8 +208,10 @@ vnn_status run_reduce(Device& d, cl_command_queue q, const vnn_op& op, const std
   }
   Layout trail = make_layout(tr, {&tr});
   if (lead.n == 0) return VNN_STATUS_OK;
+  const Siblings fns = reduce_siblings(fn, in_float && out.dtype == in.dtype);
   std::string defs = "-DT=" + std::string(dtype_info(in.dtype)->storage) + " -DDT=" + std::to_string(in.dtype) +
-                     " -DO=" + dtype_info(out.dtype)->storage + " -DFN=" + std::to_string(fn);
+                     " -DO=" + dtype_info(out.dtype)->storage;
+  if (fns.variants.empty()) defs += " -DFN=" + std::to_string(fn);
   cl_mem mo = mem(out), mi = mem(in);
   cl_long oo = out.offset, io = in.offset, outer = lead.n, inner = trail.n;
   std::vector<Arg> args = {arg(mo), arg(oo), arg(mi), arg(io), arg(outer), arg(inner), arg(lead.ndim),
@@ -207,7 +225,7 @@ vnn_status run_reduce(Device& d, cl_command_queue q, const vnn_op& op, const std
       (fn == VNN_REDUCE_SUM || fn == VNN_REDUCE_MEAN || fn == VNN_REDUCE_PROD) && in_float &&
       out.dtype == in.dtype && vw > 1) {
     const std::string cols_defs = defs + " -DWG=1 -DVW=" + std::to_string(vw);
-    if (vnn_status st = get_kernel(d, "reduction", "vnn_reduce_cols", cols_defs, &kern)) return st;
+    if (vnn_status st = get_kernel(d, "reduction", "vnn_reduce_cols", cols_defs, fns, &kern)) return st;
     const size_t items = size_t((lead.n + vw - 1) / vw), local = local_filling(d, items, 64);
     const size_t global = (items + local - 1) / local * local;
     cl_long ts = trail.strides[0].s[0];
@@ -215,10 +233,11 @@ vnn_status run_reduce(Device& d, cl_command_queue q, const vnn_op& op, const std
                       {arg(mo), arg(oo), arg(mi), arg(io), arg(outer), arg(inner), arg(ts)});
   }
   size_t wg = 1;
-  if (vnn_status st = get_wg_kernel(d, "reduction", "vnn_reduce", defs, &kern, &wg)) return st;
+  if (vnn_status st = get_wg_kernel(d, "reduction", "vnn_reduce", defs, fns, &kern, &wg)) return st;
   ReducePlan plan = plan_reduce(d, lead.n, trail.n, wg);
   if (plan.parts == 0) {  // short rows: one work item per row
-    if (vnn_status st = get_kernel(d, "reduction", "vnn_reduce_items", defs + " -DWG=" + std::to_string(wg), &kern))
+    if (vnn_status st =
+            get_kernel(d, "reduction", "vnn_reduce_items", defs + " -DWG=" + std::to_string(wg), fns, &kern))
       return st;
     return launch(d, *kern, q, lead.n, what, args);
   }
@@ -238,8 +257,9 @@ vnn_status run_reduce(Device& d, cl_command_queue q, const vnn_op& op, const std
   cl_long parts = plan.parts, chunk = plan.chunk;
   args.insert(args.end(), {arg(parts), arg(chunk), arg(part)});
   Kernel *kp = nullptr, *km = nullptr;
-  vnn_status st = get_kernel(d, "reduction", "vnn_reduce_part", defs + " -DWG=" + std::to_string(wg), &kp);
-  if (st == VNN_STATUS_OK) st = get_kernel(d, "reduction", "vnn_reduce_merge", defs + " -DWG=" + std::to_string(wg), &km);
+  const std::string wg_defs = defs + " -DWG=" + std::to_string(wg);
+  vnn_status st = get_kernel(d, "reduction", "vnn_reduce_part", wg_defs, fns, &kp);
+  if (st == VNN_STATUS_OK) st = get_kernel(d, "reduction", "vnn_reduce_merge", wg_defs, fns, &km);
   if (st == VNN_STATUS_OK && kp->work_group_size < wg) {  // cannot run wg items: one group per row instead
     args.resize(args.size() - 3);
     size_t global = static_cast<size_t>(std::min<int64_t>(lead.n, 8192)) * wg;
@@ -273,7 +293,7 @@ vnn_status run_softmax(Device& d, cl_command_queue q, const vnn_op& op, const st
                      " -DLOG_OUT=" + (log_out ? "1" : "0");
   Kernel* kern = nullptr;
   size_t wg = 1;
-  if (vnn_status st = get_wg_kernel(d, "softmax", "vnn_softmax", defs, &kern, &wg)) return st;
+  if (vnn_status st = get_wg_kernel(d, "softmax", "vnn_softmax", defs, Siblings{}, &kern, &wg)) return st;
   cl_mem mo = mem(out), mi = mem(in);
   cl_long oo = out.offset, io = in.offset, rows = lead.n;
   const std::initializer_list<Arg> args = {arg(mo), arg(oo), arg(mi), arg(io), arg(rows), arg(n), arg(out_s),

@@ -153,6 +153,10 @@ std::vector<Tiles> candidates(const Device& d, const Shape& s, bool gpu) {
   return {{rq, 8, 2 * vw, vw}, {rq, 4, 4 * vw, vw}, {2 * rq, 2, 2 * vw, vw}};
 }
 
+// The three passes of one tiling and the transpose of their scratch copies
+// (SDPA_PASS 3) in one program (see Siblings): a training step takes all.
+Siblings passes(int pass) { return {{"-DSDPA_PASS=0", "-DSDPA_PASS=1", "-DSDPA_PASS=2", "-DSDPA_PASS=3"}, size_t(pass)}; }
+
 std::string options(const Shape& s, const Tiles& t) {
   auto def = [](std::string& o, const char* k, int64_t v) { o += std::string(" -D") + k + "=" + std::to_string(v); };
   std::string o = s.dtype == VNN_FLOAT64 ? "-DT=double -DIT=long" : "-DT=float -DIT=int";
@@ -195,15 +199,14 @@ struct Transposed {
 constexpr size_t kScratchBytes = size_t(16) << 20;
 
 // Heads b0 .. b0 + count of src (flat n * heads + h) into out.
-vnn_status transpose(Device& d, cl_command_queue q, const Shape& s, const vnn_tensor_desc& src, int64_t heads,
+vnn_status transpose(Device& d, cl_command_queue q, const Shape& s, const Tiles& t, const vnn_tensor_desc& src,
+                     int64_t heads,
                      int64_t b0, int64_t count, int64_t rows, int64_t cols, cl_long tp, double pad, bool fix,
                      const std::string& what, Scratch* out) {
   if (vnn_status st = Scratch::make(d, q, size_t(count * cols * tp) * esize(s), what, out)) return st;
   if (count == 0 || tp == 0) return VNN_STATUS_OK;
   Kernel* k = nullptr;
-  if (vnn_status st = get_kernel(d, "attention", "vnn_sdpa_transpose",
-                                 std::string("-DSDPA_PASS=3 -DT=") + (s.dtype == VNN_FLOAT64 ? "double" : "float"), &k))
-    return st;
+  if (vnn_status st = get_kernel(d, "attention", "vnn_sdpa_transpose", options(s, t), passes(3), &k)) return st;
   cl_mem dst = out->mem(), sm = mem(src);
   const cl_long so = src.offset;
   cl_long4 st = strides4(src);
@@ -224,17 +227,17 @@ vnn_status make_transposed(Device& d, cl_command_queue q, const Shape& s, Pass p
   x->tp = padded_rows(s, pass, t);
   const double inf = std::numeric_limits<double>::infinity();
   if (pass != kDkDv) {
-    if (vnn_status st = transpose(d, q, s, *s.k, s.Hk, hb0, nkv, s.S, s.E, x->tp, 0.0, false, what, &x->a))
+    if (vnn_status st = transpose(d, q, s, t, *s.k, s.Hk, hb0, nkv, s.S, s.E, x->tp, 0.0, false, what, &x->a))
       return st;
-    if (pass == kDq) return transpose(d, q, s, *s.v, s.Hk, hb0, nkv, s.S, s.Ev, x->tp, 0.0, false, what, &x->b);
+    if (pass == kDq) return transpose(d, q, s, t, *s.v, s.Hk, hb0, nkv, s.S, s.Ev, x->tp, 0.0, false, what, &x->b);
     return VNN_STATUS_OK;
   }
   const int64_t b0 = hb0 * s.G, nq = nkv * s.G;
-  if (vnn_status st = transpose(d, q, s, *s.q, s.Hq, b0, nq, s.L, s.E, x->tp, 0.0, false, what, &x->a)) return st;
-  if (vnn_status st = transpose(d, q, s, *s.dout, s.Hq, b0, nq, s.L, s.Ev, x->tp, 0.0, false, what, &x->b))
+  if (vnn_status st = transpose(d, q, s, t, *s.q, s.Hq, b0, nq, s.L, s.E, x->tp, 0.0, false, what, &x->a)) return st;
+  if (vnn_status st = transpose(d, q, s, t, *s.dout, s.Hq, b0, nq, s.L, s.Ev, x->tp, 0.0, false, what, &x->b))
     return st;
-  if (vnn_status st = transpose(d, q, s, *s.lse, s.Hq, b0, nq, s.L, 1, x->tp, inf, true, what, &x->l)) return st;
-  return transpose(d, q, s, *s.delta, s.Hq, b0, nq, s.L, 1, x->tp, 0.0, false, what, &x->dl);
+  if (vnn_status st = transpose(d, q, s, t, *s.lse, s.Hq, b0, nq, s.L, 1, x->tp, inf, true, what, &x->l)) return st;
+  return transpose(d, q, s, t, *s.delta, s.Hq, b0, nq, s.L, 1, x->tp, 0.0, false, what, &x->dl);
 }
 
 // The launch of a pass over key / value heads hb0 .. hb0 + nkv (the
@@ -296,10 +299,7 @@ int64_t heads_per_chunk(const Shape& s, Pass pass, const Tiles& t) {
 vnn_status run_pass(Device& d, cl_command_queue q, const Shape& s, Pass pass, const Tiles& t,
                     const std::string& what) {
   Kernel* k = nullptr;
-  // The three passes of one tiling in one program (see Siblings): a
-  // training step takes all three.
-  const Siblings passes{{"-DSDPA_PASS=0", "-DSDPA_PASS=1", "-DSDPA_PASS=2"}, size_t(pass)};
-  if (vnn_status st = get_kernel(d, "attention", kKernel[pass], options(s, t), passes, &k)) return st;
+  if (vnn_status st = get_kernel(d, "attention", kKernel[pass], options(s, t), passes(pass), &k)) return st;
   if (k->work_group_size < size_t(t.ni))
     return fail(VNN_STATUS_UNSUPPORTED, what, ": ", kKernel[pass], " needs ", t.ni,
                 " work items per group, the compiled kernel allows ", k->work_group_size, " on ", d.label);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "dtype.hpp"
 #include "errors.hpp"
@@ -207,6 +208,43 @@ vnn_status run_gemm_longk(Device& d, cl_command_queue q, const GemmProblem& p, c
   return enqueue_gemm(d, q, p, *kern, defs, global, local, splits, quantum, what);
 }
 
+namespace {
+
+constexpr int kWidenRM = 8;  // rows per item of vnn_gemm_widen
+
+// The wide-n kernel's vector lanes and vectors per item for p: one vector,
+// and a narrower one, until the block fits in n (the MLP's 10 classes).
+void widen_vectors(const Device& d, const GemmProblem& p, int* vw, int* rnv) {
+  *rnv = 2, *vw = vector_width(d, p, p.b_cs == 1);
+  if (*rnv * *vw > p.n) *rnv = 1;
+  while (*vw > 1 && *vw > p.n) *vw /= 2;
+}
+
+std::string widen_defines(int vw, int rnv, int lx, int ly) {
+  return "-DVW=" + std::to_string(vw) + " -DRM=" + std::to_string(kWidenRM) + " -DRNV=" + std::to_string(rnv) +
+         " -DLX=" + std::to_string(lx) + " -DLY=" + std::to_string(ly);
+}
+
+// On CPU devices the wide-n kernel's four group shapes for (vw, rnv) and
+// the packing kernel in one program (see Siblings): a model's GEMMs take
+// two or three shapes, and x @ W^T packs. `own`: the wanted kernel's
+// defines; none (empty) where they are not in the list or on GPUs.
+Siblings gemm_cpu_siblings(const Device& d, int vw, int rnv, const std::string& own) {
+  Siblings s;
+  if ((d.cl_type & CL_DEVICE_TYPE_GPU) || d.max_work_group_size < 64 || d.max_item_sizes[0] < 8 ||
+      d.max_item_sizes[1] < 8)
+    return s;
+  for (const auto& [lx, ly] : {std::pair{8, 1}, {1, 1}, {8, 8}, {1, 8}})
+    s.variants.push_back(widen_defines(vw, rnv, lx, ly));
+  s.variants.push_back("-DPACK=16");
+  const auto at = std::find(s.variants.begin(), s.variants.end(), own);
+  if (at == s.variants.end()) return Siblings{};
+  s.index = size_t(at - s.variants.begin());
+  return s;
+}
+
+}  // namespace
+
 vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, const std::string& what) {
   // b not n-contiguous (x @ W^T: a k-contiguous weight) would load as
   // strided scalars: one problem copies b into a contiguous [k, n] scratch
@@ -221,9 +259,16 @@ vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, c
     if (vnn_status st = Scratch::make(d, q, size_t(bytes), what, &packed)) return st;
     cl_mem bc = packed.mem();
     constexpr size_t kPack = 16;
+    GemmProblem c = p;
+    c.b = bc, c.b_off = 0, c.b_rs = p.n, c.b_cs = 1;
+    int vw = 1, rnv = 1;
+    widen_vectors(d, c, &vw, &rnv);
+    const std::string pack_defs = "-DPACK=" + std::to_string(kPack);
+    const Siblings kernels = gemm_cpu_siblings(d, vw, rnv, pack_defs);
     Kernel* pack = nullptr;
     vnn_status st = get_kernel(d, "gemm", "vnn_gemm_pack",
-                               std::string("-DT=") + info->storage + " -DPACK=" + std::to_string(kPack), &pack);
+                               std::string("-DT=") + info->storage + (kernels.variants.empty() ? " " + pack_defs : ""),
+                               kernels, &pack);
     if (st == VNN_STATUS_OK) {
       // Groups one block wide: PoCL vectorises a group's items along dim 0,
       // and blocks side by side would turn every load and store into a
@@ -235,11 +280,7 @@ vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, c
       st = enqueue_nd(*pack, q, 2, global, local, what,
                       {arg(bc), arg(p.b), arg(p.b_off), arg(p.k), arg(p.n), arg(p.b_rs), arg(p.b_cs)});
     }
-    if (st == VNN_STATUS_OK) {
-      GemmProblem c = p;
-      c.b = bc, c.b_off = 0, c.b_rs = p.n, c.b_cs = 1;
-      st = run_gemm_widen(d, q, c, what);
-    }
+    if (st == VNN_STATUS_OK) st = run_gemm_widen(d, q, c, what);
     return st;
   }
   // Items of RM rows x RNV vectors; groups of LX x LY items (LY row blocks
@@ -249,11 +290,9 @@ vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, c
   // Narrow outputs (the MLP's 10 classes) take one vector, and a narrower
   // one, until the block fits in n: its vector loads then also cover the
   // last columns (gemm.cl shifts the last block left).
-  constexpr int RM = 8;
-  int rnv = 2, vw = vector_width(d, p, p.b_cs == 1);
-  if (rnv * vw > p.n) rnv = 1;
-  while (vw > 1 && vw > p.n) vw /= 2;
-  const size_t bm = size_t((p.m + RM - 1) / RM), bn = size_t((p.n + rnv * vw - 1) / (rnv * vw));
+  int vw = 1, rnv = 1;
+  widen_vectors(d, p, &vw, &rnv);
+  const size_t bm = size_t((p.m + kWidenRM - 1) / kWidenRM), bn = size_t((p.n + rnv * vw - 1) / (rnv * vw));
   size_t ly = std::min<size_t>({bm, 8, d.max_item_sizes[1]}), lx = std::min<size_t>(8, d.max_item_sizes[0]);
   while (lx * ly > d.max_work_group_size && lx > 1) lx /= 2;
   while (lx * ly > d.max_work_group_size && ly > 1) ly /= 2;
@@ -267,21 +306,12 @@ vnn_status run_gemm_widen(Device& d, cl_command_queue q, const GemmProblem& p, c
   if (step == 8 && ly < 8) ly = 1;
   while (groups() < want && lx > 1) lx = lx >= step ? lx / step : 1;
   while (groups() < want && ly > 1) ly = ly >= step ? ly / step : 1;
-  std::string defs = std::string("-DT=") + dtype_info(p.dtype)->storage + " -DVW=" + std::to_string(vw) +
-                     " -DRM=" + std::to_string(RM) + " -DRNV=" + std::to_string(rnv);
-  const std::string group = "-DLX=" + std::to_string(lx) + " -DLY=" + std::to_string(ly);
-  // On CPU devices the four group shapes in one program (see Siblings): a
-  // model's GEMMs take two or three of them.
-  Siblings shapes;
-  if (step == 8 && d.max_work_group_size >= 64 && d.max_item_sizes[0] >= 8 && d.max_item_sizes[1] >= 8)
-    shapes.variants = {"-DLX=8 -DLY=1", "-DLX=1 -DLY=1", "-DLX=8 -DLY=8", "-DLX=1 -DLY=8"};
-  const auto at = std::find(shapes.variants.begin(), shapes.variants.end(), group);
-  if (at == shapes.variants.end())
-    shapes = Siblings{}, defs += " " + group;
-  else
-    shapes.index = size_t(at - shapes.variants.begin());
+  const std::string own = widen_defines(vw, rnv, int(lx), int(ly));
+  const Siblings kernels = gemm_cpu_siblings(d, vw, rnv, own);
+  const std::string defs =
+      std::string("-DT=") + dtype_info(p.dtype)->storage + (kernels.variants.empty() ? " " + own : "");
   Kernel* kern = nullptr;
-  if (vnn_status st = get_kernel(d, "gemm", "vnn_gemm_widen", defs, shapes, &kern)) return st;
+  if (vnn_status st = get_kernel(d, "gemm", "vnn_gemm_widen", defs, kernels, &kern)) return st;
   if (kern->work_group_size < lx * ly)
     return fail(VNN_STATUS_UNSUPPORTED, what, ": the wide-n GEMM needs ", lx * ly,
                 " work items, the compiled kernel allows ", kern->work_group_size, " on ", d.label);

@@ -39,6 +39,12 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
   if (grads.empty()) return full(Shape{}, 0.0, TensorOptions(kFloat64));
   const Device dev = grads[0].device();
   const bool inf = std::isinf(norm_type);
+  // The total in float32 as in PyTorch (float64 where a gradient is): a
+  // float32 model's clipping then builds no float64 kernels on a device
+  // that compiles them at first use (OpenCL: ~1 s on a CPU driver).
+  DType acc = kFloat32;
+  for (const Tensor& g : grads)
+    if (g.dtype() == kFloat64) acc = kFloat64;
   Tensor total;
   for (const Tensor& g : grads) {
     Tensor part;
@@ -50,7 +56,7 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
       part = sum(mul(g, g));
     else
       part = sum(pow(abs(g), norm_type));
-    part = part.to(dev, kFloat64);  // device to device: no host read
+    part = part.to(dev, acc);  // device to device: no host read
     total = !total.defined() ? part : inf ? maximum(total, part) : add(total, part);
   }
   if (!inf && norm_type != 1.0) total = norm_type == 2.0 ? sqrt(total) : pow(total, 1.0 / norm_type);
@@ -61,7 +67,7 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
   // that nothing has to be decided on the host.
   Tensor coef = clamp_max(rdiv(add(total, 1e-6), max_norm), 1.0);
   for (Tensor& g : grads) g.mul_(coef.to(g.device(), g.dtype()));
-  return total;
+  return total.to(kFloat64);
 }
 
 void clip_grad_value_(const std::vector<Tensor>& params, double clip_value) {
