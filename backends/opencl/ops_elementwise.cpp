@@ -129,13 +129,14 @@ Siblings elementwise_siblings(bool binary, int64_t fn, int32_t dt, int32_t odt, 
   const bool floating = dt == VNN_FLOAT32 || dt == VNN_FLOAT64 || dt == VNN_FLOAT16 || dt == VNN_BFLOAT16;
   const bool integral = dt == VNN_INT32 || dt == VNN_INT64;
   const bool scalar_forms = form == kVec || form == kVecScalar || form == kDense || form == kDenseScalar;
+  const bool b_scalar = form == kVecScalar || form == kDenseScalar;
+  const std::string wanted = fn_defines(binary, fn, b_scalar).substr(1);
   Siblings s;
   auto add = [&](const auto& fns, bool is_binary) {
     for (int64_t f : fns)
-      for (int b_scalar = 0; b_scalar <= (is_binary && scalar_forms ? 1 : 0); ++b_scalar) {
-        if (is_binary == binary && f == fn && b_scalar == (form == kVecScalar || form == kDenseScalar))
-          s.index = s.variants.size();
-        s.variants.push_back(fn_defines(is_binary, f, b_scalar).substr(1));
+      for (int scalar = 0; scalar <= (is_binary && scalar_forms ? 1 : 0); ++scalar) {
+        s.variants.push_back(fn_defines(is_binary, f, scalar).substr(1));
+        if (s.variants.back() == wanted) s.index = s.variants.size() - 1;
       }
   };
   if (form == kVec || form == kVecScalar) {
@@ -150,9 +151,7 @@ Siblings elementwise_siblings(bool binary, int64_t fn, int32_t dt, int32_t odt, 
   } else if (!binary && odt == dt && floating) {
     add(kUnaryFloat, false);
   }
-  if (s.index >= s.variants.size() || s.variants[s.index] != fn_defines(binary, fn, form == kVecScalar ||
-                                                                                       form == kDenseScalar).substr(1))
-    return Siblings{};
+  if (s.index >= s.variants.size() || s.variants[s.index] != wanted) return Siblings{};
   return s;
 }
 
