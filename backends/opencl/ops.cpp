@@ -166,19 +166,27 @@ ReducePlan plan_reduce(const Device& d, int64_t outer, int64_t inner, size_t wg)
 }
 
 // The reductions one program holds (see Siblings): the float ones of one
-// output dtype, or argmax with argmin; none (empty) for the others.
-Siblings reduce_siblings(int64_t fn, bool float_same_dtype) {
-  std::vector<int64_t> fns;
-  if (fn == VNN_REDUCE_ARGMAX || fn == VNN_REDUCE_ARGMIN)
-    fns = {VNN_REDUCE_ARGMAX, VNN_REDUCE_ARGMIN};
-  else if (float_same_dtype)
-    fns = {VNN_REDUCE_SUM, VNN_REDUCE_MEAN, VNN_REDUCE_PROD, VNN_REDUCE_MAX, VNN_REDUCE_MIN};
-  Siblings s;
-  for (int64_t f : fns) {
-    if (f == fn) s.index = s.variants.size();
-    s.variants.push_back("-DFN=" + std::to_string(f));
-  }
-  return s;
+// output dtype, or argmax with argmin; none (empty) for the others. Built
+// once: every reduction's host path asks.
+const Siblings& reduce_siblings(int64_t fn, bool float_same_dtype) {
+  static const auto make = [](std::initializer_list<int64_t> fns) {
+    std::vector<Siblings> by_fn(VNN_REDUCE_COUNT_);
+    for (int64_t f : fns) {
+      Siblings& s = by_fn[size_t(f)];
+      for (int64_t g : fns) {
+        if (g == f) s.index = s.variants.size();
+        s.variants.push_back("-DFN=" + std::to_string(g));
+      }
+    }
+    return by_fn;
+  };
+  static const std::vector<Siblings> floats =
+      make({VNN_REDUCE_SUM, VNN_REDUCE_MEAN, VNN_REDUCE_PROD, VNN_REDUCE_MAX, VNN_REDUCE_MIN});
+  static const std::vector<Siblings> args = make({VNN_REDUCE_ARGMAX, VNN_REDUCE_ARGMIN});
+  static const Siblings none;
+  if (fn < 0 || fn >= VNN_REDUCE_COUNT_) return none;
+  if (fn == VNN_REDUCE_ARGMAX || fn == VNN_REDUCE_ARGMIN) return args[size_t(fn)];
+  return float_same_dtype ? floats[size_t(fn)] : none;
 }
 
 // Input float32/float64/int32/int64 (as the Kokkos backends); ARGMAX/ARGMIN
@@ -208,7 +216,7 @@ vnn_status run_reduce(Device& d, cl_command_queue q, const vnn_op& op, const std
   }
   Layout trail = make_layout(tr, {&tr});
   if (lead.n == 0) return VNN_STATUS_OK;
-  const Siblings fns = reduce_siblings(fn, in_float && out.dtype == in.dtype);
+  const Siblings& fns = reduce_siblings(fn, in_float && out.dtype == in.dtype);
   std::string defs = "-DT=" + std::string(dtype_info(in.dtype)->storage) + " -DDT=" + std::to_string(in.dtype) +
                      " -DO=" + dtype_info(out.dtype)->storage;
   if (fns.variants.empty()) defs += " -DFN=" + std::to_string(fn);
