@@ -70,14 +70,13 @@ vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, con
   // On GPUs no wider than n needs (to a power of two, at least 16): idle
   // items hold lanes there. CPU drivers compile a kernel once per group
   // size (PoCL: 0.1-0.3 s each, at its first launch with that size), and a
-  // model's small tensors would take four more sizes per kernel: there a
-  // group is 16 items (a scalar, one row) or the full size, whose idle
-  // items cost a masked compare each (a row loop runs for them, masked:
-  // the tiny case keeps that to one vector).
+  // model's small tensors would take four more sizes per kernel, while the
+  // idle items of one group cost a masked compare each (a kernel looping
+  // over a row runs that loop masked: ~1 us more for a one-row sum; a
+  // 16-item group for n <= 16 cost 4 kernel binaries more in the main
+  // example's cold run, 8 in the nanoGPT's).
   if (d.cl_type & CL_DEVICE_TYPE_GPU)
     while (local > 16 && static_cast<int64_t>(local / 2) >= n) local /= 2;
-  else if (n <= 16)
-    local = std::min<size_t>(local, 16);
   size_t groups = static_cast<size_t>((n + static_cast<int64_t>(local) - 1) / static_cast<int64_t>(local));
   // Kernels built with VNN_ONE_PER_ITEM (get_kernel) handle one element per
   // item and need a grid covering n; grid-stride loops run on at most 4096
