@@ -155,7 +155,13 @@ std::vector<Tiles> candidates(const Device& d, const Shape& s, bool gpu) {
 
 // The three passes of one tiling and the transpose of their scratch copies
 // (SDPA_PASS 3) in one program (see Siblings): a training step takes all.
-Siblings passes(int pass) { return {{"-DSDPA_PASS=0", "-DSDPA_PASS=1", "-DSDPA_PASS=2", "-DSDPA_PASS=3"}, size_t(pass)}; }
+const Siblings& passes(int pass) {
+  static const auto make = [](size_t index) {
+    return Siblings{{"-DSDPA_PASS=0", "-DSDPA_PASS=1", "-DSDPA_PASS=2", "-DSDPA_PASS=3"}, index};
+  };
+  static const Siblings by_pass[4] = {make(0), make(1), make(2), make(3)};  // built once: every launch asks
+  return by_pass[pass];
+}
 
 std::string options(const Shape& s, const Tiles& t) {
   auto def = [](std::string& o, const char* k, int64_t v) { o += std::string(" -D") + k + "=" + std::to_string(v); };
@@ -200,9 +206,8 @@ constexpr size_t kScratchBytes = size_t(16) << 20;
 
 // Heads b0 .. b0 + count of src (flat n * heads + h) into out.
 vnn_status transpose(Device& d, cl_command_queue q, const Shape& s, const Tiles& t, const vnn_tensor_desc& src,
-                     int64_t heads,
-                     int64_t b0, int64_t count, int64_t rows, int64_t cols, cl_long tp, double pad, bool fix,
-                     const std::string& what, Scratch* out) {
+                     int64_t heads, int64_t b0, int64_t count, int64_t rows, int64_t cols, cl_long tp, double pad,
+                     bool fix, const std::string& what, Scratch* out) {
   if (vnn_status st = Scratch::make(d, q, size_t(count * cols * tp) * esize(s), what, out)) return st;
   if (count == 0 || tp == 0) return VNN_STATUS_OK;
   Kernel* k = nullptr;

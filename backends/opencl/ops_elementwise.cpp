@@ -156,21 +156,13 @@ Siblings elementwise_siblings(bool binary, int64_t fn, int32_t dt, int32_t odt, 
 }
 
 // The BINARY / UNARY kernel for (binary, fn, input dtype, output dtype,
-// form) on d through a small per-thread cache in front of get_kernel: the
-// per-op path of small tensors skips building the option string and
-// hashing it (perf: ~8 % of a 64-float add's host time). Kernels live as
-// long as the process, so a cached pointer never dangles.
+// form) on d through a KernelSlots cache (perf: building the option string
+// and hashing it was ~8 % of a 64-float add's host time).
 vnn_status elementwise_kernel(Device& d, bool binary, int64_t fn, int32_t dt, int32_t odt, int form, Kernel** k) {
-  struct Slot {
-    const Device* d = nullptr;
-    uint64_t key = 0;
-    Kernel* k = nullptr;
-  };
-  thread_local Slot slots[64];
+  thread_local KernelSlots<6> slots;
   const uint64_t key = uint64_t(binary) | uint64_t(uint32_t(fn)) << 1 | uint64_t(uint8_t(dt)) << 40 |
                        uint64_t(uint8_t(odt)) << 48 | uint64_t(form) << 56;
-  Slot& s = slots[(key * 0x9E3779B97F4A7C15ull) >> 58];
-  if (s.k && s.d == &d && s.key == key) return *k = s.k, VNN_STATUS_OK;
+  if (Kernel* hit = slots.find(d, key)) return *k = hit, VNN_STATUS_OK;
   std::string defs = std::string("-DT=") + dtype_info(dt)->storage + " -DDT=" + std::to_string(dt) +
                      " -DOT=" + dtype_info(odt)->storage + " -DODT=" + std::to_string(odt);
   const Siblings siblings = elementwise_siblings(binary, fn, dt, odt, form);
@@ -188,7 +180,7 @@ vnn_status elementwise_kernel(Device& d, bool binary, int64_t fn, int32_t dt, in
                      : binary                                    ? "vnn_binary_op"
                                                                  : "vnn_unary_op";
   if (vnn_status st = get_kernel(d, "elementwise", name, defs, siblings, k)) return st;
-  s = Slot{&d, key, *k};
+  slots.put(d, key, *k);
   return VNN_STATUS_OK;
 }
 

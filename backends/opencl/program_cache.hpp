@@ -31,6 +31,30 @@ struct Kernel {
   std::string name;                     // "file.cl:kernel [options]", for VNN_OPENCL_LOG
 };
 
+// A per-thread cache in front of get_kernel for an op's hot path: `key`
+// names the kernel (the op packs its dtypes, function and form into it), so
+// a hit skips building the option strings (and sibling lists) and hashing
+// them. Kernels live as long as the process: a cached pointer never
+// dangles. 2^Bits slots, one kernel each.
+template <int Bits>
+class KernelSlots {
+ public:
+  Kernel* find(const Device& d, uint64_t key) {
+    const Slot& s = slot(key);
+    return s.k && s.d == &d && s.key == key ? s.k : nullptr;
+  }
+  void put(const Device& d, uint64_t key, Kernel* k) { slot(key) = Slot{&d, key, k}; }
+
+ private:
+  struct Slot {
+    const Device* d = nullptr;
+    uint64_t key = 0;
+    Kernel* k = nullptr;
+  };
+  Slot& slot(uint64_t key) { return slots_[(key * 0x9E3779B97F4A7C15ull) >> (64 - Bits)]; }
+  Slot slots_[size_t(1) << Bits];
+};
+
 // Writes "vnn-opencl: <s>" to stderr when VNN_OPENCL_LOG is set.
 void log_line(const std::string& s);
 
