@@ -53,7 +53,25 @@ vnn_status after_enqueue(Kernel& k, cl_command_queue q, const std::string& what)
   return VNN_STATUS_OK;
 }
 
+// PoCL's grid_width_specialization_limit (USHRT_MAX) rounded up.
+constexpr size_t kLargeGrid = 65536;
+
 }  // namespace
+
+size_t pow2_divisor_at_most(uint64_t n, size_t most) {
+  size_t v = 1;
+  while (n != 0 && v * 2 <= most && n % (v * 2) == 0) v *= 2;
+  return v;
+}
+
+const size_t* driver_local(const Device& d, cl_uint dims, const size_t* global, size_t most, size_t* local) {
+  if (d.cl_type & CL_DEVICE_TYPE_GPU) return nullptr;
+  for (cl_uint i = 0; i < dims; ++i) {
+    local[i] = pow2_divisor_at_most(global[i], std::min(most, d.max_item_sizes[i]));
+    most /= local[i];
+  }
+  return local;
+}
 
 size_t local_filling(const Device& d, size_t items, size_t most) {
   const size_t want = 4 * size_t(std::max<cl_uint>(d.compute_units, 1));
@@ -82,6 +100,14 @@ vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, con
   // item and need a grid covering n; grid-stride loops run on at most 4096
   // groups.
   size_t global = (k.covering_grid ? groups : std::min<size_t>(groups, 4096)) * local;
+  // PoCL compiles a kernel's group function apart for grids under 65535
+  // items ("smallgrid") and for larger ones, and runs smaller grids on the
+  // large one it holds, not the other way round: a CPU driver's first
+  // launch covers 65536 items (every 1-D kernel tests i < n), so a kernel
+  // first run on a bias and then on weights compiles once (five kernels of
+  // the main example's cold run compiled twice). Once per kernel: ~0.1 ms.
+  if (!k.launched && !(d.cl_type & CL_DEVICE_TYPE_GPU) && global < kLargeGrid)
+    global = (kLargeGrid + local - 1) / local * local;
   // A cl_kernel's arguments are shared state: set and enqueue under its lock.
   std::lock_guard<std::mutex> lock(k.mutex);
   if (vnn_status st = set_args(k, args, count, what)) return st;

@@ -44,6 +44,17 @@ inline vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t
 // device a group runs on one core.
 size_t local_filling(const Device& d, size_t items, size_t most);
 
+// The largest power of two that divides n and is at most most (1 for n = 0).
+size_t pow2_divisor_at_most(uint64_t n, size_t most);
+
+// The work-group shape for a grid whose kernel takes any: the driver's
+// choice (nullptr) on GPUs; on CPU drivers, which compile a kernel once per
+// group shape (PoCL: 0.1-0.3 s each; its own choice follows the grid, so a
+// generation step's growing sequence compiled one per token), sides that
+// are powers of two dividing the grid, at most `most` items, x first.
+// Returns local or nullptr, for enqueue_nd.
+const size_t* driver_local(const Device& d, cl_uint dims, const size_t* global, size_t most, size_t* local);
+
 // Sets args in order and enqueues k on an explicit dims-D grid (kernels
 // with a fixed work-group shape: reductions, GEMM).
 vnn_status enqueue_nd(Kernel& k, cl_command_queue q, cl_uint dims, const size_t* global, const size_t* local,

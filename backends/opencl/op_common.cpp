@@ -168,14 +168,17 @@ bool plan_nd(const Device& d, const Layout& l, int tensors, NdPlan* p) {
   }
   // Groups of up to 1024 items on CPU-like devices (PoCL runs each as one
   // loop), 256 on GPUs, halved while there are too few to fill the units.
+  // CPU drivers compile a kernel once per group shape (see
+  // pow2_divisor_at_most): there the sides are powers of two.
   const bool gpu = (d.cl_type & CL_DEVICE_TYPE_GPU) != 0;
+  auto side = gpu ? divisor_at_most : pow2_divisor_at_most;
   const uint64_t want = 4 * std::max<uint64_t>(d.compute_units, 1);
   for (size_t cap = std::min<size_t>(d.max_work_group_size, gpu ? 256 : 1024);; cap /= 2) {
     size_t lx = divisor_at_most(size[0], std::min(cap, d.max_item_sizes[0]));
     p->check = size[0] > cap && lx < 32;  // a poor divisor: round up and test instead
     if (p->check) lx = std::min({cap, d.max_item_sizes[0], size_t(64)});
-    const size_t ly = divisor_at_most(size[1], std::min(cap / lx, d.max_item_sizes[1]));
-    const size_t lz = divisor_at_most(size[2], std::min(cap / (lx * ly), d.max_item_sizes[2]));
+    const size_t ly = side(size[1], std::min(cap / lx, d.max_item_sizes[1]));
+    const size_t lz = side(size[2], std::min(cap / (lx * ly), d.max_item_sizes[2]));
     p->local[0] = lx, p->local[1] = ly, p->local[2] = lz;
     p->global[0] = size_t((size[0] + lx - 1) / lx * lx), p->global[1] = size_t(size[1]), p->global[2] = size_t(size[2]);
     const uint64_t groups = p->global[0] / lx * (size[1] / ly) * (size[2] / lz);

@@ -109,23 +109,13 @@ size_t local_bytes(const Shape& s, Pass pass, const Tiles& t) {
   return elems * esize(s);
 }
 
-// The largest power of two <= most that divides n.
-int pow2_dividing(int64_t n, int most) {
-  int w = 1;
-  while (w * 2 <= most && n % (w * 2) == 0) w *= 2;
-  return w;
-}
-
-// t made to fit the device and the shape: groups no taller than the rows
-// need (a short sequence would otherwise compute a whole tile of padding),
-// staged tiles within the local memory and no wider than the rows they
-// stage; false when even the smallest does not fit.
+// t made to fit the device: staged tiles within the local memory; false
+// when even the smallest does not fit. Tiles are not cut to a short
+// sequence (the kernels clamp rows and stop at the keys): each cut was a
+// program of its own, and a GPT generating token by token built five
+// (L = 1, 2, 4, 8, 16), 1.5 s of compiling each on PoCL, to save
+// microseconds.
 bool fit(const Device& d, const Shape& s, Pass pass, Tiles* t) {
-  const int64_t rows = pass == kDkDv ? s.S : s.L, staged = pass == kDkDv ? s.L : s.S;
-  while (t->ni > 1 && int64_t(t->rq) * (t->ni / 2) >= rows) t->ni /= 2;
-  while (t->rq > 1 && int64_t(t->rq / 2) * t->ni >= rows) t->rq /= 2;
-  while (t->tk > t->vw && t->tk / 2 >= staged) t->tk /= 2;
-  while (t->vw > 1 && t->tk > 1 && t->vw / 2 >= staged) t->vw /= 2, t->tk /= 2;
   const size_t room = t->staged ? size_t(d.local_mem) : SIZE_MAX;
   while (local_bytes(s, pass, *t) > room) {
     if (t->tk > t->vw) t->tk /= 2;
@@ -168,7 +158,8 @@ std::string options(const Shape& s, const Tiles& t) {
   std::string o = s.dtype == VNN_FLOAT64 ? "-DT=double -DIT=long" : "-DT=float -DIT=int";
   def(o, "STAGED", t.staged), def(o, "E", s.E), def(o, "EV", s.Ev);
   def(o, "RQ", t.rq), def(o, "NI", t.ni), def(o, "TK", t.tk), def(o, "VW", t.vw);
-  def(o, "VE", pow2_dividing(s.E, t.vw)), def(o, "VEV", pow2_dividing(s.Ev, t.vw));
+  def(o, "VE", int64_t(pow2_divisor_at_most(uint64_t(s.E), size_t(t.vw))));
+  def(o, "VEV", int64_t(pow2_divisor_at_most(uint64_t(s.Ev), size_t(t.vw))));
   return o;
 }
 
@@ -219,7 +210,8 @@ vnn_status transpose(Device& d, cl_command_queue q, const Shape& s, const Tiles&
   const cl_int H = cl_int(heads), R = cl_int(rows), D = cl_int(cols), f = fix ? 1 : 0, first = cl_int(b0);
   const Scalar pv(pad);
   const size_t global[3] = {size_t((tp + 15) / 16), size_t((cols + 15) / 16), size_t(count)};
-  return enqueue_nd(*k, q, 3, global, nullptr, what,
+  size_t local[3];  // one 16 x 16 tile per item
+  return enqueue_nd(*k, q, 3, global, driver_local(d, 3, global, 16, local), what,
                     {arg(dst), arg(sm), arg(so), arg(st), arg(H), arg(R), arg(D), arg(tp), pv.as(s.dtype), arg(f),
                      arg(first)});
 }

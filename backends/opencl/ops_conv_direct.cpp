@@ -231,9 +231,10 @@ vnn_status pad_planes(Device& d, cl_command_queue q, int32_t dtype, cl_mem dst, 
   const cl_long so = src_off;
   const cl_int sh = cl_int(g.src_h), sw = cl_int(g.src_w), pt = cl_int(g.pad_t), pl = cl_int(g.pad_l),
                php = cl_int(g.php), pwp = cl_int(g.pwp), ps = cl_int(g.ps);
-  // One item per row (and one per plane tail); the driver picks the groups.
+  // One item per row (and one per plane tail).
   const size_t global[2] = {size_t(g.php + 1), size_t(planes)};
-  return enqueue_nd(*pad, q, 2, global, nullptr, what,
+  size_t local[2];
+  return enqueue_nd(*pad, q, 2, global, driver_local(d, 2, global, 64, local), what,
                     {arg(dst), arg(src), arg(so), arg(sh), arg(sw), arg(pt), arg(pl), arg(php), arg(pwp), arg(ps)});
 }
 
@@ -267,7 +268,10 @@ vnn_status run_weight(Device& d, cl_command_queue q, const ConvShape& s, Variant
   cl_mem mx = mem(*s.image), mw = mem(*s.weight), my = mem(*s.grad);
   const cl_long wo = s.weight->offset, yo = s.grad->offset;
   const size_t tiles[3] = {size_t((s.OH * s.OW + 15) / 16), size_t((s.O + 15) / 16), size_t(s.N)};
-  if (vnn_status st = enqueue_nd(*layout, q, 3, tiles, nullptr, what, {arg(gyt.mem()), arg(my), arg(yo)})) return st;
+  size_t tile_local[3];
+  if (vnn_status st = enqueue_nd(*layout, q, 3, tiles, driver_local(d, 3, tiles, 16, tile_local), what,
+                                 {arg(gyt.mem()), arg(my), arg(yo)}))
+    return st;
   if (vnn_status st = pad_planes(d, q, s.dtype, xp.mem(), mx, s.image->offset, s.N * s.C, pg, what)) return st;
   const cl_int nb = cl_int(s.N), pc = cl_int(per_chunk), items = cl_int(chunks * per_chunk_items);
   // Groups small enough that there are four per compute unit: 64 items in

@@ -111,7 +111,8 @@ vnn_status run_indexing(Device& d, cl_command_queue q, const vnn_op& op) {
     if (vnn_status st = get_kernel(d, "indexing", "vnn_index_select_rows", defs, &k)) return st;
     const cl_long cols = sizes.s[0], d_rs = ds.s[1], k_s = ks.s[1];
     const size_t global[2] = {size_t(cols), size_t(sizes.s[1])};
-    return enqueue_nd(*k, q, 2, global, nullptr, what,
+    size_t local[2];
+    return enqueue_nd(*k, q, 2, global, driver_local(d, 2, global, 1024, local), what,
                       {arg(dm), arg(d_off), arg(d_rs), arg(xm), arg(x_off), arg(dim_stride), arg(km), arg(k_off),
                        arg(k_s), arg(bound)});
   }

@@ -138,7 +138,10 @@ Tensor arange(double start, double end, double step, const TensorOptions& opt) {
   const int64_t n = count > 0 ? int64_t(count) : 0;
   std::vector<double> v = detail::host_vector<double>(n, "arange");
   for (int64_t i = 0; i < n; ++i) v[size_t(i)] = start + double(i) * step;
-  return detail::finish_creation(from_vector(v, {n}, opt.device()).to(opt.dtype()), opt);
+  // Cast on the host, then one transfer: a device cast of a new length
+  // each step (a GPT's positions while it generates) cost a kernel compile
+  // per length on PoCL.
+  return detail::finish_creation(from_vector(v, {n}).to(opt.dtype()).to(opt.device()), opt);
 }
 
 Tensor arange(double end, const TensorOptions& opt) { return arange(0.0, end, 1.0, opt); }
