@@ -14,6 +14,9 @@
 // driver's default: on PoCL vnn leaves binaries to PoCL's own kernel cache
 // (program_cache.cpp binary_cache), so a warm process loads no vnn binary
 // and PoCL's cache gains no file (it compiled nothing); elsewhere as in 2.
+// 5. A transformer layer run on sequences of 1 to 12 tokens after one of 12
+//    (a GPT generating token by token) adds few of PoCL's kernel binaries:
+//    work-group shapes and attention tiles do not follow the length.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,7 +30,9 @@
 #include <string>
 #include <vector>
 
+#include "vnn/autograd.h"
 #include "vnn/nn.h"
+#include "vnn/nn/transformer.h"
 #include "vnn/optim.h"
 
 extern char** environ;
@@ -68,6 +73,43 @@ TEST_CASE("cold start child: train a few steps", "[.cold_child]") {
   std::fflush(stdout);
 }
 
+// PoCL's compiled kernels under dir (it leaves a tempfile_* behind each
+// run too); 0 when dir is not there.
+size_t kernel_files(const fs::path& dir) {
+  size_t n = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file() && it->path().filename().string().rfind("tempfile_", 0) != 0) ++n;
+  return n;
+}
+
+// Kernel binaries PoCL adds while a causal transformer layer runs on 1 to
+// 12 tokens, after one run on 12 ("sweep_binaries N").
+TEST_CASE("cold start child: growing sequences", "[.cold_child]") {
+  const Device dev("opencl", 0);
+  Generator g(7);
+  NoGradGuard no_grad;
+  nn::Embedding tokens(16, 32), positions(16, 32);
+  nn::TransformerEncoderLayer layer(
+      nn::TransformerEncoderLayerOptions(32, 2).dim_feedforward(64).batch_first(true).norm_first(true));
+  tokens->to(dev), positions->to(dev), layer->to(dev);
+  layer->eval();
+  const auto run = [&](int64_t T) {
+    Tensor idx = randint(0, 16, {1, T}, TensorOptions().with(kInt64), &g).to(dev);
+    Tensor x = add(tokens(idx), positions(arange(T, TensorOptions(dev).with(kInt64))));
+    Tensor mask = nn::Transformer::generate_square_subsequent_mask(T).to(dev);
+    return layer(x, mask).sum().item();
+  };
+  run(12);
+  const char* cache = std::getenv("POCL_CACHE_DIR");
+  const size_t before = cache ? kernel_files(cache) : 0;
+  double total = 0;
+  for (int64_t T = 1; T <= 12; ++T) total += run(T);
+  std::printf("sweep_binaries %zu (sum %.3f)\n", cache ? kernel_files(cache) - before : 0, total);
+  std::fflush(stdout);
+}
+
 struct Child {
   pid_t pid = -1;
   int fd = -1;
@@ -79,7 +121,8 @@ struct Child {
 // and VNN_OPENCL_STATS=1 (and no VNN_OPENCL_LOG / _VERBOSE), its stdout and
 // stderr into one pipe; binaries: VNN_OPENCL_BINARY_CACHE=1, else the
 // driver's default.
-Child start(const fs::path& vnn_cache, const fs::path& pocl_cache, bool binaries = true) {
+Child start(const fs::path& vnn_cache, const fs::path& pocl_cache, bool binaries = true,
+            std::string name = "cold start child: train a few steps") {
   std::vector<std::string> env = {"VNN_OPENCL_CACHE_DIR=" + vnn_cache.string(),
                                   "POCL_CACHE_DIR=" + pocl_cache.string(), "VNN_OPENCL_STATS=1"};
   if (binaries) env.push_back("VNN_OPENCL_BINARY_CACHE=1");
@@ -95,7 +138,7 @@ Child start(const fs::path& vnn_cache, const fs::path& pocl_cache, bool binaries
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  std::string program = "test", name = "cold start child: train a few steps";
+  std::string program = "test";
   char* argv[] = {program.data(), name.data(), nullptr};
   int fds[2];
   REQUIRE(pipe(fds) == 0);
@@ -152,7 +195,8 @@ std::string foreign_lines(const std::string& out) {
   std::string line, r;
   while (std::getline(in, line)) {
     bool ours = line.find_first_not_of('=') == std::string::npos;  // empty, or a Catch2 rule
-    for (const char* start : {"loss ", "vnn", "Filters:", "test cases:", "assertions:", "All tests passed"})
+    for (const char* start :
+         {"loss ", "sweep_binaries ", "vnn", "Filters:", "test cases:", "assertions:", "All tests passed"})
       ours |= line.rfind(start, 0) == 0;
     if (!ours) r += line + "\n";
   }
@@ -246,14 +290,7 @@ TEST_CASE("OpenCL cold start: few builds, no tuning, no compiler output, a share
   REQUIRE(cold.status == 0);
   same_losses(losses(a.out), losses(cold.out));
   const bool pocl = is_pocl();
-  // PoCL's compiled kernels (it leaves a tempfile_* behind each run too).
-  const auto files = [](const fs::path& dir) {
-    size_t n = 0;
-    for (const auto& e : fs::recursive_directory_iterator(dir))
-      if (e.is_regular_file() && e.path().filename().string().rfind("tempfile_", 0) != 0) ++n;
-    return n;
-  };
-  const size_t pocl_files = files(pocl2);
+  const size_t pocl_files = kernel_files(pocl2);
   Child warm2 = start(vnn2, pocl2, false);
   finish(warm2);
   INFO("warm child, the driver's default:\n" << warm2.out);
@@ -264,11 +301,42 @@ TEST_CASE("OpenCL cold start: few builds, no tuning, no compiler output, a share
   if (pocl) {
     CHECK(counter(warm2.out, "program_loads") == 0);  // PoCL's cache, not vnn's binaries
     CHECK(pocl_files > 0);
-    CHECK(files(pocl2) == pocl_files);  // every kernel came from PoCL's cache
+    CHECK(kernel_files(pocl2) == pocl_files);  // every kernel came from PoCL's cache
   } else {
     CHECK(counter(warm2.out, "program_builds") == 0);
     CHECK(counter(warm2.out, "program_loads") >= 1);
   }
+  std::error_code ec;
+  fs::remove_all(root, ec);
+}
+
+TEST_CASE("OpenCL cold start: a sequence growing token by token compiles few kernels", "[opencl]") {
+  if (!is_available(Device("opencl", 0))) {
+    WARN("no opencl:0 here");
+    std::exit(77);
+  }
+  if (!is_pocl()) {
+    WARN("opencl:0 is not PoCL: its driver compiles programs, not kernels per launch shape");
+    return;
+  }
+  char tmpl[] = "/tmp/vnn-cold-sweep-XXXXXX";
+  REQUIRE(mkdtemp(tmpl));
+  const fs::path root(tmpl);
+  fs::create_directories(root / "vnn");
+  fs::create_directories(root / "pocl");
+  Child c = start(root / "vnn", root / "pocl", false, "cold start child: growing sequences");
+  finish(c);
+  INFO("child:\n" << c.out);
+  REQUIRE(c.status == 0);
+  CHECK(foreign_lines(c.out) == "");
+  const size_t at = c.out.find("sweep_binaries ");
+  REQUIRE(at != std::string::npos);
+  // 1 to 12 tokens: work-group sides and attention tiles that followed the
+  // length compiled ~40 kernels more (a kernel per length for the position
+  // cast, the embedding rows, the attention tiles); powers of two dividing
+  // the sizes leave a few per kernel at most (lengths 1, 2, 4, 8).
+  const int added = std::atoi(c.out.c_str() + at + 15);
+  CHECK(added <= 16);
   std::error_code ec;
   fs::remove_all(root, ec);
 }

@@ -38,6 +38,8 @@
 #include <string>
 #include <vector>
 
+#include "free_port.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -131,25 +133,6 @@ Options parse(int argc, char** argv) {
                 " needs --master-addr: the address of node 0, which every node can reach");
   if (o.master_addr.empty()) o.master_addr = "127.0.0.1";
   return o;
-}
-
-// A port that is free now on this host (the kernel picks it). Like torchrun,
-// it is released before the ranks start, so another program may take it in
-// between; rank 0 then reports the port in use.
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_ANY);
-  a.sin_port = 0;
-  socklen_t len = sizeof(a);
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
 }
 
 // Writes all of s to fd (retrying on EINTR / short writes).
@@ -296,7 +279,7 @@ class Launcher {
 
   int run() {
     int port = o_.master_port;
-    if (port == 0) port = o_.nnodes == 1 ? free_port() : 29500;  // torchrun's multi-node default
+    if (port == 0) port = o_.nnodes == 1 ? vnn::tools::free_port() : 29500;  // torchrun's multi-node default
     if (port <= 0) {
       std::fprintf(stderr, "vnn-run: could not find a free TCP port (%s); pass --master-port\n", std::strerror(errno));
       return 1;

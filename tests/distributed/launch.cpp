@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "tools/free_port.hpp"
+
 extern char** environ;
 
 namespace vnn::test::dist {
@@ -29,15 +31,9 @@ void expect_all_ok(const LaunchResult& r) {
 bool mpirun_available() { return std::string(VNN_MPIEXEC).size() > 0 && ::access(VNN_MPIEXEC, X_OK) == 0; }
 
 int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
+  const int port = vnn::tools::free_port();
+  REQUIRE(port > 0);
+  return port;
 }
 
 std::string LaunchResult::summary() const {
@@ -128,9 +124,10 @@ std::string out_file(int r) {
 
 }  // namespace
 
-LaunchResult launch(int n, const std::string& scenario, const std::string& arg,
-                    const std::map<int, std::map<std::string, std::string>>& extra, double limit_s, int master_port) {
-  int port = master_port ? master_port : free_port();
+namespace {
+
+LaunchResult launch_on(int port, int n, const std::string& scenario, const std::string& arg,
+                       const std::map<int, std::map<std::string, std::string>>& extra, double limit_s) {
   auto start = std::chrono::steady_clock::now();
   std::vector<pid_t> pids;
   std::vector<std::string> outs;
@@ -149,6 +146,22 @@ LaunchResult launch(int n, const std::string& scenario, const std::string& arg,
     pids.push_back(spawn({worker_path(), scenario, arg}, env, outs.back()));
   }
   return wait_all(pids, outs, start, limit_s);
+}
+
+}  // namespace
+
+LaunchResult launch(int n, const std::string& scenario, const std::string& arg,
+                    const std::map<int, std::map<std::string, std::string>>& extra, double limit_s, int master_port) {
+  if (master_port) return launch_on(master_port, n, scenario, arg, extra, limit_s);
+  // A port taken between the probe and rank 0's bind (another process
+  // outside the test's control): once more on another.
+  LaunchResult r;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    r = launch_on(free_port(), n, scenario, arg, extra, limit_s);
+    if (r.ranks.empty() || r.ranks[0].output.find("is already in use on this host") == std::string::npos) break;
+    WARN("MASTER_PORT was taken meanwhile; launching again on another port");
+  }
+  return r;
 }
 
 LaunchResult launch_mpirun(int n, const std::string& scenario, const std::string& arg, double limit_s) {
