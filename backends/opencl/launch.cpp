@@ -100,6 +100,8 @@ vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, con
   // item and need a grid covering n; grid-stride loops run on at most 4096
   // groups.
   size_t global = (k.covering_grid ? groups : std::min<size_t>(groups, 4096)) * local;
+  // A cl_kernel's arguments are shared state: set and enqueue under its lock.
+  std::lock_guard<std::mutex> lock(k.mutex);
   // PoCL compiles a kernel's group function apart for grids under 65535
   // items ("smallgrid") and for larger ones, and runs smaller grids on the
   // large one it holds, not the other way round: a CPU driver's first
@@ -108,8 +110,6 @@ vnn_status launch(const Device& d, Kernel& k, cl_command_queue q, int64_t n, con
   // the main example's cold run compiled twice). Once per kernel: ~0.1 ms.
   if (!k.launched && !(d.cl_type & CL_DEVICE_TYPE_GPU) && global < kLargeGrid)
     global = (kLargeGrid + local - 1) / local * local;
-  // A cl_kernel's arguments are shared state: set and enqueue under its lock.
-  std::lock_guard<std::mutex> lock(k.mutex);
   if (vnn_status st = set_args(k, args, count, what)) return st;
   cl_int err = clEnqueueNDRangeKernel(q, k.kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) return fail_cl(err, what, ": clEnqueueNDRangeKernel failed");

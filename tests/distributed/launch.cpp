@@ -122,10 +122,6 @@ std::string out_file(int r) {
   return "/tmp/vnn-dist-" + std::to_string(::getpid()) + "-" + std::to_string(r) + ".log";
 }
 
-}  // namespace
-
-namespace {
-
 LaunchResult launch_on(int port, int n, const std::string& scenario, const std::string& arg,
                        const std::map<int, std::map<std::string, std::string>>& extra, double limit_s) {
   auto start = std::chrono::steady_clock::now();
