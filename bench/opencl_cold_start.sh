@@ -43,6 +43,13 @@ run() {
     printf '%-28s %-5s first batch %6s s, end %6.1f s, CPU %6.1f s, stderr lines not vnn%s: %s\n    %s, PoCL kernel binaries %s\n' \
       "$name" "$state" "$(cat "$tmp/first")" "$wall" "$(echo "$user + $sys" | bc)" "'s" "$others" "$stats" "$compiled"
     if [ "$others" != 0 ]; then grep -v -E "^(vnn|\[vnn)" "$tmp/err" | head -3 | sed 's/^/    stderr: /'; fi
+    # The kernels PoCL compiled most often, with the group shapes (and grid
+    # classes) it compiled them for: <cache>/<program>/<kernel>/<shape>/*.so.
+    if [ "$state" = cold ]; then
+      find "$tmp/pocl" -name '*.so' 2> /dev/null | awk -F/ '{print $(NF-2), $(NF-1)}' | sort |
+        awk '{n[$1]++; s[$1] = s[$1] " " $2} END {for (k in n) print n[k], k ":" s[k]}' | sort -rn | head -3 |
+        sed 's/^/    most compiled: /' | cut -c1-160
+    fi
   done
 }
 
