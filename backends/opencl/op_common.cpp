@@ -168,8 +168,8 @@ bool plan_nd(const Device& d, const Layout& l, int tensors, NdPlan* p) {
   }
   // Groups of up to 1024 items on CPU-like devices (PoCL runs each as one
   // loop), 256 on GPUs, halved while there are too few to fill the units.
-  // CPU drivers compile a kernel once per group shape (see
-  // pow2_divisor_at_most): there the sides are powers of two.
+  // CPU drivers compile a kernel once per group shape (see driver_local in
+  // launch.hpp): there the y and z sides are powers of two, as driver_local's.
   const bool gpu = (d.cl_type & CL_DEVICE_TYPE_GPU) != 0;
   auto side = gpu ? divisor_at_most : pow2_divisor_at_most;
   const uint64_t want = 4 * std::max<uint64_t>(d.compute_units, 1);
