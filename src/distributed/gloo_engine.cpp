@@ -2,6 +2,7 @@
 // group's store, and Gloo's own algorithms (ring allreduce, ...).
 #include <arpa/inet.h>
 #include <netdb.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -202,7 +203,23 @@ class GlooEngine final : public Engine {
 
 }  // namespace
 
+// Gloo's TCP pairs write with writev, which raises SIGPIPE when the peer has
+// died; its default action ends this process before Gloo can report the broken
+// pair. Python starts with SIGPIPE ignored, so PyTorch's Gloo never meets it; a
+// C++ program does. Ignore it unless the program installed a handler of its own:
+// writes then fail with EPIPE and the group throws DistributedError naming the
+// dead rank. (Like Python's, the setting is process-wide and survives exec.)
+static void ignore_sigpipe_unless_handled() {
+  struct sigaction old {};
+  if (::sigaction(SIGPIPE, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) return;
+  struct sigaction ign {};
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  ::sigaction(SIGPIPE, &ign, nullptr);
+}
+
 std::unique_ptr<Engine> make_gloo_engine(const EngineConfig& cfg, Store& store) {
+  ignore_sigpipe_unless_handled();
   try {
     return std::make_unique<GlooEngine>(cfg, store);
   } catch (const vnn::Error&) {

@@ -123,6 +123,25 @@ int ddp_kill() {
   }, {"allreduce"}, 12);
 }
 
+// Rank 1 sends 16 MB allreduces that rank 0 never joins; rank 0 SIGKILLs itself with
+// their bytes unread, so its kernel resets the connection under rank 1's writes. Those
+// must raise DistributedError, not SIGPIPE (whose default action ends the process).
+int send_to_dead() {
+  struct sigaction pipe_action {};
+  ::sigaction(SIGPIPE, nullptr, &pipe_action);
+  DIST_CHECK(pipe_action.sa_handler == SIG_IGN, "the gloo group left SIGPIPE's default action (ending the process)");
+  dist::group().set_timeout(std::chrono::milliseconds(4000));
+  dist::barrier();
+  if (dist::rank() == 0) {
+    ::usleep(500 * 1000);
+    ::kill(::getpid(), SIGKILL);
+  }
+  Tensor big = vnn::ones({1 << 22}).to(dev);
+  return expect_distributed_error([&] {
+    for (int k = 0; k < 20; ++k) dist::all_reduce(big);
+  }, {"allreduce"}, 12);
+}
+
 // Rank `victim` gets a memory budget its step cannot meet: it must throw
 // OutOfMemory, and the other rank DistributedError "rank <victim> failed: OutOfMemory" at once.
 int expect_oom_or_abort(int victim, const std::function<void()>& setup, const std::function<void()>& step) {
@@ -181,5 +200,6 @@ int pipe_oom() {
 int main(int argc, char** argv) {
   return run_scenario(argc, argv, dev,
                       {{"pipe_train", pipe_train}, {"pipe_kill", plain(pipe_kill)}, {"ddp_kill", plain(ddp_kill)},
+                       {"send_to_dead", plain(send_to_dead)},
                        {"ddp_oom", plain(ddp_oom)}, {"pipe_oom", plain(pipe_oom)}});
 }
