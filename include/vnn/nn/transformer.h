@@ -103,6 +103,10 @@ class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
   int64_t head_dim = 0;
   /// Whether kdim == vdim == embed_dim (one packed in_proj_weight).
   bool qkv_same_embed_dim = true;
+ private:
+  // Module's one-tensor forward does not apply (this takes more inputs): named here, private,
+  // so that a call with one tensor does not compile and compilers do not warn it is hidden.
+  using Module::forward;
 };
 /// The holder of MultiheadAttentionImpl.
 VNN_MODULE(MultiheadAttention);
@@ -222,6 +226,10 @@ class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl
   Dropout dropout{nullptr}, dropout1{nullptr}, dropout2{nullptr}, dropout3{nullptr};
   LayerNorm norm1{nullptr}, norm2{nullptr}, norm3{nullptr};
   ///@}
+ private:
+  // Module's one-tensor forward does not apply (this takes more inputs): named here, private,
+  // so that a call with one tensor does not compile and compilers do not warn it is hidden.
+  using Module::forward;
 };
 /// The holder of TransformerDecoderLayerImpl.
 VNN_MODULE(TransformerDecoderLayer);
@@ -296,6 +304,10 @@ class TransformerDecoderImpl : public Cloneable<TransformerDecoderImpl> {
   ModuleList layers{nullptr};
   /// The final norm, or null.
   ModulePtr norm;
+ private:
+  // Module's one-tensor forward does not apply (this takes more inputs): named here, private,
+  // so that a call with one tensor does not compile and compilers do not warn it is hidden.
+  using Module::forward;
 };
 /// The holder of TransformerDecoderImpl.
 VNN_MODULE(TransformerDecoder);
@@ -353,6 +365,10 @@ class TransformerImpl : public Cloneable<TransformerImpl> {
   TransformerEncoder encoder{nullptr};
   TransformerDecoder decoder{nullptr};
   ///@}
+ private:
+  // Module's one-tensor forward does not apply (this takes more inputs): named here, private,
+  // so that a call with one tensor does not compile and compilers do not warn it is hidden.
+  using Module::forward;
 };
 /// The holder of TransformerImpl; Transformer::generate_square_subsequent_mask(sz) as PyTorch's static method.
 class Transformer : public ModuleHolder<TransformerImpl> {
