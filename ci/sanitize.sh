@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The sanitizer legs of CI (ci/test.sh runs them after the main suite):
 #   asan  ASan+UBSan build in build-asan: the cpu and opencl tests, slow ones
-#         excluded.
+#         excluded, and the OpenCL kernel-variant reruns (opencl-gemm-*,
+#         grid-stride, pocl-basic): they change which kernels PoCL compiles,
+#         code ASan does not instrument, over host paths test[opencl] runs
+#         already; the main suite runs them (~150 s of this leg on 2 cores).
 #   tsan  TSan build in build-tsan: the tests labelled tsan (threads,
 #         DataLoader, streams, profiler, transfers). Built with clang and
 #         LLVM's OpenMP runtime, whose Archer tool tells TSan about OpenMP's
@@ -65,7 +68,8 @@ run_leg() {
       (cd "$build" &&
         ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=0:allocator_may_return_null=1:strict_string_checks=1:detect_stack_use_after_return=0:check_initialization_order=1" \
         UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-        ctest --output-on-failure --no-tests=error -j "${VNN_TEST_JOBS:-2}" -L 'cpu|opencl' -LE slow)
+        ctest --output-on-failure --no-tests=error -j "${VNN_TEST_JOBS:-2}" -L 'cpu|opencl' \
+          -LE 'slow|opencl-gemm|opencl-grid-stride|pocl-basic')
       ;;
     tsan)
       build="${VNN_TSAN_BUILD_DIR:-$root/build-tsan}"

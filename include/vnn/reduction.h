@@ -17,16 +17,12 @@ namespace vnn {
 
 /// The sum of all elements, 0-dim (int64 for integer or bool input).
 Tensor sum(const Tensor& t);
-/// The sum over `dims` (all when empty); keepdim keeps them as size 1.
-Tensor sum(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim = false);
-/// The sum over one dim.
-Tensor sum(const Tensor& t, int dim, bool keepdim = false);
+/// The sum over `dims` (one dim, a list; all when empty); keepdim keeps them as size 1.
+Tensor sum(const Tensor& t, const Dims& dims, bool keepdim = false);
 /// The mean of all elements, 0-dim (floating dtypes only).
 Tensor mean(const Tensor& t);
-/// The mean over `dims` (all when empty; floating dtypes only).
-Tensor mean(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim = false);
-/// The mean over one dim (floating dtypes only).
-Tensor mean(const Tensor& t, int dim, bool keepdim = false);
+/// The mean over `dims` (one dim, a list; all when empty; floating dtypes only).
+Tensor mean(const Tensor& t, const Dims& dims, bool keepdim = false);
 /// The product of all elements, 0-dim (int64 for integer or bool input).
 Tensor prod(const Tensor& t);
 /// The product over one dim.
@@ -34,9 +30,9 @@ Tensor prod(const Tensor& t, int dim, bool keepdim = false);
 
 // Largest / smallest values over dims (no indices).
 /// The largest values over `dims` (all when empty), without indices.
-Tensor amax(const Tensor& t, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor amax(const Tensor& t, const Dims& dims = {}, bool keepdim = false);
 /// The smallest values over `dims` (all when empty), without indices.
-Tensor amin(const Tensor& t, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& t, const Dims& dims = {}, bool keepdim = false);
 // The whole tensor's max / min (a 0-dim tensor).
 /// The largest element, 0-dim (IndexError when empty).
 Tensor max(const Tensor& t);
@@ -71,38 +67,27 @@ std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, int dim = -1, bool l
 /// unbiased=true/false is correction 1/0 (a bool converts to that).
 /// Call it vnn::std (as torch::std): after `using namespace vnn`, a bare
 /// std(...) is ambiguous with namespace std; std::vector etc. are unaffected.
-/// The one-dim overload takes the same (correction, keepdim) so that
-/// var(t, {1}, 0) is never ambiguous between the two.
-Tensor var(const Tensor& t, const std::vector<int64_t>& dims = {}, int64_t correction = 1, bool keepdim = false);
-/// The variance along one dim, with Bessel's correction by default (floating dtypes only).
-Tensor var(const Tensor& t, int dim, int64_t correction = 1, bool keepdim = false);
+/// `dims`: one dim or a list (var(t, 1), var(t, {0, 1}, 0)).
+Tensor var(const Tensor& t, const Dims& dims = {}, int64_t correction = 1, bool keepdim = false);
 /// The standard deviation over `dims` (sqrt of var; call it vnn::std).
-Tensor std(const Tensor& t, const std::vector<int64_t>& dims = {}, int64_t correction = 1, bool keepdim = false);
-/// The standard deviation along one dim (sqrt of var).
-Tensor std(const Tensor& t, int dim, int64_t correction = 1, bool keepdim = false);
+Tensor std(const Tensor& t, const Dims& dims = {}, int64_t correction = 1, bool keepdim = false);
 
 /// Vector p-norm over dims (all dims when empty): p = 1, 2, any p > 0,
 /// INFINITY (max |x|), -INFINITY (min |x|), 0 (count of non-zeros); "fro" is
 /// the 2-norm over the given dims. Floating dtypes only.
-Tensor norm(const Tensor& t, double p = 2.0, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor norm(const Tensor& t, double p = 2.0, const Dims& dims = {}, bool keepdim = false);
 /// A named norm over `dims`: "fro" is the 2-norm (ValueError for other names).
-Tensor norm(const Tensor& t, const std::string& p, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor norm(const Tensor& t, const std::string& p, const Dims& dims = {}, bool keepdim = false);
 
 /// log(sum(exp(x))) over dims, shifted by the maximum (never overflows);
 /// integer inputs give float32; an empty reduction gives -inf.
-Tensor logsumexp(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim = false);
-/// log(sum(exp(x))) along one dim, never overflowing.
-Tensor logsumexp(const Tensor& t, int dim, bool keepdim = false);
+Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim = false);
 
 /// Whether any / all elements are non-zero (NaN counts as non-zero); any
 /// dtype in, bool out. Empty reductions: any() false, all() true.
-Tensor any(const Tensor& t, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-/// Whether any element along `dim` is non-zero, bool result.
-Tensor any(const Tensor& t, int dim, bool keepdim = false);
+Tensor any(const Tensor& t, const Dims& dims = {}, bool keepdim = false);
 /// Whether all elements over `dims` (all when empty) are non-zero, bool result (empty: true).
-Tensor all(const Tensor& t, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-/// Whether all elements along `dim` are non-zero, bool result.
-Tensor all(const Tensor& t, int dim, bool keepdim = false);
+Tensor all(const Tensor& t, const Dims& dims = {}, bool keepdim = false);
 
 /// Numerically stable softmax / log_softmax along dim (floating dtypes).
 Tensor softmax(const Tensor& t, int dim);

@@ -5,6 +5,8 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace vnn {
@@ -64,5 +66,28 @@ class Shape {
 
 /// std::cout << x.sizes() prints "[2, 3]".
 std::ostream& operator<<(std::ostream& os, const Shape& s);
+
+/// The dims a reduction runs over, passed as LibTorch passes an IntArrayRef:
+/// one dim (`t.sum(1)`), a braced list (`t.sum({0, 1})`; `{}` for every dim)
+/// or a std::vector<int64_t>. One parameter type for all three, so that
+/// `t.mean({1})` meets no one-dim overload (clang warns about braces around a
+/// scalar there) and a port's spelling compiles as it is.
+class Dims {
+ public:
+  /// No dims: the reductions read it as every dim.
+  Dims() = default;
+  /// One dim (negative counts from the end); any integer type but bool.
+  template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  Dims(I dim) : dims_{int64_t(dim)} {}
+  /// The listed dims: `{0, 1}`.
+  Dims(std::initializer_list<int64_t> dims) : dims_(dims) {}
+  /// The given dims.
+  Dims(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
+  /// The dims, in the order given.
+  const std::vector<int64_t>& vec() const { return dims_; }
+
+ private:
+  std::vector<int64_t> dims_;
+};
 
 }  // namespace vnn

@@ -554,16 +554,12 @@ class Tensor {
   // ---- reductions and softmax (vnn/reduction.h) -----------------------------
   /// vnn::sum(*this): the sum of all elements, 0-dim.
   Tensor sum() const;
-  /// vnn::sum(*this, dim, keepdim).
-  Tensor sum(int dim, bool keepdim = false) const;
-  /// vnn::sum(*this, dims, keepdim): t.sum({0, 1}).
-  Tensor sum(const std::vector<int64_t>& dims, bool keepdim = false) const;
+  /// vnn::sum(*this, dims, keepdim): t.sum(1), t.sum({0, 1}).
+  Tensor sum(const Dims& dims, bool keepdim = false) const;
   /// vnn::mean(*this): the mean of all elements (floating dtypes).
   Tensor mean() const;
-  /// vnn::mean(*this, dim, keepdim).
-  Tensor mean(int dim, bool keepdim = false) const;
-  /// vnn::mean(*this, dims, keepdim).
-  Tensor mean(const std::vector<int64_t>& dims, bool keepdim = false) const;
+  /// vnn::mean(*this, dims, keepdim): t.mean(1), t.mean({0, 1}).
+  Tensor mean(const Dims& dims, bool keepdim = false) const;
   /// vnn::prod(*this): the product of all elements, 0-dim.
   Tensor prod() const;
   /// vnn::prod(*this, dim, keepdim).
@@ -581,9 +577,9 @@ class Tensor {
   /// vnn::minimum(*this, other) (torch's t.min(other)).
   Tensor min(const Tensor& other) const;
   /// vnn::amax(*this, dims, keepdim): the largest values, no indices.
-  Tensor amax(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor amax(const Dims& dims = {}, bool keepdim = false) const;
   /// vnn::amin(*this, dims, keepdim): the smallest values, no indices.
-  Tensor amin(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor amin(const Dims& dims = {}, bool keepdim = false) const;
   /// vnn::argmax(*this): the flat index of the first largest element.
   Tensor argmax() const;
   /// vnn::argmax(*this, dim, keepdim).
@@ -593,27 +589,17 @@ class Tensor {
   /// vnn::argmin(*this, dim, keepdim).
   Tensor argmin(int dim, bool keepdim = false) const;
   /// vnn::var(*this, dims, correction, keepdim) (correction 1: unbiased; a bool converts).
-  Tensor var(const std::vector<int64_t>& dims = {}, int64_t correction = 1, bool keepdim = false) const;
-  /// vnn::var(*this, dim, correction, keepdim).
-  Tensor var(int dim, int64_t correction = 1, bool keepdim = false) const;
+  Tensor var(const Dims& dims = {}, int64_t correction = 1, bool keepdim = false) const;
   /// vnn::std(*this, dims, correction, keepdim).
-  Tensor std(const std::vector<int64_t>& dims = {}, int64_t correction = 1, bool keepdim = false) const;
-  /// vnn::std(*this, dim, correction, keepdim).
-  Tensor std(int dim, int64_t correction = 1, bool keepdim = false) const;
+  Tensor std(const Dims& dims = {}, int64_t correction = 1, bool keepdim = false) const;
   /// vnn::norm(*this, p, dims, keepdim): the vector p-norm.
-  Tensor norm(double p = 2.0, const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
-  /// vnn::logsumexp(*this, dim, keepdim).
-  Tensor logsumexp(int dim, bool keepdim = false) const;
+  Tensor norm(double p = 2.0, const Dims& dims = {}, bool keepdim = false) const;
   /// vnn::logsumexp(*this, dims, keepdim).
-  Tensor logsumexp(const std::vector<int64_t>& dims, bool keepdim = false) const;
+  Tensor logsumexp(const Dims& dims, bool keepdim = false) const;
   /// vnn::any(*this, dims, keepdim), bool.
-  Tensor any(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
-  /// vnn::any(*this, dim, keepdim), bool.
-  Tensor any(int dim, bool keepdim = false) const;
+  Tensor any(const Dims& dims = {}, bool keepdim = false) const;
   /// vnn::all(*this, dims, keepdim), bool.
-  Tensor all(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
-  /// vnn::all(*this, dim, keepdim), bool.
-  Tensor all(int dim, bool keepdim = false) const;
+  Tensor all(const Dims& dims = {}, bool keepdim = false) const;
   /// vnn::topk(*this, k, dim, largest, sorted): (values, int64 indices) of the k largest (or smallest) along dim.
   std::tuple<Tensor, Tensor> topk(int64_t k, int dim = -1, bool largest = true, bool sorted = true) const;
   /// vnn::softmax(*this, dim).

@@ -218,34 +218,26 @@ Tensor sum(const Tensor& t) {
   if (OpScope s{Policy::fp32, {&t}}) return sum(s[0]);
   return reduce_all(t, VNN_REDUCE_SUM);
 }
-Tensor sum(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor sum(const Tensor& t, const Dims& dims, bool keepdim) {
   if (OpScope s{Policy::fp32, {&t}}) return sum(s[0], dims, keepdim);
-  return reduce_dims(t, dims, VNN_REDUCE_SUM, keepdim);
-}
-Tensor sum(const Tensor& t, int dim, bool keepdim) {
-  if (OpScope s{Policy::fp32, {&t}}) return sum(s[0], dim, keepdim);
-  return reduce_one(t, dim, VNN_REDUCE_SUM, keepdim);
+  return reduce_dims(t, dims.vec(), VNN_REDUCE_SUM, keepdim);
 }
 Tensor mean(const Tensor& t) {
   if (OpScope s{Policy::fp32, {&t}}) return mean(s[0]);
   return reduce_all(t, VNN_REDUCE_MEAN);
 }
-Tensor mean(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor mean(const Tensor& t, const Dims& dims, bool keepdim) {
   if (OpScope s{Policy::fp32, {&t}}) return mean(s[0], dims, keepdim);
-  return reduce_dims(t, dims, VNN_REDUCE_MEAN, keepdim);
-}
-Tensor mean(const Tensor& t, int dim, bool keepdim) {
-  if (OpScope s{Policy::fp32, {&t}}) return mean(s[0], dim, keepdim);
-  return reduce_one(t, dim, VNN_REDUCE_MEAN, keepdim);
+  return reduce_dims(t, dims.vec(), VNN_REDUCE_MEAN, keepdim);
 }
 Tensor prod(const Tensor& t) { return reduce_all(t, VNN_REDUCE_PROD); }
 Tensor prod(const Tensor& t, int dim, bool keepdim) { return reduce_one(t, dim, VNN_REDUCE_PROD, keepdim); }
 
-Tensor amax(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_dims(t, dims, VNN_REDUCE_MAX, keepdim);
+Tensor amax(const Tensor& t, const Dims& dims, bool keepdim) {
+  return reduce_dims(t, dims.vec(), VNN_REDUCE_MAX, keepdim);
 }
-Tensor amin(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_dims(t, dims, VNN_REDUCE_MIN, keepdim);
+Tensor amin(const Tensor& t, const Dims& dims, bool keepdim) {
+  return reduce_dims(t, dims.vec(), VNN_REDUCE_MIN, keepdim);
 }
 Tensor max(const Tensor& t) { return reduce_all(t, VNN_REDUCE_MAX); }
 Tensor min(const Tensor& t) { return reduce_all(t, VNN_REDUCE_MIN); }
@@ -438,36 +430,22 @@ Tensor any_all(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim, 
 
 }  // namespace
 
-Tensor var(const Tensor& t, const std::vector<int64_t>& dims, int64_t correction, bool keepdim) {
+Tensor var(const Tensor& t, const Dims& dims, int64_t correction, bool keepdim) {
   if (OpScope s{Policy::fp32, {&t}}) return var(s[0], dims, correction, keepdim);
-  return var_impl(t, dims, correction, keepdim, false);
+  return var_impl(t, dims.vec(), correction, keepdim, false);
 }
-Tensor var(const Tensor& t, int dim, int64_t correction, bool keepdim) {
-  if (OpScope s{Policy::fp32, {&t}}) return var(s[0], dim, correction, keepdim);
-  return var_impl(t, {int64_t(dim)}, correction, keepdim, false);
+Tensor std(const Tensor& t, const Dims& dims, int64_t correction, bool keepdim) {
+  return var_impl(t, dims.vec(), correction, keepdim, true);
 }
-Tensor std(const Tensor& t, const std::vector<int64_t>& dims, int64_t correction, bool keepdim) {
-  return var_impl(t, dims, correction, keepdim, true);
-}
-Tensor std(const Tensor& t, int dim, int64_t correction, bool keepdim) {
-  return var_impl(t, {int64_t(dim)}, correction, keepdim, true);
-}
-Tensor norm(const Tensor& t, double p, const std::vector<int64_t>& dims, bool keepdim) {
-  return norm_impl(t, p, dims, keepdim);
-}
-Tensor norm(const Tensor& t, const std::string& p, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor norm(const Tensor& t, double p, const Dims& dims, bool keepdim) { return norm_impl(t, p, dims.vec(), keepdim); }
+Tensor norm(const Tensor& t, const std::string& p, const Dims& dims, bool keepdim) {
   VNN_CHECK(ValueError, p == "fro", "norm: p='", p,
             "' is not a known norm; use \"fro\" or a number (1, 2, INFINITY, ...)");
-  return norm_impl(t, 2.0, dims, keepdim);
+  return norm_impl(t, 2.0, dims.vec(), keepdim);
 }
-Tensor logsumexp(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {
-  return logsumexp_impl(t, dims, keepdim);
-}
-Tensor logsumexp(const Tensor& t, int dim, bool keepdim) { return logsumexp_impl(t, {int64_t(dim)}, keepdim); }
-Tensor any(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) { return any_all(t, dims, keepdim, true); }
-Tensor any(const Tensor& t, int dim, bool keepdim) { return any_all(t, {int64_t(dim)}, keepdim, true); }
-Tensor all(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) { return any_all(t, dims, keepdim, false); }
-Tensor all(const Tensor& t, int dim, bool keepdim) { return any_all(t, {int64_t(dim)}, keepdim, false); }
+Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim) { return logsumexp_impl(t, dims.vec(), keepdim); }
+Tensor any(const Tensor& t, const Dims& dims, bool keepdim) { return any_all(t, dims.vec(), keepdim, true); }
+Tensor all(const Tensor& t, const Dims& dims, bool keepdim) { return any_all(t, dims.vec(), keepdim, false); }
 
 Tensor softmax(const Tensor& t, int dim) {
   if (OpScope s{Policy::fp32, {&t}}) return softmax(s[0], dim);

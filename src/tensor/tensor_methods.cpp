@@ -73,11 +73,9 @@ Tensor Tensor::masked_fill(const Tensor& mask, double value) const { return vnn:
 Tensor Tensor::tril(int64_t diagonal) const { return vnn::tril(*this, diagonal); }
 Tensor Tensor::triu(int64_t diagonal) const { return vnn::triu(*this, diagonal); }
 Tensor Tensor::sum() const { return vnn::sum(*this); }
-Tensor Tensor::sum(int dim, bool keepdim) const { return vnn::sum(*this, dim, keepdim); }
-Tensor Tensor::sum(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::sum(*this, dims, keepdim); }
+Tensor Tensor::sum(const Dims& dims, bool keepdim) const { return vnn::sum(*this, dims, keepdim); }
 Tensor Tensor::mean() const { return vnn::mean(*this); }
-Tensor Tensor::mean(int dim, bool keepdim) const { return vnn::mean(*this, dim, keepdim); }
-Tensor Tensor::mean(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::mean(*this, dims, keepdim); }
+Tensor Tensor::mean(const Dims& dims, bool keepdim) const { return vnn::mean(*this, dims, keepdim); }
 Tensor Tensor::prod() const { return vnn::prod(*this); }
 Tensor Tensor::prod(int dim, bool keepdim) const { return vnn::prod(*this, dim, keepdim); }
 Tensor Tensor::max() const { return vnn::max(*this); }
@@ -86,35 +84,22 @@ Tensor Tensor::max(const Tensor& other) const { return vnn::maximum(*this, other
 Tensor Tensor::min() const { return vnn::min(*this); }
 std::tuple<Tensor, Tensor> Tensor::min(int dim, bool keepdim) const { return vnn::min(*this, dim, keepdim); }
 Tensor Tensor::min(const Tensor& other) const { return vnn::minimum(*this, other); }
-Tensor Tensor::amax(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::amax(*this, dims, keepdim); }
-Tensor Tensor::amin(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::amin(*this, dims, keepdim); }
+Tensor Tensor::amax(const Dims& dims, bool keepdim) const { return vnn::amax(*this, dims, keepdim); }
+Tensor Tensor::amin(const Dims& dims, bool keepdim) const { return vnn::amin(*this, dims, keepdim); }
 Tensor Tensor::argmax() const { return vnn::argmax(*this); }
 Tensor Tensor::argmax(int dim, bool keepdim) const { return vnn::argmax(*this, dim, keepdim); }
 Tensor Tensor::argmin() const { return vnn::argmin(*this); }
 Tensor Tensor::argmin(int dim, bool keepdim) const { return vnn::argmin(*this, dim, keepdim); }
-Tensor Tensor::var(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
+Tensor Tensor::var(const Dims& dims, int64_t correction, bool keepdim) const {
   return vnn::var(*this, dims, correction, keepdim);
 }
-Tensor Tensor::var(int dim, int64_t correction, bool keepdim) const {
-  return vnn::var(*this, dim, correction, keepdim);
-}
-Tensor Tensor::std(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
+Tensor Tensor::std(const Dims& dims, int64_t correction, bool keepdim) const {
   return vnn::std(*this, dims, correction, keepdim);
 }
-Tensor Tensor::std(int dim, int64_t correction, bool keepdim) const {
-  return vnn::std(*this, dim, correction, keepdim);
-}
-Tensor Tensor::norm(double p, const std::vector<int64_t>& dims, bool keepdim) const {
-  return vnn::norm(*this, p, dims, keepdim);
-}
-Tensor Tensor::logsumexp(int dim, bool keepdim) const { return vnn::logsumexp(*this, dim, keepdim); }
-Tensor Tensor::logsumexp(const std::vector<int64_t>& dims, bool keepdim) const {
-  return vnn::logsumexp(*this, dims, keepdim);
-}
-Tensor Tensor::any(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::any(*this, dims, keepdim); }
-Tensor Tensor::any(int dim, bool keepdim) const { return vnn::any(*this, dim, keepdim); }
-Tensor Tensor::all(const std::vector<int64_t>& dims, bool keepdim) const { return vnn::all(*this, dims, keepdim); }
-Tensor Tensor::all(int dim, bool keepdim) const { return vnn::all(*this, dim, keepdim); }
+Tensor Tensor::norm(double p, const Dims& dims, bool keepdim) const { return vnn::norm(*this, p, dims, keepdim); }
+Tensor Tensor::logsumexp(const Dims& dims, bool keepdim) const { return vnn::logsumexp(*this, dims, keepdim); }
+Tensor Tensor::any(const Dims& dims, bool keepdim) const { return vnn::any(*this, dims, keepdim); }
+Tensor Tensor::all(const Dims& dims, bool keepdim) const { return vnn::all(*this, dims, keepdim); }
 std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int dim, bool largest, bool sorted) const {
   return vnn::topk(*this, k, dim, largest, sorted);
 }

@@ -163,6 +163,29 @@ TEST_CASE("Tensor methods: reductions, products, indexing") {
   same(c3, scatter(a, 1, gidx, src));
 }
 
+// vnn::Dims takes a reduction's dims as LibTorch's IntArrayRef is passed: one
+// dim, a braced list, a vector; `{1}` must be the same reduction as `1` (it
+// used to pick the one-dim overload through braces clang warns about).
+TEST_CASE("Dims: one dim, a braced list and a vector name the same reduction") {
+  Device dev = device_under_test();
+  Tensor a = values({0.5f, -1.5f, 2.0f, 3.0f, -0.25f, 1.0f}, {2, 3}, dev);
+  const std::vector<int64_t> last{-1};
+  const int one = 1;
+  for (const Tensor& t : {a.sum(1), a.sum({1}), a.sum(last), sum(a, {one}), sum(a, int64_t(1))})
+    CHECK(t.to_vector<float>() == std::vector<float>{1.0f, 3.75f});
+  CHECK(a.mean({0}, true).sizes() == Shape{1, 3});
+  CHECK(a.mean(0, true).to_vector<float>() == a.mean({0}, true).to_vector<float>());
+  same(a.var({1}, 0), vnn::var(a, 1, 0));
+  CHECK(vnn::var(a, {1}, 0, true).sizes() == Shape{2, 1});
+  same(a.std(size_t(0)), vnn::std(a, {0}));
+  same(a.amax(1), amax(a, {1}));
+  CHECK(a.amax({}).item<float>() == 3.0f);  // {}: every dim
+  same(a.logsumexp(-1), logsumexp(a, last));
+  same(a.any(1), any(a, {1}));
+  same(a.all({0, 1}), all(a));
+  same(a.norm(2.0, 1), norm(a, 2.0, {1}));
+}
+
 TEST_CASE("Tensor methods: shape and type helpers, random fills") {
   Device dev = device_under_test();
   Tensor a = arange(0.0, 6.0, 1.0, dev).view({2, 3});
