@@ -131,7 +131,7 @@ TEST_CASE("pipelining: 2 stages on 2 ranks == one device (GPipe, 1F1B)", "[pipel
 TEST_CASE("faults: a rank SIGKILLed mid-step of DDP or a pipeline makes the other throw", "[distributed][fault]") {
   // pipe: the last stage dies in its loss (the first waits for a gradient);
   // ddp: rank 0, which serves the store, dies in its forward (rank 1 waits in an allreduce);
-  // send_to_dead: rank 0 dies first and rank 1 then writes to it (no SIGPIPE may end rank 1).
+  // send_to_dead: rank 0 dies with rank 1's allreduce data unread under rank 1's writes (no SIGPIPE may end rank 1).
   for (const char* scenario : {"pipe_kill", "ddp_kill", "send_to_dead"}) {
     DYNAMIC_SECTION(scenario) {
       dt::LaunchResult r = dt::launch(2, scenario, "", {}, 60);

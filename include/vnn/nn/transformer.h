@@ -227,9 +227,7 @@ class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl
   LayerNorm norm1{nullptr}, norm2{nullptr}, norm3{nullptr};
   ///@}
  private:
-  // Module's one-tensor forward does not apply (this takes more inputs): named here, private,
-  // so that a call with one tensor does not compile and compilers do not warn it is hidden.
-  using Module::forward;
+  using Module::forward;  // private, as in MultiheadAttentionImpl
 };
 /// The holder of TransformerDecoderLayerImpl.
 VNN_MODULE(TransformerDecoderLayer);
@@ -305,9 +303,7 @@ class TransformerDecoderImpl : public Cloneable<TransformerDecoderImpl> {
   /// The final norm, or null.
   ModulePtr norm;
  private:
-  // Module's one-tensor forward does not apply (this takes more inputs): named here, private,
-  // so that a call with one tensor does not compile and compilers do not warn it is hidden.
-  using Module::forward;
+  using Module::forward;  // private, as in MultiheadAttentionImpl
 };
 /// The holder of TransformerDecoderImpl.
 VNN_MODULE(TransformerDecoder);
@@ -366,9 +362,7 @@ class TransformerImpl : public Cloneable<TransformerImpl> {
   TransformerDecoder decoder{nullptr};
   ///@}
  private:
-  // Module's one-tensor forward does not apply (this takes more inputs): named here, private,
-  // so that a call with one tensor does not compile and compilers do not warn it is hidden.
-  using Module::forward;
+  using Module::forward;  // private, as in MultiheadAttentionImpl
 };
 /// The holder of TransformerImpl; Transformer::generate_square_subsequent_mask(sz) as PyTorch's static method.
 class Transformer : public ModuleHolder<TransformerImpl> {
