@@ -150,7 +150,7 @@ LaunchResult launch(int n, const std::string& scenario, const std::string& arg,
                     const std::map<int, std::map<std::string, std::string>>& extra, double limit_s, int master_port) {
   if (master_port) return launch_on(master_port, n, scenario, arg, extra, limit_s);
   // A port taken between the probe and rank 0's bind (another process
-  // outside the test's control): once more on another.
+  // outside the test's control): up to two more tries, each on another port.
   LaunchResult r;
   for (int attempt = 0; attempt < 3; ++attempt) {
     r = launch_on(free_port(), n, scenario, arg, extra, limit_s);
