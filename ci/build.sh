@@ -9,6 +9,15 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 build="${VNN_BUILD_DIR:-$root/build}"
 start=$(date +%s)
+# ccache (when installed) lets CI's clean clone reuse a session's compiles:
+# CCACHE_BASEDIR makes paths under the clone relative, so another clone's
+# objects hash the same.
+launcher=()
+if command -v ccache >/dev/null 2>&1 && [ "${VNN_CCACHE:-1}" = 1 ]; then
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
+  export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-8G}"
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
 # The OpenCL and GPU options go back to their defaults (ON where the OpenCL
 # loader / nvcc / hipcc is found), the tests on and the precompiled headers
 # off unless VNN_CMAKE_ARGS sets them, so a quick start's settings left in
@@ -17,6 +26,7 @@ start=$(date +%s)
 # shellcheck disable=SC2086
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -UVNN_BACKEND_OPENCL -UVNN_BACKEND_CUDA -UVNN_BACKEND_HIP -UVNN_PRECOMPILED_HEADERS -UVNN_BUILD_TESTS \
+  "${launcher[@]}" \
   ${VNN_CMAKE_ARGS:-}
 target=()
 if [ -n "${VNN_BUILD_TARGET:-}" ]; then target=(--target "$VNN_BUILD_TARGET"); fi

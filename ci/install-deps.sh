@@ -12,7 +12,7 @@ sudo_cmd=""
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
 
 core=(build-essential cmake ninja-build pkg-config catch2 libopenblas-dev libopenblas-openmp-dev libdnnl-dev
-      zlib1g-dev dpkg-dev xz-utils ca-certificates)
+      zlib1g-dev dpkg-dev xz-utils ca-certificates ccache)
 opencl=(ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd
         clinfo libclblast-dev)
 hip=(hipcc libamdhip64-dev rocm-device-libs)
