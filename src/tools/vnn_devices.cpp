@@ -3,7 +3,8 @@
 // --json prints the same for scripts. --tune (re)runs the OpenCL plugin's
 // per-device auto-tuning and rewrites its cache (VNN_OPENCL_TUNE=1).
 // --warmup DEVICE compiles and tunes ahead of time what a first training
-// step needs there (OpenCL compiles its kernels at run time).
+// step needs there (OpenCL compiles its kernels at run time). --version
+// prints the headers' and the library's version and the plugin ABI version.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -182,6 +183,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--verbose") || !std::strcmp(argv[i], "-v")) verbose = true;
     else if (!std::strcmp(argv[i], "--json")) json = true;
+    else if (!std::strcmp(argv[i], "--version") || !std::strcmp(argv[i], "-V")) {
+      // The tool's own (headers') version, the libvnn.so it runs with, and
+      // the plugin ABI that libvnn accepts: a plugin built for another is refused.
+      std::cout << "vnn-devices " VNN_VERSION_STRING "\n"
+                << "libvnn " << vnn::version() << "\n"
+                << "plugin ABI version " << vnn::backend_abi_version() << "\n";
+      return 0;
+    }
     else if (!std::strcmp(argv[i], "--tune")) {
       // Read by the OpenCL plugin when it reports its devices.
       setenv("VNN_OPENCL_TUNE", "1", 1);
@@ -192,7 +201,7 @@ int main(int argc, char** argv) {
       setenv("VNN_OPENCL_TUNE_AFTER", "0", 1);  // read by the OpenCL plugin: tune at first use
     }
     else {
-      std::cout << "usage: vnn-devices [--verbose] [--json] [--tune] [--warmup DEVICE]\n"
+      std::cout << "usage: vnn-devices [--verbose] [--json] [--tune] [--warmup DEVICE] [--version]\n"
                    "Lists the devices vnn finds. Environment: VNN_DEVICE, VNN_BACKENDS, VNN_BACKEND_PATH, VNN_STRICT.\n";
       return std::strcmp(argv[i], "--help") && std::strcmp(argv[i], "-h") ? 2 : 0;
     }

@@ -6,6 +6,11 @@
 
 int main() {
   try {
+    // The headers this was compiled with and the libvnn.so it runs with.
+    if (!vnn::runtime_matches_headers()) {
+      std::cerr << "headers " << VNN_VERSION_STRING << " but libvnn " << vnn::version() << "\n";
+      return 1;
+    }
     int checked = 0;
     for (const auto& d : vnn::devices()) {
       vnn::Tensor a = vnn::arange(0, 4, 1, d.device);
