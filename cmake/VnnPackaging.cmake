@@ -18,9 +18,28 @@ string(REGEX REPLACE "/$" "" VNN_PC_PREFIX_REL "${VNN_PC_PREFIX_REL}")
 configure_file("${CMAKE_CURRENT_LIST_DIR}/vnn.pc.in" "${PROJECT_BINARY_DIR}/vnn.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/vnn.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig" COMPONENT dev)
 
+# Every package carries vnn's LICENSE and THIRD-PARTY-NOTICES (what vnn links
+# or bundles, with their licenses) in /usr/share/doc/<package>/, as Debian
+# puts a package's copyright there; a GPU package only where its plugin is built.
+set(_vnn_doc_packages runtime libvnn dev libvnn-dev)
+if(VNN_BACKEND_CUDA)
+  list(APPEND _vnn_doc_packages backend_cuda libvnn-backend-cuda)
+endif()
+if(VNN_BACKEND_HIP)
+  list(APPEND _vnn_doc_packages backend_hip libvnn-backend-hip)
+endif()
+while(_vnn_doc_packages)
+  list(POP_FRONT _vnn_doc_packages _vnn_component _vnn_package)
+  install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" "${PROJECT_SOURCE_DIR}/THIRD-PARTY-NOTICES"
+    DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/${_vnn_package}" COMPONENT ${_vnn_component})
+endwhile()
+install(FILES "${PROJECT_SOURCE_DIR}/CHANGELOG.md" DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/libvnn"
+  COMPONENT runtime)
+
 set(CPACK_PACKAGE_NAME libvnn)
 set(CPACK_PACKAGE_VENDOR "vnn")
 set(CPACK_PACKAGE_CONTACT "vnn maintainers <vnn@localhost>")
+# The version: project(VERSION) in CMakeLists.txt, as vnn.pc, vnnConfigVersion.cmake and vnn/version.h.
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
@@ -47,4 +66,5 @@ set(CPACK_DEBIAN_BACKEND_CUDA_PACKAGE_DEPENDS "libvnn ${_vnn_same}")
 set(CPACK_DEBIAN_BACKEND_HIP_PACKAGE_NAME libvnn-backend-hip)
 set(CPACK_COMPONENT_BACKEND_HIP_DESCRIPTION "vnn HIP backend plugin (Kokkos HIP, Debian's ROCm)")
 set(CPACK_DEBIAN_BACKEND_HIP_PACKAGE_DEPENDS "libvnn ${_vnn_same}")
+set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
 include(CPack)

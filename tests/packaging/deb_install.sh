@@ -50,6 +50,15 @@ has_file "$dev" '/include/vnn/version\.h$'
 has_file "$dev" '/cmake/vnn/vnnConfig\.cmake$'
 has_file "$dev" '/pkgconfig/vnn\.pc$'
 has_file "$dev" '/lib/libvnn\.so$'
+# The license and the third-party notices in /usr/share/doc/<package>/ of each.
+for f in "$work"/debs/*.deb; do
+  p="$(field "$f" Package)"
+  has_file "$f" "/share/doc/$p/LICENSE$"
+  has_file "$f" "/share/doc/$p/THIRD-PARTY-NOTICES$"
+done
+# One version from CMakeLists.txt's project(): the packages, vnn.pc, the CMake version file, version.h.
+version="$(sed -nE 's/^project\(vnn VERSION ([0-9.]+).*/\1/p' "$src/CMakeLists.txt")"
+[ "$(field "$runtime" Version)" = "$version" ] || fail "libvnn's Version $(field "$runtime" Version) is not $version"
 needs_dep "$dev" "libvnn \(= $(field "$runtime" Version)\)"
 for gpu in cuda hip; do
   if [ -f "$build/lib/vnn/libvnn-backend-$gpu.so" ]; then
@@ -78,6 +87,10 @@ export PKG_CONFIG_PATH="" PKG_CONFIG_LIBDIR
 PKG_CONFIG_LIBDIR="$(dirname "$(contents "$dev" | grep '/vnn\.pc$' | sed 's|^\./|'"$root"'/|')")"
 cflags="$(pkg-config --cflags vnn)" libs="$(pkg-config --libs vnn)"
 libdir="$(pkg-config --variable=libdir vnn)"
+[ "$(pkg-config --modversion vnn)" = "$version" ] || fail "vnn.pc says $(pkg-config --modversion vnn), not $version"
+grep -q "VNN_VERSION_STRING \"$version\"" "$root/usr/include/vnn/version.h" || fail "version.h is not $version"
+grep -q "PACKAGE_VERSION \"$version\"" "$(find "$root" -name vnnConfigVersion.cmake | head -1)" \
+  || fail "vnnConfigVersion.cmake is not $version"
 case "$cflags" in *"$root"*) ;; *) fail "pkg-config --cflags vnn does not point into the scratch root: $cflags" ;; esac
 # shellcheck disable=SC2086
 c++ -std=c++17 -O1 -o "$work/consumer-pc" "$src/tests/consumer/main.cpp" $cflags $libs -Wl,-rpath,"$libdir" \
