@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // allreduce_bench: vnn::distributed allreduce (sum, float32, cpu tensors)
 // bus bandwidth on loopback, 4 KiB .. 256 MiB, as nccl-tests reports it:
 // busbw = bytes / time * 2 (n - 1) / n.

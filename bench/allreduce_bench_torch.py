@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """torch.distributed (gloo) allreduce bus bandwidth, the peer of allreduce_bench.
 
     python3 bench/allreduce_bench_torch.py --nproc 2 [--max-mib 256]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # vnn allreduce bus bandwidth beside torch.distributed (gloo), same machine,
 # same run, 2 and 4 ranks on loopback. vnn runs twice: as shipped (sizes
 # checked when a collective stalls, docs/distributed.md) and with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // cuda_bench: vnn on cuda:0 against the CUDA libraries called directly, in
 // one program and one run (ci/gpu-check.sh runs it; PyTorch's figures for
 // the same work come from bench/torch_gpu_bench.py in the same script):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DDP training throughput: the MLP and CNN of train_fashion_mnist, Adam,
 // on in-memory Fashion-MNIST-shaped batches, one rank per process.
 //   vnn-run --nproc-per-node 2 build/bin/ddp_bench --model cnn --batch 64 --steps 60

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """torch DDP (gloo) beside bench/ddp_bench.cpp: the same models, Adam, the
 same per-rank batch on in-memory random batches, one thread per rank.
 Run under any torchrun-style launcher, e.g.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # DDP training throughput, vnn beside torch DDP (gloo), same machine, same
 # run, the same per-rank batch, 1 thread per rank; 1 rank and 2 ranks, so
 # the scaling efficiency (2-rank samples/s / (2 x 1-rank samples/s)) of each

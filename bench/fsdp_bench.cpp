@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // FSDP training step time and peak memory per rank: nanoGPT's model
 // (examples/gpt_model.hpp), each block a unit, Adam, float32, on random
 // tokens; one rank per process.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch 2.x FSDP2 (torch.distributed.fsdp.fully_shard, gloo, CPU) beside
 bench/fsdp_bench.cpp: the same nanoGPT model (bench/train_gpt_torch.py's),
 each block a unit then the root, Adam, float32, random tokens, the same

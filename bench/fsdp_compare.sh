@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # FSDP step time and peak memory per rank, vnn beside PyTorch 2.x FSDP2
 # (fully_shard, gloo), same machine, same run: nanoGPT's model (each block a
 # unit), Adam, float32, the same shapes and per-rank batch, 1 thread per

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # examples/train_gpt against its PyTorch 2.x twin (bench/train_gpt_torch.py)
 # in one run: the same model, initial weights (train_gpt --save-init), data,
 # batches and schedule, on the same cores. Prints each side's training

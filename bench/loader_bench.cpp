@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // loader_bench: does the DataLoader keep up with the step it feeds? In one
 // run, on cpu:0, Fashion-MNIST, batch 64:
 //  (a) the loader alone, batches/s, for 0 / 1 / 2 workers, on FashionMNIST

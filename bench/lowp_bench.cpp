@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // lowp_bench: float16 / bfloat16 against float32 on one device, same run
 // (issue 14): matmul n x n x n and one training step (forward, backward,
 // plain SGD) of an MLP and a small CNN. The CPUs this runs on have no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // onednn_ops_bench: whether two oneDNN paths would pay in the CPU plugin,
 // measured against what vnn runs today, in one program and one run:
 //  (a) max / avg pooling 2x2 forward (training) and backward on the CNN's

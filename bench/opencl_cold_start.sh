@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # OpenCL's first run (issue 34): each workload from empty caches (vnn's
 # program/tuning cache and PoCL's kernel cache, both in a temporary
 # directory), then again warm. Prints per run the wall seconds to the first

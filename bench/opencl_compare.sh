@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # issue 17's same-run table: CNN and MLP training samples/s on opencl:0
 # beside cpu:0 on the same cores, then conv2d per layer and the GEMM /
 # per-op figures of the OpenCL benches. Each round runs opencl:0, cpu:0 with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // opencl_conv_bench: the CNN's two conv2d layers on opencl:0 against cpu:0
 // in the same run (forward; backward = input + weight + bias gradients, ms
 // per call), then where opencl:0's time goes: device time per op from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OpenCL GEMM benchmark: one program, one run, vnn's OpenCL backend and
 // CLBlast side by side on the same context, queue and buffers.
 //   (a) SGEMM GFLOP/s at n = 256, 512, 1024 (2048 with --big): the plugin's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `--name value` command-line options of the bench programs: each names the
 // int or int64_t it sets; an unknown name is a ValueError (the program's
 // main prints it after its own name).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Pipeline bubble: the step time of ScheduleGPipe and Schedule1F1B against
 // the schedule's ideal, one stage per rank.
 //   vnn-run --nproc-per-node 2 build/bin/pipeline_bench [--microbatches 8] [--batch 512]

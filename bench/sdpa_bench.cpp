@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // sdpa_bench: scaled_dot_product_attention on one device, float32,
 // (B, H, E) = (8, 12, 64), L = S from 128 to 8192, causal and not, forward
 // and forward + backward (autograd), the fused kernel (SDPBackend::flash)

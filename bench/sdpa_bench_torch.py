@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch 2.x's torch.nn.functional.scaled_dot_product_attention on the CPU,
 the peer of bench/sdpa_bench.cpp: float32, (B, H, E) = (8, 12, 64), L = S,
 causal and not, forward and forward + backward (autograd), the same timing

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # vnn's fused scaled_dot_product_attention (bench/sdpa_bench.cpp) beside
 # PyTorch 2.x's F.scaled_dot_product_attention on the CPU
 # (bench/sdpa_bench_torch.py), same shapes, threads and run: each L runs

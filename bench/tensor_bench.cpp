@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn tensor benchmark: one program, one run, peers measured side by side.
 //   (a) SGEMM GFLOP/s: vnn::matmul on cpu:0 vs cblas_sgemm called directly,
 //       oneDNN's dnnl_sgemm (when found) and torch::mm (when built with

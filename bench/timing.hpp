@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one timing rule every bench program uses: warm up once, then the
 // median over `samples` repetitions of the mean seconds per call of
 // `iters` calls, each repetition ending with `sync` (work done, not queued).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Makes (once) the venv with current PyTorch 2.x from PyPI that the bench
 # scripts use as the peer (Debian's python3-torch 1.13 has no SDPA), and
 # prints its python. ~5.4 GB under ~/.cache/vnn/torch2-venv (the Linux wheel

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch's figures for the work bench/cuda_bench.cpp and
 `train_bench --device cuda:0` measure for vnn: the GPU peer, run by
 ci/gpu-check.sh in the same session on the same GPU.

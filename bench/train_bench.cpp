@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // train_bench: training throughput of vnn on cpu:0 against LibTorch built
 // from the same model definitions, in one program and one run.
 //  (a) elementwise / copy shapes typical of training (strided paths)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The LibTorch half of train_bench, as a module that train_bench dlopens
 // after vnn's CPU plugin is loaded. Linked into train_bench directly,
 // LibTorch would load the pthread OpenBLAS (libopenblas.so.0) at start-up

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The C interface between train_bench and its LibTorch module
 // (train_bench_torch.cpp, dlopened at run time; see there for why).
 #pragma once

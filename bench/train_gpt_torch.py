@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The PyTorch 2.x twin of examples/train_gpt.cpp: the same corpus, vocabulary,
 split, batches (splitmix64 of seed, step, row), model (nanoGPT's), initial
 weights (loaded from the safetensors file train_gpt --save-init wrote),

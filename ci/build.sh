@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Configures and builds vnn (Release, Ninja) into $VNN_BUILD_DIR (default
 # build/). Kokkos is found or built once into ~/.cache/vnn (see README).
 #   VNN_CMAKE_ARGS="-D..."     extra configure arguments

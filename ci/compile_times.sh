@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Prints the slowest compiles of the last build from its .ninja_log (wall
 # seconds per output, the latest build of each) and, with a limit, fails when
 # one took longer: a guard against a kernel piece growing back into the

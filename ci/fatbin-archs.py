@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Lists the GPU code a CUDA binary carries (SASS per sm_XY, PTX per
 compute_XY) by reading its fat binaries, for machines without cuobjdump.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # GPU check: the cuda-labelled tests, the GEMM / copy / launch benchmarks
 # against cuBLAS and cudaMemcpy, vnn's CNN training on cuda:0, and PyTorch's
 # figures for the same work, on a machine with an NVIDIA GPU and no internet

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Lists the AMD GPU code objects a HIP binary carries, per target ID, by
 reading its clang offload bundles (one per translation unit, in
 .hip_fatbin), for machines without roc-obj-ls / clang-offload-bundler.

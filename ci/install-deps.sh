@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs the Debian 12 packages vnn's build, tests and examples need.
 # Idempotent: packages already present are skipped by apt; safe to re-run.
 #   ci/install-deps.sh            core + OpenCL + HIP toolchain + data set

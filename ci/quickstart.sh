@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The README's first command: installs what vnn needs (Debian 12), builds it
 # and trains a CNN on Fashion-MNIST on the best device found. Arguments go
 # to the example (e.g. --epochs 5 --device opencl:0).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Times the README's quick start as a new user meets it (issue 34): a fresh
 # clone of this repository's HEAD in a temporary directory, HOME pointed at
 # an empty directory (an empty ~/.cache/vnn: Kokkos is built too), the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The sanitizer legs of CI (ci/test.sh runs them after the main suite):
 #   asan  ASan+UBSan build in build-asan: the cpu and opencl tests, slow ones
 #         excluded, and the OpenCL kernel-variant reruns (opencl-gemm-*,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds vnn and runs the whole test suite (the README's second command).
 #   ci/test.sh                      everything ctest knows (cpu, opencl, loader, slow, ...)
 #   VNN_TEST_LABELS=opencl ci/test.sh   one label (ctest -L)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # vnn_add_backend(<name> SOURCES <files...> [LIBRARIES <libs...>])
 #
 # Declares the plugin library vnn-backend-<name> (a MODULE: dlopen'ed, never

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The API reference (Doxygen, Debian's doxygen package).
 #   docs target        HTML of all of include/vnn in <build>/docs/api/html.
 #   docs_api ctest     The same Doxygen run with FAIL_ON_WARNINGS: any

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # vnn_add_gpu_backend(<cuda|hip>)
 #
 # Builds the GPU plugin backends/<name> as a separate CMake project

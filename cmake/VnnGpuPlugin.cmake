@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # What backends/cuda/CMakeLists.txt and backends/hip/CMakeLists.txt share,
 # as two macros around their project() call (which must stay literally in
 # each top-level file):

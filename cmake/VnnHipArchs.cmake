@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Which AMD GPUs the HIP Kokkos vnn builds, and its HIP plugin, carry code
 # objects for.
 #

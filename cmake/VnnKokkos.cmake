@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Kokkos supply for vnn's Kokkos plugins.
 #
 #   vnn_provide_kokkos(<openmp|cuda|hip> <out_var>)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # pkg-config file and Debian packages (cpack -G DEB in the build directory).
 #
 #   libvnn                libvnn.so, vnn-devices, the cpu and opencl plugins in lib/vnn

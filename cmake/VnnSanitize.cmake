@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sanitizer builds: -DVNN_SANITIZE=address,undefined (or thread, or any
 # comma/semicolon list the compiler's -fsanitize= takes).
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Save a model trained on one device, load it onto another: "a model
 // trained on the GPU, evaluated on the CPU" (torch.load's map_location).
 #include <vnn/vnn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DataLoader throughput on Fashion-MNIST: batches/s and MB/s for
 // workers in {0, 1, 2} x pin_memory x non_blocking, delivering onto the
 // best device (or --device; VNN_DEVICE also picks it), with the pinned host

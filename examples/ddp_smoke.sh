@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # train_fashion_mnist --distributed under vnn-run on 2 ranks, then its
 # checkpoint resumed on 1 rank (no --distributed) and on 2 ranks.
 # usage: ddp_smoke.sh VNN_RUN TRAIN_FASHION_MNIST WORK_DIR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // "Using device: ..." and a table of every device vnn found, with the
 // backends that were skipped and why (the PyTorch tutorial's first cell).
 #include <vnn/vnn.h>

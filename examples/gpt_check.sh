@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # train_gpt's smoke checks on one device (CI runs it for cpu:0 and opencl:0):
 # a few iterations that train and sample; a run stopped at its checkpoint and
 # resumed ends bit for bit where the straight run ends (the checkpoints are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // nanoGPT's model (model.py) in LibTorch's spelling, on vnn: token and
 // position embeddings, pre-norm blocks of causal self-attention (through
 // vnn::scaled_dot_product_attention) and a GELU MLP, a final LayerNorm and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The first vnn program: report the devices found, pick the best one the
 // PyTorch way ("cuda if available, else cpu" becomes best_device()), and run
 // the same small computation on every device, checked against the CPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The tutorial's "CPU vs GPU" matmul timing, on every device found:
 // n x n float32 products, GFLOP/s after a warm-up, timed to completion.
 #include <vnn/vnn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Model parallelism by hand: the first layers on one device, the last on
 // another, the activations moved between them in forward(), and one
 // optimizer over the parameters of both. Autograd follows the .to() back

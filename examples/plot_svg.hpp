@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Metrics of a training run: CSV in and out, and an SVG chart of the loss
 // and accuracy curves (no image library needed; opens in any browser).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Profiles a few training steps of the Fashion-MNIST CNN (the model of
 // train_fashion_mnist) on the best device: prints the op table sorted by
 // device time, the per-phase split, memory statistics, and writes a Chrome

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // torchvision's ResNet (resnet.py: BasicBlock, BatchNorm, 1x1 downsample,
 // adaptive average pool, fc) in LibTorch's spelling, with a CIFAR-style
 // 3x3 stem for small images (no 7x7 conv, no max pool). Its state-dict keys

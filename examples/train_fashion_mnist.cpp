@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Trains a small CNN on Fashion-MNIST on the best device vnn finds, the
 // PyTorch way: pick the device, move the model once and each batch with
 // .to(device), forward / loss / backward / step, evaluate, checkpoint.

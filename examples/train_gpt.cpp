@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Trains a character-level GPT (nanoGPT's architecture, in LibTorch's
 // spelling) on English text from Debian's `fortunes` package, on the best
 // device vnn finds, then samples from it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The OpenCL plugin's fused attention (VNN_OP_SDPA, VNN_OP_SDPA_BACKWARD;
 // backends/opencl/ops_attention.cpp, kernels/attention.cl) through the C
 // ABI, against a float64 reference written here: causal and not, additive

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OpenCL's first run (issue 34): a small CNN + MLP with 12 distinct GEMM and
 // conv shapes trains a few steps on opencl:0 in child processes, each with
 // its own VNN_OPENCL_CACHE_DIR and POCL_CACHE_DIR (temporary, empty), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The OpenCL plugin's per-shape conv2d choice (direct kernel or im2col +
 // GEMM, backends/opencl/ops_conv_direct.cpp) in the tuning cache, in child
 // processes (the tuning file is read once per process):

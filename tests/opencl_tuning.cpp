@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The OpenCL plugin's tuning cache, through the C ABI in child processes
 // (the tuning is read once per process):
 //   opencl_tuning <path/to/libvnn-backend-opencl.so>

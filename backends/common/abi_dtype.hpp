@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bytes per element of a vnn_dtype, for the plugins' shared pieces (the
 // descriptor checks and the MATMUL -> BLAS plan). 0 for a code this ABI
 // version lacks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Re-checks the tensor descriptors of one op at a plugin's run() entry, for
 // every plugin (Kokkos host and device, OpenCL). The core validates shapes
 // before it builds a vnn_op, but the C ABI is open to third-party callers

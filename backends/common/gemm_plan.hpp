@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How one MATMUL op (docs/ops.md: out[b] = alpha * a[b] @ b[b] + beta *
 // out[b], a [B..., M, K], b [B..., K, N] with any strides, out contiguous)
 // maps onto BLAS gemm calls, for every vendor BLAS vnn drives: OpenBLAS on

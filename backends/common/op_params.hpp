@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one decoder of the ops with named parameters (vnn/backend_abi.h:
 // vnn_pool2d_params, vnn_conv2d_params, vnn_optimizer_params), shared by
 // the Kokkos kernels and the OpenCL plugin: the ABI's unpack (counts) plus

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which NVIDIA devices this build of the CUDA plugin can run on. Header-only
 // and free of CUDA types, so the rule is unit-tested on machines without a
 // GPU (tests/backends/cuda_arch.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA backend: the generic Kokkos backend on Kokkos::Cuda, MATMUL
 // through cuBLAS (strided-batched, float32/float64/float16/bfloat16).
 // Compiled with Kokkos's nvcc_wrapper; discovery uses the driver API only

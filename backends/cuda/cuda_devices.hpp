@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How many NVIDIA GPUs one process of the CUDA plugin drives, and how bytes
 // move between two of them. Header-only and free of CUDA and Kokkos types,
 // so the rules are unit-tested on machines without a GPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The three CUDA driver calls Kokkos >= 4 makes (Kokkos_Cuda_Instance.cpp
 // finds the device of a stream an instance is built on: cuStreamGetCtx,
 // cuCtxPushCurrent, cuCtxGetDevice), resolved from libcuda.so.1 at their

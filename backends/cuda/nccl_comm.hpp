@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NCCL collectives for the CUDA plugin (Traits::Comm of backends/kokkos/
 // plugin.hpp): a communicator per process group and device, made from an id
 // rank 0 creates and the core passes on; collectives on the queue's stream.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // gpu_probe (cuda_hip/probe.hpp) for the CUDA plugin, through the NVIDIA
 // driver API opened with dlopen: no cuda.h (the few driver types are
 // declared here), so this compiles with any C++ compiler.

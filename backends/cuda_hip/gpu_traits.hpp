@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The part of a Kokkos GPU plugin's traits (kokkos/plugin.hpp) that CUDA
 // and HIP share: the Kokkos spaces, queues as execution-space instances on
 // streams of their own, and native events. CudaTraits / HipTraits derive

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device discovery for the CUDA and HIP plugins: one interface, two
 // implementations (backends/cuda/probe_cuda.cpp through the NVIDIA driver
 // API, backends/hip/probe_hip.cpp through libamdhip64), each opening the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the CUDA and HIP probes (probe.hpp) share: opening the vendor
 // library once, resolving its entry points, and the checks and answers of
 // probe() / device_info() that do not depend on the vendor API.

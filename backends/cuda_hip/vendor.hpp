@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One vendor alias header for the code the CUDA and HIP plugins share (as
 // ggml's vendors/hip.h and Ginkgo's common/cuda_hip): the runtime calls they
 // both make, under neutral gpu* names, mapped to cuda* or hip* by

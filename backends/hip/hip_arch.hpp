@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which AMD devices this build of the HIP plugin can run on. Header-only and
 // free of HIP types, so the rule is unit-tested on machines without a GPU
 // (tests/backends/hip_arch.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The HIP backend: the generic Kokkos backend on Kokkos's HIP space.
 // Compiled with hipcc; discovery goes through libamdhip64 opened with
 // dlopen (probe_hip.cpp); streams and events are shared with CUDA

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // gpu_probe (cuda_hip/probe.hpp) for the HIP plugin, through libamdhip64
 // opened with dlopen: only hipInit and device queries, no Kokkos, no
 // streams. The HIP headers give the enum values and the device-properties

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The few Kokkos API differences between 3.4 and 5.x, in one place.
 #pragma once
 #include <Kokkos_Core.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The generic Kokkos backend: one implementation of the plugin ABI for any
 // Kokkos execution space. Each Kokkos plugin (openmp, cuda, hip) supplies a
 // Traits struct (probe, device properties, events) and instantiates

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Run with cmake -P by vnn_opencl_abi_prelude (EmbedKernels.cmake): reads
 # VNN_ABI_HEADER (include/vnn/backend_abi.h) and writes
 #   VNN_OUTPUT_CL     abi_prelude.cl: every enumerator of its enums as a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # vnn_opencl_embed_kernels(<out_var> <file.cl>...)
 #
 # Generates one C++ source holding every given .cl file as a raw string

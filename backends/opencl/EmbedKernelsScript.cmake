@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Run with cmake -P by vnn_opencl_embed_kernels: writes VNN_OUTPUT, a C++
 # file with each of VNN_INPUTS ('|'-separated .cl paths) as a raw string.
 string(REPLACE "|" ";" inputs "${VNN_INPUTS}")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device discovery (probe, device_info) and per-device runtime state.
 #ifndef VNN_OPENCL_DEVICE_HPP
 #define VNN_OPENCL_DEVICE_HPP

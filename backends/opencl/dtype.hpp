@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Per-dtype facts the host side needs: names, sizes, kernel storage types,
 // and the exact conversion of a double scalar into each dtype's bits.
 #ifndef VNN_OPENCL_DTYPE_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernel sources embedded at build time (see EmbedKernels.cmake).
 #ifndef VNN_OPENCL_EMBEDDED_KERNELS_HPP
 #define VNN_OPENCL_EMBEDDED_KERNELS_HPP

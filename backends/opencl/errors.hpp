@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Error reporting: a thread-local last_error text and CL error translation.
 #ifndef VNN_OPENCL_ERRORS_HPP
 #define VNN_OPENCL_ERRORS_HPP

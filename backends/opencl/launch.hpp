@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Setting a kernel's arguments and enqueueing it, shared by every op file.
 // The 1-D kernels (launch) loop over their n items with common.cl's
 // VNN_ITEMS: grid-stride on GPUs (grid capped, any work-group size valid),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Memory, copies, queues and events: the ABI entries that are thin wrappers
 // over OpenCL calls.
 #ifndef VNN_OPENCL_MEMORY_HPP

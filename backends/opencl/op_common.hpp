@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host-side helpers every OpenCL op file shares: merged op layouts, cl_mem
 // handles, element counts, descriptor checks and scalar kernel arguments.
 // One copy here instead of one per ops*.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Entry point of libvnn-backend-opencl.so: the vnn_backend table. The work
 // is in device.cpp (discovery), memory.cpp (memory, copies, queues,
 // events), ops.cpp (run) and program_cache.cpp (kernel builds).

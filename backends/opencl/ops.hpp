@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The generic op entry (vnn_backend::run): FILL, COPY, BINARY, UNARY.
 #ifndef VNN_OPENCL_OPS_HPP
 #define VNN_OPENCL_OPS_HPP

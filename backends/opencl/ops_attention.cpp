@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fused attention on OpenCL: structural checks, the per-device tile choice
 // (a few candidate tilings timed once per shape class on the op's own
 // operands, tuning.cpp's tuned_choice, cached in the tuning file) and the

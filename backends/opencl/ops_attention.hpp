@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OpenCL host code for fused attention (VNN_OP_SDPA, VNN_OP_SDPA_BACKWARD):
 // FlashAttention-2 kernels in kernels/attention.cl, tiles chosen per device
 // and shape class by the tuner (tuning.cpp's tuned_choice, cached in the

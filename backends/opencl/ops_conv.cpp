@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host side of IM2COL / COL2IM / POOL2D / POOL2D_BACKWARD: structural checks
 // (the core validated shapes; these keep a malformed request from reading
 // out of bounds), then one grid-stride 1-D launch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OpenCL host code for the conv2d / pooling op kinds: IM2COL, COL2IM,
 // POOL2D, POOL2D_BACKWARD (kernels/conv.cl, kernels/pooling.cl).
 #ifndef VNN_OPENCL_OPS_CONV_HPP

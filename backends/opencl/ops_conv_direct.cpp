@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // conv2d's whole-pass kinds on OpenCL: structural checks, the per-shape
 // choice between the direct kernels of kernels/conv.cl (a few channel
 // blocks) and the core's im2col + GEMM path (answered with

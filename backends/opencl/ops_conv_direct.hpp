@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OpenCL host code for conv2d's whole-pass kinds (CONV2D,
 // CONV2D_BACKWARD_DATA, CONV2D_BACKWARD_WEIGHT): direct kernels
 // (kernels/conv.cl, CONV_DIRECT) where the tuner measured them faster than

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // BINARY, UNARY and WHERE on the OpenCL backend (kernels/elementwise.cl,
 // kernels/where.cl).
 #ifndef VNN_OPENCL_OPS_ELEMENTWISE_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn's own register-tiled GEMM (kernels/gemm.cl) and its per-device
 // tuning: the MATMUL fallback where CLBlast is absent, and the path for
 // the shapes CLBlast serves poorly (tuning.cpp decides which, per device).

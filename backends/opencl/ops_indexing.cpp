@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host side of the indexing kernels: builds the walk (iteration shape,
 // direct / indexed / index strides, innermost first) that indexing.cl reads.
 #include "ops_indexing.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // INDEX_SELECT, GATHER, SCATTER and INDEX_ADD on OpenCL (kernels/indexing.cl).
 #ifndef VNN_OPENCL_OPS_INDEXING_HPP
 #define VNN_OPENCL_OPS_INDEXING_HPP

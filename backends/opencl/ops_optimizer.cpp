@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host side of the fused optimizer kernels: checks the operands the core
 // promised (contiguous, one float dtype, equal sizes) so that a malformed
 // request can never index out of bounds, then sets the arguments in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OPTIMIZER_STEP on OpenCL (kernels/optimizer.cl): one fused kernel per
 // parameter per step; UNSCALE_CHECK (GradScaler) for a parameter group.
 #ifndef VNN_OPENCL_OPS_OPTIMIZER_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Run-time compiled kernels, cached in memory and on disk.
 #ifndef VNN_OPENCL_PROGRAM_CACHE_HPP
 #define VNN_OPENCL_PROGRAM_CACHE_HPP

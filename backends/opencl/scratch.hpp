@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Scratch buffers an op uses within one call (padded planes, a transposed
 // gradient, split-K and reduction partials, a packed GEMM operand), kept
 // per command queue and handed to later ops on the same queue instead of a

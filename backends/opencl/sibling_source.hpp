@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One program holding several variants of a kernel file (see Siblings in
 // program_cache.hpp).
 #ifndef VNN_OPENCL_SIBLING_SOURCE_HPP

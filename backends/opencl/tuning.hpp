@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Per-device auto-tuning (as CLBlast and ArrayFire do), stored beside the
 // program cache in a text file keyed by device and driver. With the file
 // present a choice is read, not measured: the same cache gives the same

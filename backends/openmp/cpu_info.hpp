@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the host CPU is, read from /proc and sysconf (no runtime start-up).
 #pragma once
 #include <cstdint>

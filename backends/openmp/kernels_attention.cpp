@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU plugin's attention kernels (kokkos/instantiate/attention.hpp): on
 // the OpenMP pool (tiles in parallel, their products through OpenBLAS) and,
 // for small work and other threads, inline on Serial. float32 here at -O3,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU plugin's binary kernels on float64, the integers and bool, called
 // by kernels_binary.cpp (instantiate/split.hpp): at -O1, as no training
 // step spends its time there.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU plugin's binary kernels on float16 / bfloat16 storage (computed in
 // float32), called by kernels_binary.cpp (instantiate/split.hpp): at -O2.
 #include "kokkos/instantiate/binary_split.hpp"

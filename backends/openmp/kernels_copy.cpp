@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU plugin's copy kernels (kokkos/instantiate/copy.hpp): on the
 // OpenMP pool and, for small work and other threads, inline on Serial.
 // COPY to float32 from float32, bool and uint8 here at -O3, the pairs among

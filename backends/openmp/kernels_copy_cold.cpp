@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU plugin's copies from or to float64, the integers and bool,
 // called by kernels_copy.cpp (instantiate/split.hpp): at -O1.
 #include "kokkos/instantiate/copy_split.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU plugin's copies among float32, float16 and bfloat16 (but float32
 // -> float32), called by kernels_copy.cpp (instantiate/split.hpp): at -O2.
 #include "kokkos/instantiate/copy_split.hpp"

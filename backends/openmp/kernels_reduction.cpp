@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU plugin's reduction kernels (kokkos/instantiate/reduction.hpp): on
 // the OpenMP pool and, for small work and other threads, inline on Serial.
 // REDUCE on float32 here at -O3, on the other dtypes in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU plugin's unary kernels (kokkos/instantiate/unary.hpp): on the
 // OpenMP pool and, for small work and other threads, inline on Serial.
 // float32 here at -O3; float16 / bfloat16 in kernels_unary_lowp.cpp, the

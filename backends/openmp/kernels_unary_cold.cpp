@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU plugin's unary kernels on float64, the integers and bool, called
 // by kernels_unary.cpp (instantiate/split.hpp): at -O1, as no training
 // step spends its time there.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU plugin's unary kernels on float16 / bfloat16 storage (computed in
 // float32), called by kernels_unary.cpp (instantiate/split.hpp): at -O2.
 #include "kokkos/instantiate/unary_split.hpp"

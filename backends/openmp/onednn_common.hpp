@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // oneDNN inside the CPU plugin: the interface openmp_backend.cpp sees. The
 // implementation (onednn_runtime.cpp, onednn_conv.cpp, onednn_pooling.cpp,
 // onednn_matmul.cpp) is compiled only when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // conv2d forward, backward-data and backward-weights (+ bias gradient)
 // through oneDNN, float32. The operand layouts stay vnn's (plain NCHW /
 // OIHW, any strides: oneDNN memory descriptors carry them); whether the

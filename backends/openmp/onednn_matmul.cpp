@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // float32 matmul through oneDNN's sgemm where it beats OpenBLAS (built only
 // with both). The rule, from tensor_bench (a) with both libraries called
 // directly in the same run (docs/benchmarks/cpu-training.md, "oneDNN", and docs/benchmarks.md):

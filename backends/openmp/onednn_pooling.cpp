@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Max and average pooling (POOL2D / POOL2D_BACKWARD, docs/ops.md) through
 // oneDNN's pooling_v2 primitives, float32, with vnn's exact semantics:
 //

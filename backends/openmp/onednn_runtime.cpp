@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The oneDNN runtime the plugin's oneDNN sources share (onednn_runtime.hpp),
 // and the dispatch from HostOps to them (onednn_common.hpp).
 #include "openmp/onednn_runtime.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the oneDNN sources of the CPU plugin share (onednn_conv.cpp,
 // onednn_pooling.cpp): one engine and stream, scratch memory (Scratch),
 // the VNN_ONEDNN switch and the primitive-cache key. Internal to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU backend: the generic Kokkos backend on Kokkos::OpenMP, with tiny
 // kernels run inline on Kokkos::Serial.
 #ifdef VNN_CPU_HAVE_CBLAS

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Supplies a Kokkos source tree for vnn's configure-time Kokkos build.
 #
 #   cmake/kokkos/fetch-kokkos.sh <cache-dir> [<result-file>]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* Force-included (-include) when a Kokkos older than 4.7 (3.4 and 4.6.01
  * measured) is compiled with CUDA 13 or newer. CUDA 13 replaced
  *   cudaMemPrefetchAsync(ptr, bytes, int device, cudaStream_t)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn-plugin-check: loads one backend plugin the way the core does
 // (dlopen RTLD_NOW|RTLD_LOCAL, entry point, table) and exercises it:
 // probe, device_info for every device, then on device 0 init_device, alloc,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Mixed precision: autocast scopes (torch.autocast) and the gradient scaler
 // (torch.cuda.amp.GradScaler), in C++. See docs/amp.md.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Scaled dot-product attention with PyTorch 2.x's semantics
 // (torch.nn.functional.scaled_dot_product_attention).
 //  - query [..., L, E], key [..., S, E], value [..., S, Ev]; the leading

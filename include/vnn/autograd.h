@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reverse-mode automatic differentiation (the counterpart of torch.autograd).
 //
 //   Tensor w = vnn::randn({3, 2}).requires_grad_();

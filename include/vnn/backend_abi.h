@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* vnn backend plugin ABI (C, stable).
  *
  * A backend is a shared library exporting one symbol, VNN_BACKEND_ENTRY_NAME,

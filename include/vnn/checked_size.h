@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Overflow-checked size arithmetic: the one place where element counts,
 // strides, extents and byte sizes are multiplied. Header-only and free of
 // exceptions, so the core (which turns a `false` into a ValueError naming

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Creation ops beyond those in tensor.h: linspace, eye, the *_like family
 // with dtype / device overrides, and small literal tensors.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Devices and run-time discovery of backends.
 //
 //   vnn::Device dev = vnn::best_device();      // see best_device() for the order

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::distributed: process groups and collectives across processes and
 // machines (the counterpart of torch.distributed), on real communication
 // engines: Gloo (TCP, the default for cpu / opencl / hip tensors), MPI (when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Element types. float16 and bfloat16 are storage types: ops compute them
 // in float32. The promotion rules are in docs/dtypes.md.
 #pragma once

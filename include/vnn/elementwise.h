@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Elementwise functions beyond the basic arithmetic of vnn/tensor.h: more
 // math, comparisons and logical ops (bool results), pow, clamp, where and
 // masked_fill, and the scalar forms of the operators. NumPy broadcasting and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Typed exceptions. Every error vnn throws derives from vnn::Error, and its
 // text names the op, the argument, the shapes or devices involved, and what
 // to do about it.

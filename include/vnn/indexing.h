@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Joining, splitting and indexing, with PyTorch's names and semantics.
 //  - Index tensors are int64 or int32 (anything else: DTypeError) and live
 //    on the data's device. Every index is checked on the host before the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Matrix products, with torch.matmul's semantics.
 #pragma once
 #include "vnn/tensor.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The per-device caching allocator's statistics (like torch.cuda.memory_*).
 #pragma once
 #include <cstdint>

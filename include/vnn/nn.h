@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Everything of vnn::nn: #include <vnn/nn.h>
 #pragma once
 #include "vnn/nn/container.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Neural-network primitives with PyTorch's semantics (torch.nn.functional
 // names), as free functions in namespace vnn. Forward and backward are
 // separate functions so that an autograd layer can call them later.

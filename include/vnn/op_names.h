@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* The one name table of every op-kind enum in backend_abi.h, in enum
  * order, each checked against the enum's count so that an enumerator added
  * without its name (or a name without its enumerator) fails to compile.

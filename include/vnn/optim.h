@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The umbrella header of vnn::optim: optimizers, gradient clipping and
 // learning-rate schedulers.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* Philox4x32-10 (Salmon et al., Random123), written once for every
  * backend: the core's vnn::philox4x32_10 (host C++), the Kokkos kernels
  * (backends/kokkos/kernels/random.hpp defines VNN_PHILOX_FN as

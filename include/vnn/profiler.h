@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::profiler: where the time and the bytes go, on every device.
 //
 //   vnn::profiler::Profile prof;             // records from here ...

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Counter-based random numbers (Philox4x32-10), with PyTorch's names.
 //
 // A Generator is a (seed, offset) pair. Each call that draws n values

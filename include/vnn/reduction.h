@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reductions and softmax, with PyTorch's names and semantics.
 //  - dims: any subset of the tensor's dims (negative counts from the end);
 //    an empty list reduces every dim. keepdim keeps reduced dims as size 1.

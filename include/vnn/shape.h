@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A small fixed-capacity list of sizes or strides (no heap allocation on the
 // per-op hot path).
 #pragma once

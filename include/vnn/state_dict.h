@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::StateDict: named tensors in order, the one type Module::state_dict()
 // returns and io::save / io::load take and give (io::TensorMap is this
 // type), so a checkpoint needs no conversion either way:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Streams and events for every vnn device (torch.cuda.Stream / Event).
 //
 //   vnn::Device gpu = vnn::best_device();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::Tensor: a reference-counted, strided view of typed memory on a device.
 // Copying a Tensor shares it (like torch::Tensor); views share storage.
 #pragma once

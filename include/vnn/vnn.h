@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The umbrella header: #include <vnn/vnn.h>
 #pragma once
 #include "vnn/creation.h"

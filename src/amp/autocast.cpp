@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Autocast state (per thread, per backend), the weight-cast cache and the
 // op-argument casts of OpScope.
 #include "amp/autocast.hpp"

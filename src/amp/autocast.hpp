@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one place that decides what autocast does to an op's arguments. Each
 // listed op starts with
 //

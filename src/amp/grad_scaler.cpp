@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GradScaler: dynamic loss scaling with PyTorch's rules. The inf/NaN check
 // and the unscaling are one UNSCALE_CHECK op per parameter group and device
 // (docs/ops.md) writing one float32 flag per device; the host reads the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The autograd graph: nodes, edges and the per-tensor metadata. Op files
 // record their backward formula with detail::record().
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Backward formulas of the elementwise ops (binary, unary, where).
 #pragma once
 #include "autograd/autograd.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The backward pass: dependency counting from the roots, then nodes run
 // in an order where every node's gradient is complete before it runs.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Finite-difference gradient checking in float64.
 #include <cmath>
 #include <sstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Recording: grad mode, metadata, nodes, version counters.
 #include <atomic>
 

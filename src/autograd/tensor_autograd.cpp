@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tensor's autograd members.
 #include "autograd/autograd.hpp"
 #include "vnn/detail/message.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The runtime half of vnn/version.h: what this libvnn.so was built as.
 #include "vnn/version.h"
 

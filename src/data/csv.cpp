@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Numeric CSV: every field but the label column parses as a number.
 #include <cerrno>
 #include <cstdlib>

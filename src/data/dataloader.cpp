@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DataLoader: a per-epoch state shared by the loop's iterator, with worker
 // threads that claim batch numbers in order and park results in a map.
 // Workers only touch host memory (see host_util.hpp); with pin_memory they

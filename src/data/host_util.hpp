@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host-side helpers for the data pipeline. They allocate and copy on the
 // host only (no backend ops), so DataLoader worker threads may call them
 // while the main thread runs device work.

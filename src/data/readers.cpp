@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // IDX (through zlib's gz* API, which reads gzip and plain files alike),
 // Fashion-MNIST and numeric CSV.
 #include <zlib.h>

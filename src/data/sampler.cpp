@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DistributedSampler, PyTorch's partitions (torch/utils/data/distributed.py,
 // torch 1.13) and its CPU randperm (aten/src/ATen/native/TensorFactories.cpp).
 #include "vnn/data/sampler.h"

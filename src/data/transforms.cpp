@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Transforms run on worker threads: host loops only, no backend ops.
 #include <cstring>
 

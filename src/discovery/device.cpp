@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::Device: parsing and printing "backend:index".
 #include <cctype>
 #include <ostream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Finds backend plugin files, dlopen()s them and checks their ABI.
 #pragma once
 #include <string>

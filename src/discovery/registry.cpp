@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The device registry: loads plugins once, probes them, ranks the devices
 // and owns one DeviceContext per usable device.
 #include <algorithm>

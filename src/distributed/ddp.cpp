@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DistributedDataParallel: rank 0's state at construction, gradient buckets
 // reduced from post-accumulate autograd hooks while backward goes on.
 #include "vnn/detail/message.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Collectives on a device backend's own library (NCCL in the CUDA plugin)
 // through the ABI's optional comm_* entries: the communicator is made from
 // an id rank 0's plugin creates and the process group's store (or, for mpi,

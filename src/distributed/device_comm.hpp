@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Collectives a device backend runs itself (the ABI's optional comm_*
 // entries: NCCL in the CUDA plugin). The core holds no CUDA / NCCL type.
 #pragma once

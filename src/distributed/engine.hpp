@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The engine interface behind ProcessGroup: blocking collectives on host
 // (or engine-native) memory, run in issue order on the group's worker
 // thread. ProcessGroup does validation, staging, async Work and errors'

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // FullyShardedDataParallel: units found by the wrap policy, their parameters
 // flattened and sharded, gathered around each forward and backward (the
 // gathered buffer's memory given back in between), gradients reduce-

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // FullyShardedDataParallel's state: the full state dict gathered to rank 0,
 // and sharded checkpoints (one file per rank plus an index, each written
 // atomically) that load on any world size.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // FullyShardedDataParallel's machinery, shared by fsdp.cpp (sharding,
 // gathering, gradient reduction) and fsdp_checkpoint.cpp (state dicts and
 // sharded checkpoints).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Gloo engine: Gloo's TCP transport, full-mesh rendezvous through the
 // group's store, and Gloo's own algorithms (ring allreduce, ...).
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process-wide default group: torchrun's / Open MPI's environment
 // contract, rendezvous, agreement checks, and the shorthands.
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The MPI engine: MPI_COMM_WORLD (duplicated per group), non-blocking MPI
 // collectives polled against the group's timeout (MPI itself has none).
 #include <climits>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Pipeline parallelism: stages, the GPipe and 1F1B orders, and the runner
 // that carries activations forward and their gradients back, by .to()
 // between stages of this process and by send / recv between ranks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ProcessGroup: argument checks, staging through pinned host memory for
 // devices the engine cannot read, async Work on an in-order worker thread,
 // and errors that name the rank, the collective and what happened.

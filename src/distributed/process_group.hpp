@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ProcessGroup's insides, shared by the group (process_group.cpp), the
 // process-wide default group (init.cpp) and DistributedDataParallel.
 #pragma once

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # vnn::distributed inside libvnn (included from src/CMakeLists.txt). Gloo and
 # MPI are optional: without them init_process_group says which is missing.
 target_sources(vnn PRIVATE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Rendezvous key-value stores for process groups: the TCP store rank 0
 // serves on MASTER_ADDR:MASTER_PORT (the role of torch's TCPStore; Gloo in
 // Debian 12 ships File / Hash / Prefix / Redis stores but no TCP one), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A small TCP key-value store for rendezvous (torch's TCPStore protocol
 // idea, not its wire format): one server thread on rank 0 answering set /
 // get / add from every rank over blocking sockets. A get for a key that is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Strict JSON (RFC 8259): every read is bounds-checked against the end
 // pointer, so hostile input can only produce FormatError.
 #include "io/json.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A small strict JSON reader and string escaper. Self-contained (only
 // vnn/error.h) so that the fuzz targets can compile it with instrumentation.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // safetensors save (atomic: temp file, fsync, rename; stale temp files of
 // dead writers removed) and load (the header read and validated first, then
 // only the byte ranges it names, one host-to-device copy per tensor).

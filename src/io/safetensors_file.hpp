@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // An open safetensors file whose header has been read and validated, for
 // loaders that must check everything before reading data or changing
 // anything (io::load, io::load_metadata, load_training_checkpoint).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Validation of safetensors headers. Self-contained (JSON reader, error
 // classes and checked_size.h only) so the libFuzzer targets can compile it
 // instrumented.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::nn::functional (include/vnn/nn/functional.h): LibTorch's functional
 // spellings over the core ops. pad, interpolate and normalize are composed
 // from differentiable ops (index_select, cat, mul, add, norm), so they run on

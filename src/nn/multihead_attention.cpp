@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MultiheadAttention with PyTorch's parameters and semantics
 // (torch.nn.functional.multi_head_attention_forward of PyTorch 2.x): the
 // inputs are brought to [N, L, E] once, projected, split into heads

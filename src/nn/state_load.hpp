@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Module::load_state_dict in two halves, so that a restore of several
 // objects (load_training_checkpoint) can check every part before changing
 // any: prepare_load validates keys and shapes and builds the new tensors

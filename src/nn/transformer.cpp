@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Transformer layers and stacks with torch.nn's structure, submodule names
 // and forward passes (PyTorch 2.x's TransformerEncoderLayer._sa_block /
 // _ff_block, post-norm or pre-norm); MultiheadAttention is in

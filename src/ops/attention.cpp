@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // scaled_dot_product_attention (include/vnn/attention.h). The arguments are
 // validated once here and brought to the ABI's 4-D form [N, H, L, E] with
 // views (broadcast batch and head dims as stride 0, grouped-query heads

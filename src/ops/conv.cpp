@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // conv2d and its gradients: IM2COL unfolds the image into columns laid out
 // [C*kh*kw, N*OH*OW] (batch folded into the GEMM's N dimension: one large
 // GEMM per group instead of N small ones, which is what BLAS is fast at);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Creation ops: values are built on the host in float64 (exact for every
 // integer dtype up to 2^53), copied once, then converted on the device.
 #include "vnn/creation.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Elementwise ops: validation, broadcasting and type promotion happen here
 // once; the backend receives same-shape operands of the dtypes docs/ops.md
 // lists (inputs share one dtype; comparisons and logical ops write bool).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Indexing ops: every check (dtypes, ranks, shapes, devices and each index
 // value, on the host) happens here once; the backend gets int64 indices
 // that are known to be in range (see docs/ops.md, INDEX_SELECT..INDEX_ADD).

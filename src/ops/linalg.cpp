@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // matmul / mm: torch.matmul's shape rules are applied here once; the backend
 // receives [B..., M, K] @ [B..., K, N] operands of one dtype with the batch
 // dims already broadcast (stride 0) and a contiguous [B..., M, N] output.

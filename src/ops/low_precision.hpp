@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // float16 / bfloat16 in ops that accumulate (conv2d, pooling, softmax, the
 // norms): float32 accumulation with one rounding of the result, on every
 // backend (also OpenCL devices without cl_khr_fp16). Two ways:

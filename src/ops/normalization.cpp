@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Batch, layer and group normalization, composed from core reductions and
 // elementwise ops; layer norm takes the backend's fused LAYER_NORM /
 // LAYER_NORM_BACKWARD first (float32 / float64) where it has them. Statistics: biased variance,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // 2-D pooling: every variant is one VNN_OP_POOL2D (forward) or
 // VNN_OP_POOL2D_BACKWARD (a per-input-pixel gather) whose ints are the
 // ABI's vnn_pool2d_params, packed here (pool_ints) and nowhere else in the

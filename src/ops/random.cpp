@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Random numbers: the core reserves Philox counters from a Generator and
 // the backend's VNN_OP_RANDOM fills the output (see include/vnn/random.h).
 #include "vnn/detail/message.h"

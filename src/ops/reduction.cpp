@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reductions and softmax: dims, dtypes and keepdim are settled here once;
 // the backend receives the input permuted so that the reduced dims come
 // last (VNN_OP_REDUCE) or the softmax dim last (VNN_OP_SOFTMAX).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // "(h, w)" for the messages of the 2-D ops (conv.cpp, pooling.cpp).
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Gradient clipping built from existing ops under a no-grad guard, so the
 // total norm stays on the device.
 #include "vnn/detail/message.h"

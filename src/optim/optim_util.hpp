@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shared by the optimizers' and LR schedulers' sources.
 #pragma once
 #include "vnn/tensor.h"

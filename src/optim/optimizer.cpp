@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The optimizer base: parameter groups, lazily created per-parameter state
 // that follows its parameter across devices, the fused step op and the flat
 // state_dict.

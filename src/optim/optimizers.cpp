@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SGD, Adam/AdamW, RMSprop and Adagrad: option checks (PyTorch's, as typed
 // ValueErrors naming the option) and the descriptor of each fused step
 // (docs/ops.md, VNN_OP_OPTIMIZER_STEP). Step-dependent factors (Adam's bias

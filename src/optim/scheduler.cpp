@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Learning-rate schedulers: PyTorch's get_lr() formulas (torch 2.x
 // lr_scheduler.py), which are recursive in the current group lr except
 // where PyTorch itself uses a closed form (OneCycleLR, resumed cosine).

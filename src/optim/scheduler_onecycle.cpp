@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OneCycleLR and ReduceLROnPlateau, after PyTorch's lr_scheduler.py.
 #include <cmath>
 #include <map>

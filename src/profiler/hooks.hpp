@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The profiler's entry points inside the core: op dispatch (run_op), shape
 // capture before dims are coalesced (enqueue) and the caching allocator.
 // Each call site tests hooks_on() first: a relaxed load of one flag that is

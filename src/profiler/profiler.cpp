@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The recorder: one active Profile at a time, events appended under one
 // mutex (only while profiling), per-thread state for the range stack, the
 // autograd phase and the allocation counters.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reports over a stopped Profile: key_averages rows, the text table and the
 // Chrome trace / Perfetto JSON.
 #include <algorithm>

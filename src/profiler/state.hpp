@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a Profile holds once stopped, shared by the recorder (profiler.cpp)
 // and the reports (report.cpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A per-device caching allocator on top of a backend's alloc/free.
 //
 // Freed blocks go to a free list and are handed out again without a backend

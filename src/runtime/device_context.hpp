@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One usable device: its backend table, lazy runtime start-up, default
 // queue and caching allocator. Owned by the registry, never destroyed.
 #pragma once

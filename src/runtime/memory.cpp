@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Public memory statistics over the per-device caching allocators.
 #include <cctype>
 #include <cstdio>

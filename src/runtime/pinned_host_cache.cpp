@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "runtime/pinned_host_cache.hpp"
 
 #include <unistd.h>

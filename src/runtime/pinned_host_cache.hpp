@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Page-locked host blocks kept for reuse, like PyTorch's CachingHostAllocator:
 // a DataLoader with pin_memory pins every batch, and asking the driver for
 // pinned memory each time costs far more than the copy it speeds up

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Public streams and events over the plugin ABI's queues and events.
 #include "vnn/detail/message.h"
 #include "vnn/stream.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The insides of vnn::Stream / vnn::Event, and what ops and copies ask to
 // pick their queue (src/runtime/stream.cpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // PyTorch-like printing: tensor([[1.0000, 2.0000]], device='opencl:0', dtype=float64)
 #include <cmath>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One registered parameter or buffer of a module (Module's registry entry),
 // kept in agreement with the module member that received the registration:
 // while a member is bound, the registry reads the member, so assigning the

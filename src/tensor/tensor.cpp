@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tensor basics: accessors, creation and views.
 #include "vnn/detail/message.h"
 #include "vnn/tensor.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The insides of a Tensor, shared by the core's op files.
 #pragma once
 #include <atomic>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LibTorch's indexing conveniences on Tensor: t[i], slice, index({...}),
 // index_put_, t() and mT(). All are views (or writes through views) built
 // on select / narrow / unsqueeze / transpose, plus one strided slice view.

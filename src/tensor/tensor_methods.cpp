@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Tensor method forms (the block "LibTorch's method forms" of
 // include/vnn/tensor.h): each the free function of the same name with *this
 // as its first argument.

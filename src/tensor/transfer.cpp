@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Copies within and between devices, dtype conversion, host access.
 #include <cstring>
 

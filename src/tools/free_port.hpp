@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A TCP port that is free now on this host, for a rendezvous on one node
 // (vnn-run, the distributed tests); plain POSIX, header-only: vnn-run links
 // nothing of libvnn.

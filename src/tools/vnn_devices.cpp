@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn-devices: lists the devices vnn can run on (like clinfo -l or
 // nvidia-smi -L). --verbose adds properties and the backend report,
 // --json prints the same for scripts. --tune (re)runs the OpenCL plugin's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn-run: starts one process per rank with torchrun's environment contract.
 //
 //   vnn-run --nproc-per-node N [--nnodes M --node-rank R --master-addr A

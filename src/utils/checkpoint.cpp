@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Activation checkpointing (include/vnn/utils/checkpoint.h).
 //
 // The forward runs fn under no-grad and records one node over the inputs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // TensorBoard event files written by hand: a few protobuf fields of
 // tensorflow's Event / Summary / HistogramProto / TensorProto, each event
 // framed as a TFRecord (length, masked CRC-32C of the length, payload,

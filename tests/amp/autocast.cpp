@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Autocast on the device under test: the dtype each listed op returns, the
 // nesting / enabled / thread-local rules, the weight-cast cache, gradients
 // through the casts and the typed errors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GradScaler's inf/NaN check is one kernel launch per parameter group and
 // device (issue 14), counted from outside the plugins:
 //  - cpu: a Kokkos Tools library (tests/profiler/kokkos_tool.c, loaded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GradScaler on the device under test: PyTorch's defaults and rules, steps
 // skipped on injected inf/NaN gradients (parameters unchanged, scale
 // halved), growth, the typed errors, state_dict and the training checkpoint.

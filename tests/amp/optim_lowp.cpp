@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Optimizers on float16/bfloat16 parameters on the device under test: the
 // fused kernels take 16-bit parameters and gradients with float32 state;
 // master_weights keeps a float32 copy that takes the update. Each run is

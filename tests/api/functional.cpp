@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Issue 31, item 4: vnn::nn::functional with LibTorch's *FuncOptions, on the
 // device under test: each function against its core op or a hand-computed
 // (PyTorch-checked) result, the composed ones (pad, interpolate, normalize,

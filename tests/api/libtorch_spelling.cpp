@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The C++ API a LibTorch user expects (issue 15), on the device under test:
 // module holders, variadic Sequential, chained options, to() chaining,
 // clone(), tensor operators and indexing views, creation defaults and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Issue 31, items 3 and 6: the Tensor method forms (their block in vnn/tensor.h)
 // each equal to their free function, the new free functions behind them
 // (bmm, linear, isclose / allclose / equal), TensorOptions chains, the dtype

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The autograd engine itself: leaves, accumulation, retain_graph, hooks,
 // no_grad, version counters, autograd::grad — on the device under test.
 #include <catch2/catch.hpp>

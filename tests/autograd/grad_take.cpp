@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Leaf gradients taken without a copy (engine.cpp, can_take) must still
 // never alias another tensor, and a Linear weight's gradient arrives in the
 // weight's own contiguous layout (linalg.cpp, product_like).

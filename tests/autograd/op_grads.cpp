@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Finite-difference gradient checks (float64) of every differentiable op,
 // on the device under test.
 #include <catch2/catch.hpp>

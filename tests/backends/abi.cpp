@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The plugin C ABI, entry by entry, against values computed on the host:
 // memory, copies, fill/copy/binary/unary/reduce ops, queues and events,
 // threads and errors. Runs against whichever plugin abi_main.cpp loaded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The plugin C ABI's SDPA and SDPA_BACKWARD (fused attention) against a
 // float64 host reference written here from the ABI comment above
 // vnn_sdpa_params: causal and not, additive masks with broadcast and

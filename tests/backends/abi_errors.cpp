@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a plugin says when it declines an op: the op and the dtypes by name
 // ("matmul: dtype uint8 is not supported on openmp:0 (float32, ...)"),
 // never ABI codes ("kind 6, dtype 4"). Runs against every plugin found,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The plugin C ABI's REDUCE, MATMUL and SOFTMAX against host loops, on
 // whichever plugin abi_main.cpp loaded (see abi.cpp).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs the plugin C ABI test cases (abi.cpp, abi_linalg.cpp) against a
 // plugin, through dlopen only, as the core loads it:
 //   test_backend_abi --plugin <libvnn-backend-X.so> [Catch2 options]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The plugin under test for tests/backends/abi.cpp: loaded with dlopen the
 // way the core loads it, and the helpers its test cases share (descriptors,
 // op requests, device buffers). Only the C ABI (vnn/backend_abi.h): no

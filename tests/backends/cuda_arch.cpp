@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which NVIDIA devices the CUDA plugin reports usable (backends/cuda/
 // cuda_arch.hpp): Kokkos aborts the process at initialisation unless the
 // plugin has SASS of the device's major compute capability, so the probe

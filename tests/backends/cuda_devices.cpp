@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA plugin's rules for several GPUs in one process (backends/cuda/
 // cuda_devices.hpp) and for which devices a Kokkos 4.x build can run
 // (backends/cuda/cuda_arch.hpp's Kokkos-version rule). Host-only: runs where

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Several NVIDIA GPUs in one process (issue 18: the CUDA plugin on Kokkos
 // >= 4.3 runs cuda:0..N-1; backends/cuda/cuda_devices.hpp). GPU-only:
 // ci/gpu-check.sh runs it with the other cuda-labelled tests. With fewer

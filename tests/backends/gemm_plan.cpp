@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The MATMUL -> BLAS mapping every vendor BLAS shares (backends/common/
 // gemm_plan.hpp), checked on the host against naive loops: operands with
 // every layout a vnn view can have (row-major, transposed, strided both

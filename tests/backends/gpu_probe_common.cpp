@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The vendor-free half of the CUDA and HIP probes
 // (backends/cuda_hip/probe_common.hpp), checked on the host: what both
 // plugins answer before and around their vendor calls.

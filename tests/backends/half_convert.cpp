@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Kokkos kernels' float16 <-> float32 conversions (backends/kokkos/
 // kernels/types.hpp, branch-free so that loops over 16-bit storage
 // vectorise) against straightforward bit-by-bit reference versions: every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which AMD devices the HIP plugin reports usable (backends/hip/
 // hip_arch.hpp): the HIP runtime runs only code objects of the device's exact
 // processor with compatible xnack/sramecc settings, and Kokkos aborts at its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The named op parameters of the plugin ABI (vnn/backend_abi.h) and their
 // one decoder (backends/common/op_params.hpp): pack then unpack gives the
 // same values in the positional order docs/ops.md documents (the wire

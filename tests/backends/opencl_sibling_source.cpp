@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A program of sibling variants (backends/opencl/sibling_source.hpp): each
 // copy of a kernel file gets its variant's defines and its own names, and
 // leaves no macro behind for the next copy. Host-only: the text is checked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The LibTorch spelling conformance programs (issue 31): each program ports
 // the spellings of one area of LibTorch's C++ API reference and C++ frontend
 // tutorial line by line (the LibTorch line in a comment where the vnn one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // torch::data spellings of LibTorch's C++ API reference and frontend
 // tutorial as vnn has them: a user's Dataset with get() and size(),
 // batches of data and target, shuffling, workers, splits and a Normalize

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // torch::nn::functional spellings, from the examples of LibTorch's C++ API
 // reference (each function's page shows `namespace F = torch::nn::functional;`
 // and a call with its *FuncOptions), ported by renaming torch:: to vnn::.

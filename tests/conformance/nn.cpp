@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // torch::nn spellings of LibTorch's C++ frontend tutorial ("Using the
 // PyTorch C++ Frontend": modules with register_parameter / register_module,
 // holders, the DCGAN discriminator as a Sequential, the training loop) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // torch::optim spellings of LibTorch's C++ API reference and frontend
 // tutorial (optimizers with chained options, zero_grad / step, parameter
 // groups, learning-rate schedulers, gradient clipping, optimizer state),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs the vnn build into a scratch prefix, then configures and builds
 # tests/conformance against it with find_package(vnn); ctest then runs the
 # programs per backend (the libtorch_conformance_* tests).

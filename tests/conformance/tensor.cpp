@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tensor spellings of LibTorch's C++ API reference (the Tensor class,
 // creation functions and TensorOptions, torch::indexing, autograd basics),
 // ported to vnn by renaming torch:: to vnn::.

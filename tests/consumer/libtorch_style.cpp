@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A LibTorch-style program built against the installed vnn package: the
 // port in docs/from-libtorch.md, line for line, trained a few steps on
 // synthetic data. Checks its own results and exits non-zero on a mismatch.

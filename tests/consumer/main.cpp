@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A program outside the vnn tree: links vnn::vnn, finds the plugins at run
 // time, computes on every device and checks the answer.
 #include <vnn/vnn.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs the vnn build into a scratch prefix, then configures, builds and
 # runs tests/consumer against it (find_package(vnn)), and once more with
 # add_subdirectory(vnn) when MODE is "subdirectory".

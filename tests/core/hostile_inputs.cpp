@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Hostile inputs through the public API and the plugin ABI (issue 20): each
 // case asserts the typed error it must raise, and that the process goes on
 // working afterwards. Runs once per backend (cpu, opencl).

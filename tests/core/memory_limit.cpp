@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The device memory budget (vnn::set_memory_limit, VNN_MEMORY_LIMIT): the
 // caching allocator keeps reserved bytes under it, gives cached blocks back
 // before it gives up, and throws OutOfMemory with a text that names the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn/detail/message.h: the exact texts str_cat builds for each kind of
 // argument, and VNN_CHECK / VNN_THROW's typed exceptions, evaluation count
 // and lazy message.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Pinned host memory recycled by events (issue 20): a block read or written
 // by a queued non_blocking copy stays pending until an event recorded
 // behind that copy completes, is never handed out before, and is reused

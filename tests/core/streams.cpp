@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Streams and events on the device under test: current-stream bookkeeping,
 // ops and copies on non-default streams, event timing and cross-stream
 // ordering, the allocator's per-stream reuse, errors, and that non_blocking

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A plugin built before the stream entries were appended to vnn_backend:
 // its struct_size ends at range_pop, so the core must not read
 // event_query / queue_wait_event and falls back to event_synchronize.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Several host threads using one device at once (docs/threads.md): each
 // thread's results equal the same work run alone, and, under the TSan build
 // (ctest label tsan), no data race is reported. Sizes are above the CPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Moving tensors between the device under test and the host, blocking and
 // non-blocking, through pinned memory; same-device rule.
 #include <catch2/catch.hpp>

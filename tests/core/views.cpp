@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Views share storage and never copy; their errors name the shapes.
 #include <catch2/catch.hpp>
 

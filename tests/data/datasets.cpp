@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Datasets, transforms and the DataLoader (delivery onto the device under test).
 #include <catch2/catch.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DistributedSampler: PyTorch's partitions for the same arguments (a fixture
 // written by torch.utils.data.DistributedSampler, see
 // distributed_sampler_torch.py), the partition rules, and its use by the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Prints torch.utils.data.DistributedSampler's partitions for the cases the
 vnn test checks, one line per (case, rank, epoch):
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // IDX (plain and gzip), Fashion-MNIST and CSV readers, with their errors.
 #include <catch2/catch.hpp>
 #include <stdlib.h>

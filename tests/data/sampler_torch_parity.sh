@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Regenerates PyTorch's partitions with the installed torch and checks vnn's
 # DistributedSampler against them (the committed fixture is checked too, by
 # test_data_distributed_sampler, on machines without torch).

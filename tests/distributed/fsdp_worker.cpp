@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One rank of a FullyShardedDataParallel test: `fsdp_worker SCENARIO [ARG]`,
 // started N times by test_fsdp. A small nanoGPT (examples/gpt_model.hpp:
 // 8 blocks, tied lm_head) in float64, each block a unit; every scenario

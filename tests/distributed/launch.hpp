@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Starts the ranks of a distributed test as child processes on loopback
 // (torchrun's variables, or mpirun) and collects how each ended.
 #pragma once

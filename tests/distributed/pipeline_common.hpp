@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shared by the pipeline tests (test_pipeline.cpp in one process, the ranks of
 // worker_pipeline.cpp): the float64 models, their batch, training a few Adam
 // steps while recording gradients and parameters, and the comparison with

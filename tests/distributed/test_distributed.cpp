@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::distributed on loopback: 2 and 4 ranks as separate processes, on the
 // device under test, for the Gloo engine and (under mpirun) the MPI engine.
 #include <netinet/in.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // FullyShardedDataParallel on loopback ranks (fsdp_worker.cpp holds the
 // checks): training under a memory budget DDP cannot meet, on 2 and 4 ranks.
 #include <unistd.h>

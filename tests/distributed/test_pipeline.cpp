@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Pipeline parallelism (vnn/distributed/pipelining.h) and the distributed
 // fault behaviour: 2 stages in one process (cpu:0 + the device under test),
 // 2 stages on 2 ranks, GPipe and 1F1B with 8 micro-batches, equal to the

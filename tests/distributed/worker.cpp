@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One rank of a distributed test: `dist_worker SCENARIO [ARG]`, started N
 // times by test_distributed (or by mpirun). Exits 0 when every check held;
 // prints "FAIL: ..." and exits 1 otherwise.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Helpers for the rank programs the distributed tests start (worker.cpp):
 // the device under test, and checks that print what failed and exit 1.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DistributedDataParallel scenarios of dist_worker.
 #include <cmath>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One rank of the pipeline and fault tests: `dist_pipeline_worker SCENARIO [ARG]`,
 // started by test_pipeline. Exits 0 when every check held; prints "FAIL: ..."
 // and exits 1 otherwise.

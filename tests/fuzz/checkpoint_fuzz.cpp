@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target for load_training_checkpoint into a fixed model, Adam and
 // StepLR: only vnn errors may come out, and an input that throws must leave
 // the model, optimizer, scheduler and generator exactly as they were.

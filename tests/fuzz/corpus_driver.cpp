@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs a fuzz target (linked in) without libFuzzer, in the normal suite:
 // its valid seeds (which must be accepted), every truncation and many byte
 // flips and structural replacements of them, hand-made hostile headers, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shared pieces of the fuzz targets (tests/fuzz/*_fuzz.cpp): each target
 // defines LLVMFuzzerTestOneInput and fuzz_seeds(); corpus_driver.cpp (the
 // normal suite) and libFuzzer (run_libfuzzer.sh, slow label) both run them.

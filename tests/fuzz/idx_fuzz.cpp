@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target for the IDX reader (plain and gzip): only vnn errors may
 // come out, and an accepted file's tensor matches its declared shape.
 #include <zlib.h>

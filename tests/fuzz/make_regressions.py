@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes the issue-21 reproducers into tests/fuzz/regressions/<target>/, so
 the normal suite (corpus_<target>) replays them. Checkpoint reproducers are
 edits of a valid checkpoint seed (from `corpus_checkpoint --write-seeds DIR`).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds one fuzz target with clang's libFuzzer + ASan + UBSan and runs it for
 # a bounded time. The library code it reaches (src/io, module state loading,
 # optimizer and scheduler state, the IDX reader) is compiled into the target,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target for the full safetensors load path: parse_header's
 // layout invariants on the raw bytes, then io::load and io::load_metadata
 // on the same bytes as a file. Only vnn errors may come out.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A resumed run continues exactly: model, optimizer, scheduler, RNG and
 // progress come back from one checkpoint, across devices.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Header parsing is linear in the header size, in time and in memory:
 // worst-case headers of 1 MB and 16 MB are parsed (or rejected) in a child
 // process each, whose peak RSS growth (VmHWM after malloc_trim and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Issue 21: hostile files and failed loads. Each of the issue's points has a
 // regression test here (the linear-bound test is tests/io/header_bounds.cpp,
 // the fuzz seed corpus tests/fuzz/).

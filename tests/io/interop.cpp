@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn <-> Python interop: files vnn writes open in PyTorch (or Python's
 // safetensors), files Python writes open in vnn, and weights trained in
 // PyTorch load into a vnn module and give PyTorch's outputs. Exits 77

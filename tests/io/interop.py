@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Cross-checks vnn's safetensors files with PyTorch (or Python's safetensors).
 # usage: interop.py probe | check <vnn file> | write <file> | module <file>
 # With torch the format is read and written here directly (it is a JSON

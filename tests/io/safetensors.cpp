@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // safetensors save/load on the device under test: every dtype round-trips
 // bit for bit, map_location moves between devices, writes are atomic, and
 // corrupt files give FormatError naming the file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Helper for the stray-temp-file test: saves a 16 MB tensor to argv[1] and,
 // once 1 MB of the temporary file is written, prints "w" and waits to be
 // killed (SIGKILL mid-save).

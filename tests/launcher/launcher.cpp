@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn-run: the environment contract, output prefixing, failure propagation
 // (the others are ended, nothing is left behind) and signal forwarding.
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A rank program for the launcher tests. Modes:
 //   env                   prints the contract variables it sees
 //   lines                 writes lines in pieces, on stdout and stderr

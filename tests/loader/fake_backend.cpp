@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A fake backend for the loader tests: two "GPU" devices backed by host
 // memory. Compile-time switches turn it into the broken plugins the loader
 // must survive (wrong ABI version, failing probe).

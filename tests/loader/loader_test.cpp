@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The loader and discovery against fake plugins. Discovery runs once per
 // process, so every scenario runs in a forked child with its own
 // environment and sends back a summary string.

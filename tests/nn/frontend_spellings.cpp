@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LibTorch's module and optimizer spellings a port reaches for (issue 31):
 // blocks whose forward takes Tensor by value inside a Sequential,
 // ModuleDict / ModuleList from pairs and lists, Module::apply,

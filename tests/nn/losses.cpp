@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Losses against hand-computed float64 values, their gradients against
 // finite differences, and their errors, on the device under test.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::nn: modules, containers, state dicts, moving, printing, gradients of
 // every layer, on the device under test.
 #include <catch2/catch.hpp>

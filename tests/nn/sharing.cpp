@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shared parameters and modules with PyTorch's semantics (issue 31): a
 // tensor registered at several places (nanoGPT's lm_head.weight = wte.weight)
 // is one leaf with one gradient, listed once by parameters() and optimizers,

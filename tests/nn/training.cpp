@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Convergence: a small MLP and a small CNN learn synthetic problems on cpu,
 // and the loss curve on the device under test matches cpu's.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MultiheadAttention and the Transformer layers on the device under test:
 // PyTorch's state-dict keys (hard-coded lists), shapes in every layout,
 // masks, the need_weights and scaled_dot_product_attention paths against

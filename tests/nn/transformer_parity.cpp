@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Parity with torch.nn: MultiheadAttention, TransformerEncoderLayer (post-
 // and pre-norm, relu and gelu, both layouts), TransformerDecoderLayer and
 // the whole Transformer built in PyTorch with seed 0 (transformer_torch.py),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Fixtures for vnn's Transformer modules against torch.nn (test_nn_transformer_parity).
 # usage: transformer_torch.py probe | write <dir>
 # For each case a safetensors file <dir>/<case>.safetensors holding the

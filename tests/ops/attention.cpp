@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // scaled_dot_product_attention on the device under test: the fused kernel
 // (forced with SDPBackend::flash: cpu and opencl must have one) and the math
 // path, each against a float64 host reference written here; gradients by

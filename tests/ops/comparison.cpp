@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Comparisons, logical ops, where and masked_fill on the device under test,
 // checked against plain C++ and the CPU reference.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // conv2d and its gradients on the device under test, checked against plain
 // float64 loops, the CPU reference device and finite differences.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // conv2d through a backend's whole-pass ops (oneDNN in the CPU plugin):
 // every configuration of tests/ops/conv.cpp (stride, padding, dilation,
 // groups, depthwise, 1x1, the C = 1 first layer, bias or none) at sizes on

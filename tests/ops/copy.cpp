@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fill and copy: every dtype pair, strided sources, float16/bfloat16
 // rounding, on the device under test.
 #include <catch2/catch.hpp>

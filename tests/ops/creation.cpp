@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // linspace, eye, the *_like overrides and literal tensors on the device
 // under test, checked against plain float64 values.
 #include <catch2/catch.hpp>

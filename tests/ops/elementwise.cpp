@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Elementwise ops on the device under test, checked against the same op on
 // the CPU reference device and against plain C++ math.
 #include <catch2/catch.hpp>

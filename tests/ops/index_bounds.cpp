@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Index bounds known on the host (src/tensor/tensor_impl.hpp, Storage::
 // range_lo/hi): integer tensors that came from host memory, or were picked
 // from such a tensor, answer the index checks of index_select, gather and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // index_select, gather, scatter(_add), index_add, one_hot and embedding on
 // the device under test, checked against the CPU reference and naive loops,
 // with strided inputs, negative dims, duplicate indices and every error.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Low-precision sweep (issue 14): every floating op, layer and loss in
 // float16 and bfloat16 against the same op in float32 on the same device,
 // on inputs that both dtypes hold exactly (float32 copies of the rounded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // matmul / mm on the device under test, checked against the CPU reference
 // device and against naive float64 loops. A backend other than cpu that
 // answers Unsupported for MATMUL is skipped with a warning.

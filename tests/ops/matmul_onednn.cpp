@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // float32 matmul where the CPU plugin may route it to oneDNN's sgemm
 // (backends/openmp/onednn_matmul.cpp: large GEMMs where oneDNN's JIT has
 // AVX-512): results against float64 on the same

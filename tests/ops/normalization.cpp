@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // batch_norm / layer_norm / group_norm and their backward formulas on the
 // device under test, against float64 loops, the CPU reference and finite
 // differences.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A plugin's temporaries from the core's caching allocator (the ABI's
 // set_core_allocator; docs/onednn-scratchpad.md): in the CPU plugin,
 // oneDNN's scratchpad and blocked-layout temporaries of a conv2d. Checked

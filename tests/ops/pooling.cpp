@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Pooling on the device under test against plain float64 loops and the CPU
 // reference: values, int64 indices and the gather-based backward passes.
 #include <catch2/catch.hpp>

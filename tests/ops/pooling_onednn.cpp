@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Max and average pooling through a backend's host library (oneDNN in the
 // CPU plugin, backends/openmp/onednn_pooling.cpp) against plain float64
 // loops of vnn's rules (docs/ops.md): values, int64 indices (ties: the

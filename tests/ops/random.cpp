@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Philox random numbers: the device under test gives exactly the CPU
 // reference's values for the same (seed, offset), element i depends on i
 // only, and the distributions look right.

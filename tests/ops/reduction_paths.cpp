@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The work shapes a backend may pick for one reduction or softmax (OpenCL:
 // one work item per short row, one work-group per row, long rows split
 // over work-groups and merged in order; ops.cpp plan_reduce), each checked

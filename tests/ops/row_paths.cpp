@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The block paths of two kernels, checked against naive host loops on the
 // device under test: index_select copying whole rows (a batch gathered from
 // a [N, ...] data set) and reductions over N, H, W of [N, C, H, W] walked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shape views (squeeze, unsqueeze, broadcast_to, flatten, unflatten, split,
 // chunk) and the joins cat / stack on the device under test, checked
 // against the CPU reference and plain loops.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Cross-backend consistency sweep: every public op x every dtype x the
 // device under test. Each accepted (op, dtype) pair runs on three inputs (a
 // small contiguous one, a non-contiguous transposed view, and one above the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ops a Transformer port and its sampling loop need, on the device under
 // test: tril / triu, topk, multinomial, split / chunk views, masked_fill
 // with a scalar and the tanh GELU; values against plain loops and

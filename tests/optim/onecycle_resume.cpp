@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OneCycleLR restored from a state saved with another total_steps follows
 // the saved schedule (its phase ends come from the restored total, not the
 // constructor's), as a resumed training run needs.

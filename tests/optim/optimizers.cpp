@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Optimizers on the device under test: several steps of every optimizer
 // against a float64 host implementation of PyTorch's published update rules
 // and against the CPU backend; parameter groups, state_dict round trips,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Learning-rate schedulers: every lr sequence against closed-form values
 // (PyTorch's documented examples where it gives them), state_dict round
 // trips and the typed errors. The optimizer's parameter lives on the device

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds the Debian packages of a vnn build (cpack -G DEB), checks their
 # names, dependencies and contents, unpacks them into a scratch root
 # (dpkg -x, no root needed) and builds + runs tests/consumer against that

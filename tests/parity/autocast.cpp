@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Autocast parity with LibTorch's CPU autocast (1.13: bfloat16): the dtype
 // each listed op returns under autocast, for float32 inputs (what a model
 // feeds the lowered ops) and for bfloat16 inputs (what the lowered ops feed

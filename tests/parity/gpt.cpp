@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // nanoGPT's model against LibTorch (issue 30, "Parity with PyTorch"): the vnn
 // port in examples/gpt_model.hpp and the same model written here in LibTorch
 // 1.13's C++ API (no scaled_dot_product_attention there: the attention is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn modules, losses and optimizers against LibTorch's: each torch::nn
 // module is built with the same hyper-parameters as the vnn one, its
 // parameters (and buffers) are copied into the vnn module through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn against LibTorch: each op runs on the same inputs in vnn (device under
 // test) and in LibTorch (CPU); values, shapes and result dtypes must agree.
 #include <torch/torch.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* A minimal Kokkos Tools library: appends the name of every parallel
  * dispatch to the file named by VNN_TEST_TOOL_OUT, one per line, flushed at
  * once (the process may end before kokkosp_finalize_library runs). The

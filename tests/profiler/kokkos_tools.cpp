@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kokkos Tools through vnn's CPU plugin: KOKKOS_TOOLS_LIBS (the name every
 // Kokkos from 3.7 reads; the plugin passes it on to 3.4's
 // KOKKOS_PROFILE_LIBRARY) loads the tool built next to this test, and the

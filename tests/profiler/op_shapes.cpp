@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every op reaches the profiler's shape hook, the multi-output ones too:
 // pooling with indices, the fused optimizer step and the conv passes go
 // through detail::enqueue like add or matmul (issue 16).

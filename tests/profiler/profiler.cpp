@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The profiler on the device under test: a training step's ops with their
 // device, phase and path; table arithmetic; the Chrome trace as JSON with
 // host, device-queue and DataLoader-worker tracks; memory statistics over a

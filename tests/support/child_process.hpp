@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs one hidden Catch2 case of this test program in a child process with
 // extra environment variables (what a variable read once per process, at
 // first use, needs), and collects its stdout and stderr.

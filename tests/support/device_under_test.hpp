@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tests are written once and run on every backend: ctest runs each test
 // program once per backend with VNN_TEST_BACKEND set (label = backend).
 // The program exits 77 (ctest: skipped) with the reason when that backend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CHECK for the tests that run as plain programs around child processes
 // (opencl_tuning, opencl_conv_tuning) rather than under Catch2: on failure
 // it prints the condition and a printf-style message, and exits 1.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Memory and copy entry points of a test plugin whose "device" memory is
 // host memory (the fake plugins of tests/loader and tests/core/streams).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The backend table of the device under test, reached the way a third-party
 // caller of the C ABI would (dlopen of the plugin file discovery loaded:
 // the same, already initialised, instance). Link with ${CMAKE_DL_LIBS}.

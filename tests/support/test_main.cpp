@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Catch2 main shared by every test program: resolves the device under test
 // and skips the whole program (exit 77) when that backend has no device.
 #define CATCH_CONFIG_RUNNER

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Activation checkpointing (vnn/utils/checkpoint.h): gradients of the
 // inputs and of every parameter equal the plain run's bit for bit (dropout
 // in train mode draws the same masks when recomputed), in float32 and

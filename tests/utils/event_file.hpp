@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Test-side reader of TensorBoard event files: checks each TFRecord's two
 // masked CRC-32Cs and decodes protobuf fields generically, so the writer is
 // verified without TensorBoard (tensorboard_read.py checks with it too).

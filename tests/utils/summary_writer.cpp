@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::utils::SummaryWriter: the files are valid TFRecords (both CRCs), the
 // events decode to what was logged, several threads can log at once,
 // flushing is periodic, and a corrupt file left in logdir is harmless.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Reads the main example's --tensorboard logs back with TensorBoard's own
 # EventAccumulator (the reader behind `tensorboard --logdir`).
 # usage: tensorboard_read.py <train_fashion_mnist> <work dir>

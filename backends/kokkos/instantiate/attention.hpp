@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The attention kernel family (SDPA, SDPA_BACKWARD, and the transformer's
 // other fused op, LAYER_NORM / LAYER_NORM_BACKWARD) for one Kokkos
 // execution space: VNN_KOKKOS_INSTANTIATE_ATTENTION(Space) in a plugin's

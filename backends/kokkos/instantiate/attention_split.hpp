@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU plugin's split of the attention family by dtype (split.hpp):
 // float64 (tests and gradient checks; no training step runs it) in
 // backends/openmp/kernels_attention_cold.cpp at -O1, float32 in

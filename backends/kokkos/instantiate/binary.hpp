@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The binary kernel family (BINARY) for one Kokkos execution space:
 // VNN_KOKKOS_INSTANTIATE_BINARY(Space) in a plugin's kernels_binary.cpp
 // compiles it there (kernels/entry.hpp). UNARY, from the same header, is a

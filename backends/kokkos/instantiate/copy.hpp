@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The copy kernel family (FILL, COPY and WHERE) for one Kokkos execution space:
 // VNN_KOKKOS_INSTANTIATE_COPY(Space) in a plugin's kernels_copy.cpp compiles it
 // there (kernels/entry.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The indexing kernel family (INDEX_SELECT, GATHER, SCATTER, INDEX_ADD and
 // RANDOM) for one Kokkos execution space:
 // VNN_KOKKOS_INSTANTIATE_INDEXING(Space) in a plugin's kernels_indexing.cpp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The matmul kernel family (MATMUL (the portable kernel) and IM2COL / COL2IM)
 // for one Kokkos execution space: VNN_KOKKOS_INSTANTIATE_MATMUL(Space) in a
 // plugin's kernels_matmul.cpp compiles it there (kernels/entry.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The optimizer kernel family (OPTIMIZER_STEP and UNSCALE_CHECK) for one Kokkos
 // execution space: VNN_KOKKOS_INSTANTIATE_OPTIMIZER(Space) in a plugin's
 // kernels_optimizer.cpp compiles it there (kernels/entry.hpp).

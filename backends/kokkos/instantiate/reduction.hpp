@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The reduction kernel family (REDUCE and SOFTMAX) for one Kokkos execution
 // space: VNN_KOKKOS_INSTANTIATE_REDUCTION(Space) in a plugin's
 // kernels_reduction.cpp compiles it there (kernels/entry.hpp).

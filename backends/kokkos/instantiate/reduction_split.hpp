@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU plugin's split of the reduction family by dtype (split.hpp): what
 // backends/openmp/kernels_reduction*.cpp instantiate where. The GPU plugins
 // instantiate the whole family in one piece (reduction.hpp).

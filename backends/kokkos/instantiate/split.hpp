@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Splitting a kernel family of a host plugin by dtype, so that each piece
 // gets the optimisation level its use deserves (issue 34: the CPU plugin's
 // kernels were most of the quick start's build time, and most of that was

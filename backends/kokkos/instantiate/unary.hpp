@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The unary kernel family (UNARY) for one Kokkos execution space:
 // VNN_KOKKOS_INSTANTIATE_UNARY(Space) in a plugin's kernels_unary.cpp
 // compiles it there (kernels/entry.hpp).

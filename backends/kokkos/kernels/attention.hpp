@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SDPA / SDPA_BACKWARD: fused scaled-dot-product attention, FlashAttention-2
 // (Dao 2023), written once for every Kokkos space. The semantics (shapes,
 // strides, GQA, causal, the additive mask, Philox dropout, lse, delta, rows

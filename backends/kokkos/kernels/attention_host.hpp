@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SDPA / SDPA_BACKWARD on host spaces (OpenMP, Serial): FlashAttention-2 in
 // GEMM-sized tiles (see attention.hpp for the op and the device kernels).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // IM2COL / COL2IM for conv2d (docs/ops.md has the descriptor contract).
 //  IM2COL: in0 image [N, C, H, W] (any strides) -> out col
 //          [N, C*kh*kw, OH*OW] (any strides); padding reads as 0.

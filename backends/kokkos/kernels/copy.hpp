@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // COPY: strided to strided, converting between any two dtypes.
 #pragma once
 #include "kokkos/kernels/types.hpp"

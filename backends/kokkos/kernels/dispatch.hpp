@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dispatch_types<Set>(op, dtype, f): calls f(T{}) with the storage type T of
 // the vnn_dtype `dtype` when T is in the named type set Set, as PyTorch's
 // AT_DISPATCH_*_TYPES macros do. A dtype outside the set throws

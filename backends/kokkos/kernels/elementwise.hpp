@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // BINARY and UNARY elementwise ops over strided, same-shape operands
 // (broadcast inputs arrive with stride 0). Contiguous operands take one flat
 // vectorisable loop; anything else walks rows x runs (StridedRuns). Inputs share one dtype; the

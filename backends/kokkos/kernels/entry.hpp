@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The kernels' entry points, declared without their bodies and without
 // Kokkos: plugin.hpp's run_on calls them, and each kernel family is compiled
 // for a plugin's execution spaces in translation units of its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // FILL: every element of a strided output = one value.
 #pragma once
 #include "kokkos/kernels/types.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The exact GELU, x Phi(x), and its gradient, g (Phi(x) + x phi(x)), for
 // contiguous float32 on host spaces: the per-element glibc erff / expf calls
 // of the generic functors (elementwise.hpp) cost 3-10 ns each, branch on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // INDEX_SELECT, GATHER, SCATTER and INDEX_ADD (see docs/ops.md).
 //
 // All four walk one iteration shape (out's for the gathers, index's for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LAYER_NORM / LAYER_NORM_BACKWARD: layer normalization over the last dim
 // of a [R, D] matrix in one pass per row, on host spaces (OpenMP, Serial);
 // device spaces decline (VNN_STATUS_UNSUPPORTED) and the core composes the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MATMUL: out[b] = alpha * a[b] @ b[b] + beta * out[b] for every batch
 // index b. a is [B..., M, K], b is [B..., K, N], both with any strides
 // (stride-0 batch dims broadcast); out is [B..., M, N] and contiguous.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MATMUL through a vendor BLAS (see matmul.hpp for the op): the plugin's
 // own paths, templated on its Traits' BLAS, so they live beside plugin.hpp
 // rather than with the portable kernel, which is compiled in a translation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OPTIMIZER_STEP: one fused update of a parameter and its optimizer state,
 // in place (see docs/ops.md for the operand and scalar layout). The core
 // hands over contiguous operands (dtypes: optimizer_step below), so each element is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // POOL2D / POOL2D_BACKWARD (docs/ops.md has the descriptor contract).
 //  ints = vnn_pool2d_params {mode, kh, kw, sh, sw, ph, pw, dh, dw,
 //  count_include_pad, divisor_override (0: none)}; mode a vnn_pool_mode

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RANDOM: counter-based Philox4x32-10 numbers. Element i of the output uses
 // key = seed, counter = (offset + i / 4, 0, 0) and word i % 4, so a value
 // depends on (seed, offset, i) only: the same on every backend and for any

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // REDUCE: out[o] = f(in0[o, j] for j over the trailing k dims).
 //
 // Accumulation: float32 sums, means and products accumulate in float64

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SOFTMAX over the last dim (ints[0] = 1: log_softmax), numerically stable:
 // each row subtracts its max before exp. out and in0 have the same sizes and
 // any strides. One work item per row; the sum of exponentials accumulates in

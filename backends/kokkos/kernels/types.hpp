@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Element types as the kernels see them: storage type, compute type and the
 // conversions between them, usable on host and device.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // WHERE: out = cond ? a : b over strided, same-shape operands (broadcast
 // inputs carry stride 0). cond is bool; a, b and out share one dtype.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // UNSCALE_CHECK (GradScaler), fused: one launch for every gradient of the
 // op. OpenCL 1.2 cannot pass a buffer of pointers, so the gradients come as
 // 64 buffer arguments (unused ones alias the flag and are never touched)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fused scaled-dot-product attention, FlashAttention-2 (Dao, 2023): the
 // contract is VNN_OP_SDPA / VNN_OP_SDPA_BACKWARD in include/vnn/backend_abi.h
 // (shapes, strides, GQA, causal, additive mask, Philox dropout, lse, delta);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Prepended to every kernel program (programs built from strings cannot
 // #include). Holds the strided index math and the 16-bit float helpers.
 //

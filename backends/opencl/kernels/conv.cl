@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // IM2COL / COL2IM for conv2d (docs/ops.md has the contract; the Kokkos
 // twin is backends/kokkos/kernels/conv.hpp). IM2COL: one work item per
 // output row segment; COL2IM: one per image pixel. Grid-stride. COL2IM gathers per image pixel: no atomics, no races.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // conv2d over zero-padded planes (host side: ops_conv_direct.cpp run_plane):
 // stride 1, dilation 1, one group. The input is first copied into planes
 // with the padding written as zeros (vnn_conv2d_pad), so that output pixel

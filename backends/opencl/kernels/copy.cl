@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // COPY: out = in0 with any strides, converting dtype like a C cast (to
 // bool: x != 0; to float16/bfloat16: round to nearest even).
 // Defines: IN_T/OUT_T storage types, IN_DT/OUT_DT vnn_dtype codes; for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // BINARY and UNARY elementwise ops. Defines: T / DT the inputs' storage
 // type and vnn_dtype code, OT / ODT the output's (they differ only for the
 // bool-valued comparisons, logical ops and LOGICAL_NOT), and either

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // FILL: every element of a strided output = one value. The host passes the
 // value already converted to the output dtype's bits, so one kernel per
 // element size (T = uchar/ushort/uint/ulong) serves every dtype and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn's own GEMM (MATMUL where CLBlast is absent or a poor fit):
 // out[b] = alpha * a[b] @ b[b] + beta * out[b], any strides, stride-0 batch
 // dims broadcast. Register-tiled: a work-group of RTSN x RTSM items computes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // INDEX_SELECT, GATHER, SCATTER and INDEX_ADD (see docs/ops.md and
 // backends/kokkos/kernels/indexing.hpp, which walks them the same way).
 // Every op walks one iteration shape and pairs a "direct" tensor (addressed

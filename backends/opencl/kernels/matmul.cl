@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MATMUL: out[b] = alpha * a[b] @ b[b] + beta * out[b] for every batch
 // index b, any strides (stride-0 batch dims broadcast). Tiled: a work-group
 // of TS x TS items computes a TS x TS tile of out, staging TS x TS tiles of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OPTIMIZER_STEP: one fused update of a parameter and its optimizer state,
 // in place. Defines: PT / PDT, the parameter's storage type and vnn_dtype
 // code; GT / GDT, the gradient's (equal, or float32 master weights with a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // POOL2D / POOL2D_BACKWARD (docs/ops.md has the contract; the Kokkos twin
 // is backends/kokkos/kernels/pooling.hpp). One work item per output element
 // (forward) or per input pixel (backward: a gather over the outputs whose

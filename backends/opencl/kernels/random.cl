@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RANDOM: Philox4x32-10, the same rounds (include/vnn/philox.h) as
 // backends/kokkos/kernels/random.hpp. Element i uses key = seed, counter =
 // (offset + i / 4, 0, 0) and word i % 4.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // REDUCE: out[r] = f(in[r, j] for j over the trailing k dims). Three
 // shapes of work (ops.cpp run_reduce picks one):
 // - vnn_reduce: one work-group per output row (groups loop over rows), each

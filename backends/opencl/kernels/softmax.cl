@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SOFTMAX over the last dim (LOG_OUT=1: log_softmax), numerically stable:
 // each row subtracts its max before exp. vnn_softmax: one work-group per row
 // (groups loop over rows); max and the sum of exponentials are merged by

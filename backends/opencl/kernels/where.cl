@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // WHERE: out = cond ? a : b. Defines: T, an unsigned type of the size of
 // a, b and out's elements, which move as bits (float16 needs no
 // cl_khr_fp16, NaN payloads pass unchanged).

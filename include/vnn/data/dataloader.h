@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Batches from a Dataset, optionally shuffled, assembled by worker threads.
 //
 //   vnn::data::DataLoaderOptions o;

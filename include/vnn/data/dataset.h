@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Datasets: indexable collections of (data, target) examples on the host.
 //
 //   auto ds = std::make_shared<vnn::data::TensorDataset>(x, y);

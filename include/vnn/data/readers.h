@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Readers for data on disk: IDX files (MNIST / Fashion-MNIST, gzip or
 // plain, through zlib), the Fashion-MNIST data set, and numeric CSV.
 // Missing files throw FileError, corrupt ones FormatError; both name the

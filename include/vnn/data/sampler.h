@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Samplers: the example order a DataLoader follows, epoch by epoch.
 //
 //   auto sampler = std::make_shared<vnn::data::DistributedSampler>(

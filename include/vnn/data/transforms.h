@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Per-example transforms on host tensors shaped [..., H, W] (usually
 // [C, H, W]). Random ones draw from Philox4x32-10 keyed by (seed, epoch,
 // index, position in a Compose), so an example gets the same augmentation

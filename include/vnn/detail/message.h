@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one way vnn builds an error message: str_cat(args...) streams each
 // argument, and VNN_THROW / VNN_CHECK wrap it in a typed exception. Header
 // only, so the plugins (which do not link libvnn) build their failure texts

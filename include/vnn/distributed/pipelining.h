@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// \file
 /// Pipeline parallelism (torch.distributed.pipelining's spelling): a model
 /// cut into stages, each on its own device (in one process) or its own rank

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Training checkpoints: model, optimizer, scheduler, random generator and
 // progress in one safetensors file (written atomically), so that a resumed
 // run continues exactly where the saved one stopped.

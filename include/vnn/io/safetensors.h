@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Checkpoints in the safetensors format (https://github.com/huggingface/safetensors):
 // 8-byte little-endian header length N, N bytes of JSON
 //   {"name": {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]},

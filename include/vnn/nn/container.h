@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Containers: Sequential, ModuleList, ModuleDict (module classes with
 // holders, as LibTorch's):
 //   vnn::nn::Sequential seq(vnn::nn::Linear(784, 128), vnn::nn::ReLU(), vnn::nn::Linear(128, 10));

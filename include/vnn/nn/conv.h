@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Convolution and pooling layers over [N, C, H, W] images, with LibTorch's
 // options:
 //   vnn::nn::Conv2d conv(vnn::nn::Conv2dOptions(1, 32, 3).stride(1).padding(1).bias(false));

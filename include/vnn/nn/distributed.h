@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::nn::DistributedDataParallel: data parallelism over a process group
 // (torch.nn.parallel.DistributedDataParallel's shape).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::nn::FullyShardedDataParallel: ZeRO-3 data parallelism with PyTorch
 // FSDP2's behaviour (torch.distributed.fsdp.fully_shard), for models whose
 // parameters, gradients and optimizer state do not fit one device.

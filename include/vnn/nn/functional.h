@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::nn::functional: torch::nn::functional's functions and their
 // *FuncOptions, so that LibTorch code ports by renaming:
 //

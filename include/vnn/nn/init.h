@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Parameter initialisation, as torch.nn.init (in place, under no_grad).
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Basic layers: Linear, Identity, Flatten, Dropout, Embedding and the
 // activations, as torch.nn's. Each is a module class (LinearImpl) and a
 // holder (Linear) used as LibTorch's:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Losses (torch.nn.functional's and torch.nn's), built from differentiable
 // ops so that they run on every device and backpropagate.
 #pragma once

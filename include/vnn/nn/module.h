@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::nn::Module: the base of every layer (torch::nn::Module's shape), and
 // ModuleHolder: the handle every layer is used through, as LibTorch's
 // TORCH_MODULE holders.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::nn::NoSyncScope: the scope DistributedDataParallel::no_sync() and
 // FullyShardedDataParallel::no_sync() return (torch's `with model.no_sync():`).
 #pragma once

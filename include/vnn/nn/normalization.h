@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Normalization layers: BatchNorm1d/2d, LayerNorm, GroupNorm, with
 // LibTorch's options:
 //   vnn::nn::BatchNorm2d bn(vnn::nn::BatchNorm2dOptions(64).momentum(0.3).eps(1e-3));   // or BatchNorm2d(64)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // VNN_ARG: one option of an options class with a chained setter, as
 // LibTorch's TORCH_ARG:
 //   struct LinearOptions { LinearOptions(int64_t in, int64_t out); VNN_ARG(bool, bias) = true; ... };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Attention and Transformer layers in LibTorch's spelling, with PyTorch's
 // parameter names, so a state_dict saved from torch.nn loads unchanged:
 //   MultiheadAttention        in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Gradient clipping after torch.nn.utils.clip_grad_norm_ / clip_grad_value_.
 #pragma once
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // vnn::optim: optimizers after torch.optim. Each update is one fused device
 // kernel per parameter per step (VNN_OP_OPTIMIZER_STEP), so a step never
 // reads anything back to the host.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SGD, Adam, AdamW, RMSprop and Adagrad with PyTorch's update rules and
 // defaults. Options are built like torch's C++ API:
 //   vnn::optim::SGD opt(params, vnn::optim::SGDOptions(0.1).momentum(0.9).nesterov(true));

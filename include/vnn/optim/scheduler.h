@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Learning-rate schedulers after torch.optim.lr_scheduler, with PyTorch's
 // formulas (the recursive forms its step() uses, closed forms where it uses
 // them). Constructing one performs PyTorch's initial step (epoch 0).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// \file
 /// Activation checkpointing (torch.utils.checkpoint, its non-reentrant
 /// contract): trade compute for memory by keeping only a segment's inputs

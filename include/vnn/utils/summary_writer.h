@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// \file
 /// TensorBoard logs: vnn::utils::SummaryWriter, the C++ twin of
 /// torch.utils.tensorboard.SummaryWriter. Writes TensorBoard event files
