@@ -142,10 +142,12 @@ void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& r
     check_versions(*node);
     std::vector<Tensor> grads = node->backward(g);
     if (autograd::anomaly_enabled()) check_finite(*node, grads);
-    if (!retain_graph) {
+    if (!retain_graph && !node->saved.empty()) {
       // Its saved tensors go now, not at the end of the pass (as PyTorch
       // frees them): the activations of the nodes already run do not all
-      // stay until the last one has run.
+      // stay until the last one has run. A node that saved nothing (a cast,
+      // an add) stays runnable, as in PyTorch: autocast's cached cast of a
+      // weight is shared by the graphs of several micro-batches.
       node->backward = nullptr;
       node->saved.clear();
       node->released = true;

@@ -150,3 +150,18 @@ TEST_CASE("requires_grad in TensorOptions, and anomaly mode names the op") {
   sum(sqrt(x)).backward();  // without anomaly mode: inf lands in the gradient
   CHECK(std::isinf(x.grad().to_vector<float>()[0]));
 }
+
+// PyTorch's rule: only a node whose saved tensors were freed refuses a
+// second pass. A cast saves nothing, and autocast's cached cast of a weight
+// is shared by the graphs of several micro-batches (a pipeline stage under
+// autocast backs each one up through it).
+TEST_CASE("a node that saved nothing can be gone through by a second graph") {
+  Device dev = device_under_test();
+  Tensor w = from_vector<float>({1, 2}, {2}).to(dev).requires_grad_();
+  Tensor wc = w.to(kFloat64);  // shared by both graphs
+  Tensor a = mul(wc, 2.0).sum(), b = mul(wc, 3.0).sum();
+  a.backward();
+  b.backward();
+  CHECK(w.grad().to_vector<float>() == std::vector<float>{5, 5});
+  CHECK_THROWS_AS(a.backward(), ValueError);  // mul saved its operand: freed
+}
