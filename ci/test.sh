@@ -23,6 +23,9 @@ if [ -n "${VNN_TEST_EXCLUDE_LABELS:-}" ]; then args+=(-LE "$VNN_TEST_EXCLUDE_LAB
 start=$(date +%s)
 (cd "$build" && ctest "${args[@]}")
 echo "ci/test.sh: tests passed in $(( $(date +%s) - start )) s"
+# SPDX lines, third-party notices (every linked library named, nothing
+# GPL-only by default), the README's version and license, no diary words in docs.
+"$here/release-checks.sh" "$build"
 # The whole-suite run (no label chosen) adds the sanitizer legs named in
 # VNN_SANITIZE_LEGS (default both): ASan+UBSan and TSan builds of their own
 # (ci/sanitize.sh), each failing on any finding.

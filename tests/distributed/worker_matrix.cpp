@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One rank of the distributed correctness matrix: every
 // parallelism (DDP, DDP with no_sync accumulation, FSDP, a 2-stage GPipe and
 // 1F1B pipeline) with every optimizer (SGD momentum, SGD nesterov, Adam,
