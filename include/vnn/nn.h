@@ -14,4 +14,5 @@
 #include "vnn/nn/rms_norm.h"
 #include "vnn/nn/upsampling.h"
 #include "vnn/nn/loss.h"
+#include "vnn/nn/loss_more.h"
 #include "vnn/nn/transformer.h"
