@@ -20,7 +20,8 @@ namespace {
 
 bool bool_out(const vnn_op& op) {
   return (op.kind == VNN_OP_BINARY && op.ints[0] >= VNN_BINARY_EQ && op.ints[0] <= VNN_BINARY_LOGICAL_XOR) ||
-         (op.kind == VNN_OP_UNARY && op.ints[0] == VNN_UNARY_LOGICAL_NOT);
+         (op.kind == VNN_OP_UNARY && op.ints[0] >= 0 && op.ints[0] < VNN_UNARY_COUNT_ &&
+          vnn_unary_rules[op.ints[0]] == VNN_RULE_BOOLOUT);
 }
 
 // "opencl:0: BINARY pow on float32".
@@ -68,6 +69,17 @@ vnn_status check(const Device& d, const vnn_op& op, const std::string& what) {
                         out.dtype == VNN_BFLOAT16;
   if (ok && op.kind == VNN_OP_BINARY && op.ints[0] == VNN_BINARY_GELU_BACKWARD && !floating)
     return fail(VNN_STATUS_UNSUPPORTED, what, ": takes floating dtypes only, not ", vnn::detail::abi_dtype(out.dtype));
+  if (ok && op.kind == VNN_OP_UNARY) {  // the op table's integer rule, as the Kokkos kernels
+    const int32_t in_dt = op.inputs[0].dtype;
+    const bool in_float = in_dt == VNN_FLOAT32 || in_dt == VNN_FLOAT64 || in_dt == VNN_FLOAT16 || in_dt == VNN_BFLOAT16;
+    const int rule = vnn_unary_rules[op.ints[0]];
+    const bool takes = rule == VNN_RULE_KEEP || rule == VNN_RULE_BOOLOUT ? true
+                       : rule == VNN_RULE_INTEGRAL                     ? !in_float
+                                                                       : in_float;
+    if (!takes)
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": takes ", rule == VNN_RULE_INTEGRAL ? "integer and bool" : "floating",
+                  " dtypes only, not ", vnn::detail::abi_dtype(in_dt));
+  }
   if (!ok) {
     std::string in;
     for (int i = 0; i < need_in; ++i)

@@ -236,31 +236,16 @@ typedef enum vnn_random_fn {
   VNN_RANDOM_COUNT_         /* number of distributions, not a distribution */
 } vnn_random_fn;
 
-/** The function of VNN_OP_UNARY (ints[0]). */
+/** The function of VNN_OP_UNARY (ints[0]): one per line of the op table
+ * vnn/ops/unary.def, numbered by position (the table is append-only).
+ * LEAKY_RELU reads scalars[0] (the negative slope), CLAMP scalars[0] and
+ * scalars[1] (min and max, NaN: no bound); LOGICAL_NOT and the BOOLOUT
+ * ops write bool. */
 typedef enum vnn_unary_fn {
-  VNN_UNARY_NEG = 0,
-  VNN_UNARY_ABS = 1,
-  VNN_UNARY_EXP = 2,
-  VNN_UNARY_LOG = 3,
-  VNN_UNARY_SQRT = 4,
-  VNN_UNARY_RELU = 5,
-  VNN_UNARY_SIGMOID = 6,
-  VNN_UNARY_TANH = 7,
-  VNN_UNARY_LOG1P = 8,
-  VNN_UNARY_RSQRT = 9,
-  VNN_UNARY_SIN = 10,
-  VNN_UNARY_COS = 11,
-  VNN_UNARY_LEAKY_RELU = 12, /* scalars[0] = negative slope */
-  VNN_UNARY_GELU = 13,       /* exact (erf) form */
-  VNN_UNARY_SILU = 14,
-  VNN_UNARY_ERF = 15,
-  VNN_UNARY_FLOOR = 16,
-  VNN_UNARY_CEIL = 17,
-  VNN_UNARY_ROUND = 18,      /* half to even */
-  VNN_UNARY_SIGN = 19,
-  VNN_UNARY_LOGICAL_NOT = 20, /* out is bool */
-  VNN_UNARY_CLAMP = 21,      /* scalars[0] = min, scalars[1] = max (NaN: no bound) */
-  VNN_UNARY_RECIPROCAL = 22,
+/** One enumerator per table line. */
+#define VNN_UNARY_OP(ID, ...) VNN_UNARY_##ID,
+#include "vnn/ops/unary.def"
+#undef VNN_UNARY_OP
   VNN_UNARY_COUNT_           /* number of unary functions, not a function */
 } vnn_unary_fn;
 

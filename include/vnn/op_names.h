@@ -41,12 +41,47 @@ static const char* const vnn_binary_names[] = {"add", "sub", "mul", "div", "maxi
                                                "gelu_backward"};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_binary_names) == VNN_BINARY_COUNT_, "vnn_binary_names vs vnn_binary_fn");
 
-/// Names of vnn_unary_fn, indexed by function.
+/// Names of vnn_unary_fn, indexed by function (the op table's name column).
 static const char* const vnn_unary_names[] = {
-    "neg",   "abs",   "exp",   "log",  "sqrt",        "relu",  "sigmoid",   "tanh",
-    "log1p", "rsqrt", "sin",   "cos",  "leaky_relu",  "gelu",  "silu",      "erf",
-    "floor", "ceil",  "round", "sign", "logical_not", "clamp", "reciprocal"};
+/** One name per table line. */
+#define VNN_UNARY_OP(ID, NAME, ...) #NAME,
+#include "vnn/ops/unary.def"
+#undef VNN_UNARY_OP
+};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_unary_names) == VNN_UNARY_COUNT_, "vnn_unary_names vs vnn_unary_fn");
+
+/** How a unary op treats integer and bool inputs: the op table's RULE column (vnn/ops/unary.def). */
+enum vnn_unary_rule {
+  VNN_RULE_PROMOTE = 0,  /**< computed in float32 */
+  VNN_RULE_IDENTITY = 1, /**< a copy */
+  VNN_RULE_REJECT = 2,   /**< floating inputs only */
+  VNN_RULE_KEEP = 3,     /**< computed in the integer type (not bool) */
+  VNN_RULE_BOOLOUT = 4,  /**< any dtype in, bool out */
+  VNN_RULE_INTEGRAL = 5  /**< integer and bool inputs only */
+};
+/// The rule of each vnn_unary_fn, indexed by function.
+static const unsigned char vnn_unary_rules[] = {
+/** One rule per table line. */
+#define VNN_UNARY_OP(ID, NAME, SIG, RULE, ...) VNN_RULE_##RULE,
+#include "vnn/ops/unary.def"
+#undef VNN_UNARY_OP
+};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_unary_rules) == VNN_UNARY_COUNT_, "vnn_unary_rules vs vnn_unary_fn");
+#ifdef __cplusplus
+/// The rule of unary function `fn` as a constant expression (the kernels' compile-time dispatch); -1 for no function.
+constexpr int vnn_unary_rule(int fn) {
+  switch (fn) {
+/** One case per table line. */
+#define VNN_UNARY_OP(ID, NAME, SIG, RULE, ...) \
+  case VNN_UNARY_##ID:                         \
+    return VNN_RULE_##RULE;
+#include "vnn/ops/unary.def"
+#undef VNN_UNARY_OP
+    default:
+      return -1;
+  }
+}
+#endif
 
 /// Names of vnn_reduce_fn, indexed by function.
 static const char* const vnn_reduce_names[] = {"sum", "mean", "prod", "max", "min", "argmax", "argmin"};

@@ -352,8 +352,6 @@ class Tensor {
   Tensor& clamp_min_(double min);
   /// Clamps from above in place (NaN: no bound).
   Tensor& clamp_max_(double max);
-  /// max(x, 0) in place.
-  Tensor& relu_();
   /// Sets the elements where `mask` (bool, broadcast to self) is true to `value`.
   Tensor& masked_fill_(const Tensor& mask, double value);  // mask broadcasts to self
   // Compound assignment: the in-place ops above (recorded by autograd as
@@ -445,8 +443,6 @@ class Tensor {
   Tensor div(const Tensor& other) const;
   /// vnn::div(*this, other) with a scalar.
   Tensor div(double other) const;
-  /// vnn::neg(*this).
-  Tensor neg() const;
   /// vnn::pow(*this, exponent), broadcast.
   Tensor pow(const Tensor& exponent) const;
   /// vnn::pow(*this, exponent) with a scalar exponent.
@@ -464,41 +460,25 @@ class Tensor {
   /// vnn::clamp_max(*this, max).
   Tensor clamp_max(double max) const;
 
-  // ---- unary math (vnn/tensor.h, vnn/elementwise.h) -------------------------
-  /// vnn::abs(*this).
-  Tensor abs() const;
-  /// vnn::exp(*this).
-  Tensor exp() const;
-  /// vnn::log(*this).
-  Tensor log() const;
-  /// vnn::log1p(*this).
-  Tensor log1p() const;
-  /// vnn::sqrt(*this).
-  Tensor sqrt() const;
-  /// vnn::rsqrt(*this).
-  Tensor rsqrt() const;
-  /// vnn::sin(*this).
-  Tensor sin() const;
-  /// vnn::cos(*this).
-  Tensor cos() const;
-  /// vnn::tanh(*this).
-  Tensor tanh() const;
-  /// vnn::sigmoid(*this).
-  Tensor sigmoid() const;
-  /// vnn::relu(*this).
-  Tensor relu() const;
-  /// vnn::erf(*this).
-  Tensor erf() const;
-  /// vnn::reciprocal(*this).
-  Tensor reciprocal() const;
-  /// vnn::floor(*this).
-  Tensor floor() const;
-  /// vnn::ceil(*this).
-  Tensor ceil() const;
-  /// vnn::round(*this) (half to even).
-  Tensor round() const;
-  /// vnn::sign(*this).
-  Tensor sign() const;
+  // ---- the op table's unary ops (vnn/ops/unary.def) -------------------------
+  // For each op f of the table with a plain signature (neg, abs, exp, log,
+  // sqrt, relu, sigmoid, tanh, sin, ..., isnan, bitwise_not; docs/ops.md
+  // lists them): Tensor::f() is vnn::f(*this), and Tensor::f_() computes it
+  // in place (self keeps its dtype: DTypeError where the result's would
+  // differ, as an integer tensor's exp_()).
+  /// \cond VNN_OP_TABLE
+#define VNN_UNARY_METHODS_PLAIN(NAME) \
+  Tensor NAME() const;                \
+  Tensor& NAME##_();
+#define VNN_UNARY_METHODS_FP32(NAME) VNN_UNARY_METHODS_PLAIN(NAME)
+#define VNN_UNARY_METHODS_CUSTOM(NAME)
+#define VNN_UNARY_OP(ID, NAME, SIG, ...) VNN_UNARY_METHODS_##SIG(NAME)
+#include "vnn/ops/unary.def"
+#undef VNN_UNARY_OP
+#undef VNN_UNARY_METHODS_PLAIN
+#undef VNN_UNARY_METHODS_FP32
+#undef VNN_UNARY_METHODS_CUSTOM
+  /// \endcond
 
   // ---- comparisons and logic, bool results (vnn/elementwise.h) --------------
   /// vnn::eq(*this, other).
@@ -531,8 +511,6 @@ class Tensor {
   Tensor logical_or(const Tensor& other) const;
   /// vnn::logical_xor(*this, other).
   Tensor logical_xor(const Tensor& other) const;
-  /// vnn::logical_not(*this).
-  Tensor logical_not() const;
   /// vnn::isclose(*this, other, rtol, atol, equal_nan): elementwise closeness.
   Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
   /// vnn::allclose(*this, other, rtol, atol, equal_nan): whether every element is close (synchronises).
@@ -780,6 +758,19 @@ Tensor relu(const Tensor& a);
 Tensor sigmoid(const Tensor& a);
 /// The hyperbolic tangent elementwise.
 Tensor tanh(const Tensor& a);
+// Every op of the unary op table with a plain signature, f(a) (vnn/ops/unary.def;
+// the line's brief says what it computes; docs/ops.md lists them).
+/// \cond VNN_OP_TABLE
+#define VNN_UNARY_FREE_PLAIN(NAME) Tensor NAME(const Tensor& a);
+#define VNN_UNARY_FREE_FP32(NAME) VNN_UNARY_FREE_PLAIN(NAME)
+#define VNN_UNARY_FREE_CUSTOM(NAME)
+#define VNN_UNARY_OP(ID, NAME, SIG, ...) VNN_UNARY_FREE_##SIG(NAME)
+#include "vnn/ops/unary.def"
+#undef VNN_UNARY_OP
+#undef VNN_UNARY_FREE_PLAIN
+#undef VNN_UNARY_FREE_FP32
+#undef VNN_UNARY_FREE_CUSTOM
+/// \endcond
 /// The NumPy broadcast of two shapes; ShapeError naming `op` when they do not broadcast.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op = "broadcast");
 

@@ -58,48 +58,34 @@ BackwardFn binary_backward(vnn_binary_fn fn, const Tensor& a_in, const Tensor& b
   }
 }
 
+// silu'(x) = s (1 + x (1 - s)), s = sigmoid(x).
+Tensor silu_grad(const Tensor& g, const Tensor& x) {
+  Tensor s = sigmoid(x);
+  return mul(g, mul(s, add(mul(x, rsub(s, 1.0)), 1.0)));
+}
+
+// 1 inside [min, max] (a NaN bound is no bound), 0 outside.
+Tensor clamp_grad(const Tensor& g, const Tensor& x, double lo, double hi) {
+  Tensor inside = ones_like(x).to(kBool);
+  if (!std::isnan(lo)) inside = logical_and(inside, ge(x, lo));
+  if (!std::isnan(hi)) inside = logical_and(inside, le(x, hi));
+  return mul(g, inside.to(g.dtype()));
+}
+
+// The op table's GRAD column (vnn/ops/unary.def): the input's gradient as
+// vnn ops of g, the saved input x and output y and the scalars s0, s1.
 BackwardFn unary_backward(vnn_unary_fn fn, const Tensor& in_t, const Tensor& out_t, double s0, double s1) {
   Tensor x = saved(in_t), y = saved(out_t);
   switch (fn) {
-    case VNN_UNARY_NEG: return [](const Tensor& g) { return grads(neg(g)); };
-    case VNN_UNARY_ABS: return [x](const Tensor& g) { return grads(mul(g, sign(x))); };
-    case VNN_UNARY_EXP: return [y](const Tensor& g) { return grads(mul(g, y)); };
-    case VNN_UNARY_LOG: return [x](const Tensor& g) { return grads(div(g, x)); };
-    case VNN_UNARY_SQRT: return [y](const Tensor& g) { return grads(div(mul(g, 0.5), y)); };
-    case VNN_UNARY_RELU: return [y](const Tensor& g) { return grads(mul(g, gt(y, 0.0).to(g.dtype()))); };
-    case VNN_UNARY_SIGMOID: return [y](const Tensor& g) { return grads(mul(g, mul(y, rsub(y, 1.0)))); };
-    case VNN_UNARY_TANH: return [y](const Tensor& g) { return grads(mul(g, rsub(mul(y, y), 1.0))); };
-    case VNN_UNARY_LOG1P: return [x](const Tensor& g) { return grads(div(g, add(x, 1.0))); };
-    case VNN_UNARY_RSQRT:
-      return [y](const Tensor& g) { return grads(mul(g, mul(mul(y, mul(y, y)), -0.5))); };
-    case VNN_UNARY_SIN: return [x](const Tensor& g) { return grads(mul(g, cos(x))); };
-    case VNN_UNARY_COS: return [x](const Tensor& g) { return grads(neg(mul(g, sin(x)))); };
-    case VNN_UNARY_RECIPROCAL: return [y](const Tensor& g) { return grads(neg(mul(g, mul(y, y)))); };
-    case VNN_UNARY_LEAKY_RELU:
-      return [x, s0](const Tensor& g) { return grads(mul(g, where(gt(x, 0.0), ones_like(x), full_like(x, s0)))); };
-    case VNN_UNARY_GELU:  // g * (Phi(x) + x phi(x)), one fused op
-      return [x](const Tensor& g) { return grads(gelu_backward(g, x)); };
-    case VNN_UNARY_SILU:
-      return [x](const Tensor& g) {
-        Tensor s = sigmoid(x);
-        return grads(mul(g, mul(s, add(mul(x, rsub(s, 1.0)), 1.0))));
-      };
-    case VNN_UNARY_ERF:
-      return [x](const Tensor& g) { return grads(mul(g, mul(exp(neg(mul(x, x))), M_2_SQRTPI))); };
-    case VNN_UNARY_CLAMP:
-      return [x, s0, s1](const Tensor& g) {
-        Tensor inside = ones_like(x).to(kBool);
-        if (!std::isnan(s0)) inside = logical_and(inside, ge(x, s0));
-        if (!std::isnan(s1)) inside = logical_and(inside, le(x, s1));
-        return grads(mul(g, inside.to(g.dtype())));
-      };
-    case VNN_UNARY_FLOOR:
-    case VNN_UNARY_CEIL:
-    case VNN_UNARY_ROUND:
-    case VNN_UNARY_SIGN:
-      return [](const Tensor& g) { return grads(zeros_like(g)); };  // piecewise constant
+#define VNN_NO_GRAD Tensor()
+#define VNN_UNARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GRAD, ...) \
+  case VNN_UNARY_##ID:                                            \
+    return [=](const Tensor& g) { return grads(GRAD); };
+#include "vnn/ops/unary.def"
+#undef VNN_UNARY_OP
+#undef VNN_NO_GRAD
     default:
-      return nullptr;  // logical_not
+      return nullptr;
   }
 }
 

@@ -131,31 +131,59 @@ void record_unary(const char* op, vnn_unary_fn fn, const Tensor& in, Tensor& out
     detail::record(op, out, {&in}, std::move(backward), {&in, &out});
 }
 
-enum class IntRule {
-  promote,   // integers and bool compute in float32
-  identity,  // integers and bool: a copy
-  reject,    // floating inputs only
-  keep       // any dtype except (where said) bool
-};
+const char* unary_name(vnn_unary_fn fn) { return vnn_unary_names[fn]; }
 
-Tensor unary(const Tensor& a, vnn_unary_fn fn, const char* op, IntRule rule, bool bool_ok = false,
-             std::initializer_list<double> scalars = {}) {
-  DType t = a.dtype();
-  if (!is_floating(t)) {
-    if (rule == IntRule::promote) t = kFloat32;
-    else if (rule == IntRule::identity) return a.clone();
-    else if (rule == IntRule::reject)
+// The dtype a unary op of the table gives for input dtype t (the table's
+// integer rule); DTypeError where the rule refuses t.
+DType unary_result_type(DType t, vnn_unary_fn fn) {
+  const char* op = unary_name(fn);
+  const int rule = vnn_unary_rules[fn];
+  if (rule == VNN_RULE_BOOLOUT) return kBool;
+  if (is_floating(t)) {
+    VNN_CHECK(DTypeError, rule != VNN_RULE_INTEGRAL, op, ": needs an integer or bool tensor, got ", name(t),
+              "; convert with .to(vnn::kInt32) first");
+    return t;
+  }
+  switch (rule) {
+    case VNN_RULE_PROMOTE: return kFloat32;
+    case VNN_RULE_REJECT:
       VNN_THROW(DTypeError, op, ": needs a floating-point tensor, got ", name(t),
                 "; convert with .to(vnn::kFloat32) first");
-    else if (t == kBool && !bool_ok)
-      VNN_THROW(DTypeError, op, ": not defined for bool tensors; convert with .to(vnn::kInt32) first");
+    case VNN_RULE_KEEP:
+      VNN_CHECK(DTypeError, t != kBool, op, ": not defined for bool tensors; convert with .to(vnn::kInt32) first");
+      return t;
+    default: return t;  // IDENTITY, INTEGRAL
   }
+}
+
+// A unary op of the table (vnn/ops/unary.def) out of place.
+Tensor unary(const Tensor& a, vnn_unary_fn fn, std::initializer_list<double> scalars = {}) {
+  VNN_CHECK(ValueError, a.defined(), unary_name(fn), ": argument 'input' is an undefined tensor");
+  if (fn == VNN_UNARY_BITWISE_NOT && a.dtype() == kBool) return unary(a, VNN_UNARY_LOGICAL_NOT);
+  const DType out_t = unary_result_type(a.dtype(), fn);
+  if (vnn_unary_rules[fn] == VNN_RULE_IDENTITY && !is_floating(a.dtype())) return a.clone();
   // float16 / bfloat16 run on 16-bit storage: the kernels compute in float32.
-  Tensor in = a.to(t);
-  Tensor out = detail::make_empty(a.impl()->ctx(), a.sizes(), fn == VNN_UNARY_LOGICAL_NOT ? kBool : t);
-  detail::enqueue(VNN_OP_UNARY, op, {&in}, out, scalars, {int64_t(fn)});
-  record_unary(op, fn, in, out, scalars);
+  Tensor in = out_t == kBool ? a : a.to(out_t);
+  Tensor out = detail::make_empty(a.impl()->ctx(), a.sizes(), out_t);
+  detail::enqueue(VNN_OP_UNARY, unary_name(fn), {&in}, out, scalars, {int64_t(fn)});
+  record_unary(unary_name(fn), fn, in, out, scalars);
   return out;
+}
+
+// The same in place: self keeps its dtype.
+Tensor& inplace_unary(Tensor& self, vnn_unary_fn fn) {
+  const char* op = unary_name(fn);
+  VNN_CHECK(ValueError, self.defined(), op, "_: self is an undefined tensor");
+  if (fn == VNN_UNARY_BITWISE_NOT && self.dtype() == kBool) return inplace_unary(self, VNN_UNARY_LOGICAL_NOT);
+  const DType t = unary_result_type(self.dtype(), fn);
+  if (t != self.dtype()) cannot_cast(op, t, self.dtype());
+  if (detail::needs_grad({&self}))
+    return detail::inplace_with_grad(self, op, [fn](const Tensor& old) { return unary(old, fn); });
+  detail::mark_modified(self, op);
+  if (vnn_unary_rules[fn] == VNN_RULE_IDENTITY && !is_floating(t)) return self;
+  if (is_storage_only(t)) return self.copy_(unary(self, fn));
+  detail::enqueue(VNN_OP_UNARY, op, {&self}, self, {}, {int64_t(fn)});
+  return self;
 }
 
 // Bounds with an integer tensor: fractional bounds need float32.
@@ -247,30 +275,8 @@ Tensor& Tensor::pow_(double e) {
   return inplace_binary(*this, scalar_like(*this, e), VNN_BINARY_POW, 1.0);
 }
 
-Tensor neg(const Tensor& a) { return unary(a, VNN_UNARY_NEG, "neg", IntRule::keep); }
-Tensor abs(const Tensor& a) { return unary(a, VNN_UNARY_ABS, "abs", IntRule::keep); }
-Tensor relu(const Tensor& a) { return unary(a, VNN_UNARY_RELU, "relu", IntRule::keep); }
-Tensor exp(const Tensor& a) {
-  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&a}}) return exp(s[0]);
-  return unary(a, VNN_UNARY_EXP, "exp", IntRule::promote);
-}
-Tensor log(const Tensor& a) {
-  if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&a}}) return log(s[0]);
-  return unary(a, VNN_UNARY_LOG, "log", IntRule::promote);
-}
-Tensor sqrt(const Tensor& a) { return unary(a, VNN_UNARY_SQRT, "sqrt", IntRule::promote); }
-Tensor sigmoid(const Tensor& a) { return unary(a, VNN_UNARY_SIGMOID, "sigmoid", IntRule::promote); }
-Tensor tanh(const Tensor& a) { return unary(a, VNN_UNARY_TANH, "tanh", IntRule::promote); }
-Tensor log1p(const Tensor& a) { return unary(a, VNN_UNARY_LOG1P, "log1p", IntRule::promote); }
-Tensor rsqrt(const Tensor& a) { return unary(a, VNN_UNARY_RSQRT, "rsqrt", IntRule::promote); }
-Tensor sin(const Tensor& a) { return unary(a, VNN_UNARY_SIN, "sin", IntRule::promote); }
-Tensor cos(const Tensor& a) { return unary(a, VNN_UNARY_COS, "cos", IntRule::promote); }
-Tensor erf(const Tensor& a) { return unary(a, VNN_UNARY_ERF, "erf", IntRule::promote); }
-Tensor reciprocal(const Tensor& a) { return unary(a, VNN_UNARY_RECIPROCAL, "reciprocal", IntRule::promote); }
-Tensor leaky_relu(const Tensor& a, double slope) {
-  return unary(a, VNN_UNARY_LEAKY_RELU, "leaky_relu", IntRule::reject, false, {slope});
-}
-Tensor gelu(const Tensor& a) { return unary(a, VNN_UNARY_GELU, "gelu", IntRule::reject); }
+Tensor leaky_relu(const Tensor& a, double slope) { return unary(a, VNN_UNARY_LEAKY_RELU, {slope}); }
+Tensor gelu(const Tensor& a) { return unary(a, VNN_UNARY_GELU); }
 Tensor gelu(const Tensor& a, const std::string& approximate) {
   if (approximate == "none") return gelu(a);
   VNN_CHECK(ValueError, approximate == "tanh", "gelu: approximate must be \"none\" or \"tanh\", got \"",
@@ -290,12 +296,6 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& a) {
             "; convert first, e.g. t.to(vnn::kFloat32)");
   return binary(grad, a, VNN_BINARY_GELU_BACKWARD);
 }
-Tensor silu(const Tensor& a) { return unary(a, VNN_UNARY_SILU, "silu", IntRule::reject); }
-Tensor floor(const Tensor& a) { return unary(a, VNN_UNARY_FLOOR, "floor", IntRule::identity); }
-Tensor ceil(const Tensor& a) { return unary(a, VNN_UNARY_CEIL, "ceil", IntRule::identity); }
-Tensor round(const Tensor& a) { return unary(a, VNN_UNARY_ROUND, "round", IntRule::identity); }
-Tensor sign(const Tensor& a) { return unary(a, VNN_UNARY_SIGN, "sign", IntRule::keep); }
-Tensor logical_not(const Tensor& a) { return unary(a, VNN_UNARY_LOGICAL_NOT, "logical_not", IntRule::keep, true); }
 
 Tensor clamp(const Tensor& a, double lo, double hi) {
   DType t = clamp_type(a, lo, hi);
@@ -320,15 +320,25 @@ Tensor& Tensor::clamp_(double lo, double hi) {
 }
 Tensor& Tensor::clamp_min_(double lo) { return clamp_(lo, NAN); }
 Tensor& Tensor::clamp_max_(double hi) { return clamp_(NAN, hi); }
-Tensor& Tensor::relu_() {
-  VNN_CHECK(DTypeError, dtype() != kBool, "relu_: not defined for bool tensors; convert with .to(vnn::kInt32) first");
-  if (detail::needs_grad({this}))
-    return detail::inplace_with_grad(*this, "relu_", [](const Tensor& old) { return vnn::relu(old); });
-  detail::mark_modified(*this, "relu_");
-  if (is_storage_only(dtype())) return copy_(vnn::relu(*this));
-  detail::enqueue(VNN_OP_UNARY, "relu_", {this}, *this, {}, {int64_t(VNN_UNARY_RELU)});
-  return *this;
-}
+
+// The op table's plain ops (vnn/ops/unary.def): the free function, the
+// method and the in-place method of each; FP32 ones run in float32 under
+// autocast, as PyTorch's fp32 list.
+#define VNN_UNARY_DEFINE_PLAIN(ID, NAME)                                             \
+  Tensor NAME(const Tensor& a) { return unary(a, VNN_UNARY_##ID); }                  \
+  Tensor Tensor::NAME() const { return vnn::NAME(*this); }                           \
+  Tensor& Tensor::NAME##_() { return inplace_unary(*this, VNN_UNARY_##ID); }
+#define VNN_UNARY_DEFINE_FP32(ID, NAME)                                                                  \
+  Tensor NAME(const Tensor& a) {                                                                         \
+    if (autocast::detail::OpScope s{autocast::detail::Policy::fp32, {&a}}) return NAME(s[0]);           \
+    return unary(a, VNN_UNARY_##ID);                                                                     \
+  }                                                                                                      \
+  Tensor Tensor::NAME() const { return vnn::NAME(*this); }                                               \
+  Tensor& Tensor::NAME##_() { return inplace_unary(*this, VNN_UNARY_##ID); }
+#define VNN_UNARY_DEFINE_CUSTOM(ID, NAME)
+#define VNN_UNARY_OP(ID, NAME, SIG, ...) VNN_UNARY_DEFINE_##SIG(ID, NAME)
+#include "vnn/ops/unary.def"
+#undef VNN_UNARY_OP
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   detail::check_same_device(cond, a, "where", "input");

@@ -19,7 +19,6 @@ Tensor Tensor::mul(const Tensor& other) const { return vnn::mul(*this, other); }
 Tensor Tensor::mul(double other) const { return vnn::mul(*this, other); }
 Tensor Tensor::div(const Tensor& other) const { return vnn::div(*this, other); }
 Tensor Tensor::div(double other) const { return vnn::div(*this, other); }
-Tensor Tensor::neg() const { return vnn::neg(*this); }
 Tensor Tensor::pow(const Tensor& exponent) const { return vnn::pow(*this, exponent); }
 Tensor Tensor::pow(double exponent) const { return vnn::pow(*this, exponent); }
 Tensor Tensor::square() const { return vnn::mul(*this, *this); }
@@ -28,23 +27,6 @@ Tensor Tensor::minimum(const Tensor& other) const { return vnn::minimum(*this, o
 Tensor Tensor::clamp(double min, double max) const { return vnn::clamp(*this, min, max); }
 Tensor Tensor::clamp_min(double min) const { return vnn::clamp_min(*this, min); }
 Tensor Tensor::clamp_max(double max) const { return vnn::clamp_max(*this, max); }
-Tensor Tensor::abs() const { return vnn::abs(*this); }
-Tensor Tensor::exp() const { return vnn::exp(*this); }
-Tensor Tensor::log() const { return vnn::log(*this); }
-Tensor Tensor::log1p() const { return vnn::log1p(*this); }
-Tensor Tensor::sqrt() const { return vnn::sqrt(*this); }
-Tensor Tensor::rsqrt() const { return vnn::rsqrt(*this); }
-Tensor Tensor::sin() const { return vnn::sin(*this); }
-Tensor Tensor::cos() const { return vnn::cos(*this); }
-Tensor Tensor::tanh() const { return vnn::tanh(*this); }
-Tensor Tensor::sigmoid() const { return vnn::sigmoid(*this); }
-Tensor Tensor::relu() const { return vnn::relu(*this); }
-Tensor Tensor::erf() const { return vnn::erf(*this); }
-Tensor Tensor::reciprocal() const { return vnn::reciprocal(*this); }
-Tensor Tensor::floor() const { return vnn::floor(*this); }
-Tensor Tensor::ceil() const { return vnn::ceil(*this); }
-Tensor Tensor::round() const { return vnn::round(*this); }
-Tensor Tensor::sign() const { return vnn::sign(*this); }
 Tensor Tensor::eq(const Tensor& other) const { return vnn::eq(*this, other); }
 Tensor Tensor::eq(double other) const { return vnn::eq(*this, other); }
 Tensor Tensor::ne(const Tensor& other) const { return vnn::ne(*this, other); }
@@ -60,7 +42,6 @@ Tensor Tensor::ge(double other) const { return vnn::ge(*this, other); }
 Tensor Tensor::logical_and(const Tensor& other) const { return vnn::logical_and(*this, other); }
 Tensor Tensor::logical_or(const Tensor& other) const { return vnn::logical_or(*this, other); }
 Tensor Tensor::logical_xor(const Tensor& other) const { return vnn::logical_xor(*this, other); }
-Tensor Tensor::logical_not() const { return vnn::logical_not(*this); }
 Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
   return vnn::isclose(*this, other, rtol, atol, equal_nan);
 }

@@ -7,7 +7,7 @@
 #include "kokkos/instantiate/split.hpp"
 
 // Split by dtype (split.hpp): the leaves unary_typed<Space, T, O, Fn> of the
-// dtype T (O: T, or bool for LOGICAL_NOT), declared in the hot piece,
+// dtype T (O: T, or bool for the BOOLOUT ops), declared in the hot piece,
 // defined in T's piece for every Fn unary_fn calls with T.
 #define VNN_KOKKOS_UNARY_EXTERN_FN(Fn, Space, T)                                                                 \
   extern template decltype(vnn::kernels::unary_typed<Space, T, T, Fn>) vnn::kernels::unary_typed<Space, T, T, Fn>; \
@@ -21,8 +21,8 @@ namespace vnn::kernels::split {
 static_assert(VNN_UNARY_COUNT_ <= VNN_KOKKOS_MAX_CODES, "instantiate/split.hpp: VNN_KOKKOS_FOR_CODES needs more codes");
 template <class Exec, class T, int Fn>
 void unary_leaf() {
-  using O = std::conditional_t<Fn == VNN_UNARY_LOGICAL_NOT, Bool, T>;
-  if constexpr (!unary_needs_float<Fn> || std::is_floating_point_v<compute_t<T>>) keep(&unary_typed<Exec, T, O, Fn>);
+  using O = std::conditional_t<unary_bool_out<Fn>, Bool, T>;
+  if constexpr (unary_takes<Fn, compute_t<T>>) keep(&unary_typed<Exec, T, O, Fn>);
 }
 template <class Exec, class T, int... Fns>
 void unary_leaves(std::integer_sequence<int, Fns...>) {

@@ -11,6 +11,7 @@
 
 #include "kokkos/kernels/dispatch.hpp"
 #include "kokkos/kernels/types.hpp"
+#include "vnn/op_names.h"
 
 #if !defined(__CUDACC__) && !defined(__HIPCC__)
 #define VNN_GELU_HOST 1
@@ -170,73 +171,73 @@ template <class C> inline C param_cast(double v) {
   }
 }
 
-template <int Fn> struct UnaryFn;
-#define VNN_UNARY(FN, EXPR)                                                          \
-  template <> struct UnaryFn<FN> {                                                   \
-    template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, const UnaryParams<C>& p) { \
-      (void)p;                                                                       \
-      EXPR;                                                                          \
-    }                                                                                \
-  };
-VNN_UNARY(VNN_UNARY_NEG, return wrap_neg(a))
-VNN_UNARY(VNN_UNARY_EXP, return kmath::exp(a))
-VNN_UNARY(VNN_UNARY_LOG, return kmath::log(a))
-VNN_UNARY(VNN_UNARY_SQRT, return kmath::sqrt(a))
-VNN_UNARY(VNN_UNARY_RELU, return a > C(0) ? a : (a != a ? a : C(0)))
-VNN_UNARY(VNN_UNARY_SIGMOID, return C(1) / (C(1) + kmath::exp(-a)))
-VNN_UNARY(VNN_UNARY_TANH, return kmath::tanh(a))
-VNN_UNARY(VNN_UNARY_LOG1P, return kmath::log1p(a))
-VNN_UNARY(VNN_UNARY_RSQRT, return C(1) / kmath::sqrt(a))
-VNN_UNARY(VNN_UNARY_SIN, return kmath::sin(a))
-VNN_UNARY(VNN_UNARY_COS, return kmath::cos(a))
-VNN_UNARY(VNN_UNARY_LEAKY_RELU, return a > C(0) ? a : C(a * p.s0))
-VNN_UNARY(VNN_UNARY_GELU, return C(0.5) * a * (C(1) + kmath::erf(a * C(0.70710678118654752440))))
-VNN_UNARY(VNN_UNARY_SILU, return a / (C(1) + kmath::exp(-a)))
-VNN_UNARY(VNN_UNARY_ERF, return kmath::erf(a))
-VNN_UNARY(VNN_UNARY_LOGICAL_NOT, return C(a == C(0)))
-// NaN inputs stay NaN (the comparisons are false); lo > hi gives hi, as in
-// torch.clamp.
-VNN_UNARY(VNN_UNARY_CLAMP, C r = (p.has0 && a < p.s0) ? p.s0 : a; return (p.has1 && r > p.s1) ? p.s1 : r)
-VNN_UNARY(VNN_UNARY_RECIPROCAL, return C(1) / a)
-#undef VNN_UNARY
+// The op table's helpers (vnn/ops/unary.def), as the OpenCL kernels define
+// them: sigmoid split by sign so that exp never overflows.
+template <class C> KOKKOS_INLINE_FUNCTION C h_sigmoid(C x) {
+  const C e = kmath::exp(-kmath::fabs(x));
+  return x >= C(0) ? C(1) / (C(1) + e) : e / (C(1) + e);
+}
+template <class C> KOKKOS_INLINE_FUNCTION C h_gelu(C x) {
+  return C(0.5) * x * (C(1) + kmath::erf(x * C(0.70710678118654752440)));
+}
+template <class C> KOKKOS_INLINE_FUNCTION C h_silu(C x) { return x * h_sigmoid(x); }
 
-template <> struct UnaryFn<VNN_UNARY_ABS> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, const UnaryParams<C>&) {
-    if constexpr (std::is_unsigned_v<C>) return a;
-    else return a < C(0) ? wrap_neg(a) : a;
-  }
-};
-// floor / ceil / round are the identity on integers.
-template <> struct UnaryFn<VNN_UNARY_FLOOR> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, const UnaryParams<C>&) {
-    if constexpr (std::is_floating_point_v<C>) return kmath::floor(a);
-    else return a;
-  }
-};
-template <> struct UnaryFn<VNN_UNARY_CEIL> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, const UnaryParams<C>&) {
-    if constexpr (std::is_floating_point_v<C>) return kmath::ceil(a);
-    else return a;
-  }
-};
-// nearbyint in the default rounding mode rounds half to even.
-template <> struct UnaryFn<VNN_UNARY_ROUND> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, const UnaryParams<C>&) {
-    if constexpr (std::is_floating_point_v<C>) return kmath::nearbyint(a);
-    else return a;
-  }
-};
-// sign(NaN) is NaN (NumPy's choice), sign(+-0) is 0.
-template <> struct UnaryFn<VNN_UNARY_SIGN> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, const UnaryParams<C>&) {
-    if constexpr (std::is_unsigned_v<C>) {
-      return C(a != C(0));
-    } else {
-      if (a != a) return a;
-      return C(int(C(0) < a) - int(a < C(0)));
-    }
-  }
-};
+// The table's C99 math names on Kokkos: kmath's, plus the two it lacks.
+namespace km {
+using namespace kmath;
+template <class C> KOKKOS_INLINE_FUNCTION C rint(C x) { return kmath::nearbyint(x); }  // half to even
+template <class C> KOKKOS_INLINE_FUNCTION C rsqrt(C x) { return C(1) / kmath::sqrt(x); }
+}  // namespace km
+
+// One functor per table line: the float expression for floating compute
+// types, the integer one otherwise (the core sends integers only to KEEP,
+// BOOLOUT and INTEGRAL ops; unary_takes says which pairs exist).
+template <int Fn> struct UnaryFn;
+#define VNN_K(v) C(v)
+#define VNN_F(f) km::f
+#define VNN_SIGMOID(v) h_sigmoid(v)
+#define VNN_GELU(v) h_gelu(v)
+#define VNN_SILU(v) h_silu(v)
+#define VNN_S0 p.s0
+#define VNN_S1 p.s1
+#define VNN_HAS0 p.has0
+#define VNN_HAS1 p.has1
+#define VNN_LO (p.has0 ? p.s0 : C(-INFINITY))
+#define VNN_HI (p.has1 ? p.s1 : C(INFINITY))
+#define VNN_NEG(v) wrap_neg(v)
+#define VNN_SEL(c, a, b) ((c) ? (a) : (b))
+#define VNN_UNARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GRAD, FE, IE)                        \
+  template <> struct UnaryFn<VNN_UNARY_##ID> {                                              \
+    template <class C> KOKKOS_INLINE_FUNCTION static C apply(C x, const UnaryParams<C>& p) { \
+      (void)p;                                                                              \
+      if constexpr (std::is_floating_point_v<C>) return C(FE);                              \
+      else return C(IE);                                                                    \
+    }                                                                                       \
+  };
+#include "vnn/ops/unary.def"
+#undef VNN_UNARY_OP
+#undef VNN_K
+#undef VNN_F
+#undef VNN_SIGMOID
+#undef VNN_GELU
+#undef VNN_SILU
+#undef VNN_S0
+#undef VNN_S1
+#undef VNN_HAS0
+#undef VNN_HAS1
+#undef VNN_LO
+#undef VNN_HI
+#undef VNN_NEG
+#undef VNN_SEL
+
+// Which (function, compute type) pairs exist: the table's integer rule.
+template <int Fn> constexpr int unary_rule = vnn_unary_rule(Fn);
+template <int Fn> constexpr bool unary_bool_out = unary_rule<Fn> == VNN_RULE_BOOLOUT;
+template <int Fn, class C>
+constexpr bool unary_takes = unary_rule<Fn> == VNN_RULE_KEEP || unary_rule<Fn> == VNN_RULE_BOOLOUT
+                                 ? true
+                                 : unary_rule<Fn> == VNN_RULE_INTEGRAL ? !std::is_floating_point_v<C>
+                                                                       : std::is_floating_point_v<C>;
 
 template <class Exec, class T, int Fn>
 void binary_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a,
@@ -322,14 +323,6 @@ void unary_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_
   });
 }
 
-// Transcendental functions make no sense on integers: those pairs are
-// answered "unsupported" (the core promotes integers to float32 first).
-template <int Fn> constexpr bool unary_needs_float =
-    Fn == VNN_UNARY_EXP || Fn == VNN_UNARY_LOG || Fn == VNN_UNARY_SQRT || Fn == VNN_UNARY_SIGMOID ||
-    Fn == VNN_UNARY_TANH || Fn == VNN_UNARY_LOG1P || Fn == VNN_UNARY_RSQRT || Fn == VNN_UNARY_SIN ||
-    Fn == VNN_UNARY_COS || Fn == VNN_UNARY_LEAKY_RELU || Fn == VNN_UNARY_GELU || Fn == VNN_UNARY_SILU ||
-    Fn == VNN_UNARY_ERF || Fn == VNN_UNARY_RECIPROCAL;
-
 template <class Exec, int Fn>
 bool binary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, const vnn_tensor_desc& b,
                double alpha) {
@@ -356,7 +349,7 @@ bool binary(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc&
 template <class Exec, int Fn>
 bool unary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& a, const double* s,
               int32_t ns) {
-  constexpr bool bool_out = Fn == VNN_UNARY_LOGICAL_NOT;
+  constexpr bool bool_out = unary_bool_out<Fn>;
   if (out.dtype != (bool_out ? int32_t(VNN_BOOL) : a.dtype))
     return refuse("out must be ", bool_out ? "bool" : "the input's dtype");
   bool ok = false;
@@ -364,7 +357,7 @@ bool unary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_des
     using T = decltype(t);
     using C = compute_t<T>;
     using O = std::conditional_t<bool_out, Bool, T>;
-    if constexpr (!unary_needs_float<Fn> || std::is_floating_point_v<C>) {
+    if constexpr (unary_takes<Fn, C>) {
       UnaryParams<C> p;
       // A NaN scalar means "no such bound" (clamp); it never reaches an
       // integer conversion.
@@ -374,7 +367,9 @@ bool unary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_des
       ok = true;
     }
   });
-  return ok || refuse(unary_needs_float<Fn> ? "takes floating dtypes only" : "takes no such dtype");
+  return ok || refuse(unary_rule<Fn> == VNN_RULE_INTEGRAL ? "takes integer and bool dtypes only"
+                      : unary_rule<Fn> == VNN_RULE_KEEP || unary_bool_out<Fn> ? "takes no such dtype"
+                                                                             : "takes floating dtypes only");
 }
 
 template <class Exec>

@@ -260,126 +260,77 @@ __kernel void vnn_binary_vec(__global OT* out, long out_off, __global const T* a
   inline XT VNN_HELPER_gelu##SUF(XT x) { return (XT)0.5 * x * ((XT)1 + erf(x * (XT)0.70710678118654752440)); } \
   inline XT VNN_HELPER_silu##SUF(XT x) { return x * VNN_HELPER_sigmoid##SUF(x); }
 
-#if defined(IS_FLOAT) && UNARY_FN != VNN_UNARY_LOGICAL_NOT
+#ifdef IS_FLOAT
 VNN_FLOAT_HELPERS(CT, )
 #ifdef VW
 VNN_FLOAT_HELPERS(VNN_VT, _v)
 #endif
-// The float functions as one expression on x of type XT, a scalar or a
-// vector (a ternary selects per lane on vectors; comparisons are -1 there,
-// so none takes part in arithmetic). NaN stays NaN in relu, sign, clamp;
-// clamp's lo > hi gives hi, as torch.clamp; rint rounds half to even.
-#if UNARY_FN == VNN_UNARY_NEG
-#define VNN_UF(x, XT, SUF) (-(x))
-#elif UNARY_FN == VNN_UNARY_ABS
-#define VNN_UF(x, XT, SUF) fabs(x)
-#elif UNARY_FN == VNN_UNARY_EXP
-#define VNN_UF(x, XT, SUF) exp(x)
-#elif UNARY_FN == VNN_UNARY_LOG
-#define VNN_UF(x, XT, SUF) log(x)
-#elif UNARY_FN == VNN_UNARY_SQRT
-#define VNN_UF(x, XT, SUF) sqrt(x)
-#elif UNARY_FN == VNN_UNARY_RELU
-#define VNN_UF(x, XT, SUF) ((x) < (XT)0 ? (XT)0 : (x))
-#elif UNARY_FN == VNN_UNARY_SIGMOID
-#define VNN_UF(x, XT, SUF) VNN_HELPER_sigmoid##SUF(x)
-#elif UNARY_FN == VNN_UNARY_TANH
-#define VNN_UF(x, XT, SUF) tanh(x)
-#elif UNARY_FN == VNN_UNARY_LOG1P
-#define VNN_UF(x, XT, SUF) log1p(x)
-#elif UNARY_FN == VNN_UNARY_RSQRT
-#define VNN_UF(x, XT, SUF) rsqrt(x)
-#elif UNARY_FN == VNN_UNARY_SIN
-#define VNN_UF(x, XT, SUF) sin(x)
-#elif UNARY_FN == VNN_UNARY_COS
-#define VNN_UF(x, XT, SUF) cos(x)
-#elif UNARY_FN == VNN_UNARY_LEAKY_RELU
-#define VNN_UF(x, XT, SUF) ((x) > (XT)0 ? (x) : (x) * s0)
-#elif UNARY_FN == VNN_UNARY_GELU
-#define VNN_UF(x, XT, SUF) VNN_HELPER_gelu##SUF(x)
-#elif UNARY_FN == VNN_UNARY_SILU
-#define VNN_UF(x, XT, SUF) VNN_HELPER_silu##SUF(x)
-#elif UNARY_FN == VNN_UNARY_ERF
-#define VNN_UF(x, XT, SUF) erf(x)
-#elif UNARY_FN == VNN_UNARY_FLOOR
-#define VNN_UF(x, XT, SUF) floor(x)
-#elif UNARY_FN == VNN_UNARY_CEIL
-#define VNN_UF(x, XT, SUF) ceil(x)
-#elif UNARY_FN == VNN_UNARY_ROUND
-#define VNN_UF(x, XT, SUF) rint(x)
-#elif UNARY_FN == VNN_UNARY_SIGN
-#define VNN_UF(x, XT, SUF) (isnan(x) ? (x) : (x) > (XT)0 ? (XT)1 : (x) < (XT)0 ? (XT)-1 : (XT)0)
-#elif UNARY_FN == VNN_UNARY_CLAMP
-// lo / hi: the bounds, -inf / inf where absent (VNN_CLAMP_BOUNDS).
-#define VNN_UF(x, XT, SUF) (((x) < lo ? (XT)lo : (x)) > hi ? (XT)hi : ((x) < lo ? (XT)lo : (x)))
-#define VNN_CLAMP_BOUNDS const CT lo = has0 ? s0 : (CT)-INFINITY, hi = has1 ? s1 : (CT)INFINITY;
-#elif UNARY_FN == VNN_UNARY_RECIPROCAL
-#define VNN_UF(x, XT, SUF) ((XT)1 / (x))
-#else
-#error unknown UNARY_FN
-#endif
-#ifndef VNN_CLAMP_BOUNDS
-#define VNN_CLAMP_BOUNDS
-#endif
-#else
-// Integer inputs (and LOGICAL_NOT): exp, log ... in the float type FT.
-VNN_FLOAT_HELPERS(FT, )
-#define VNN_FLOAT_FN(f, x) ((CT)f((FT)(x)))
 #endif
 
-// s0 / s1: leaky_relu's slope, clamp's bounds (has0 / has1 = 0: no bound).
-inline CT vnn_unary(CT x, CT s0, CT s1, int has0, int has1) {
-#ifdef VNN_UF
-  VNN_CLAMP_BOUNDS
-  return VNN_UF(x, CT, );
-#elif UNARY_FN == VNN_UNARY_LOGICAL_NOT
-  return x == 0;
-#elif UNARY_FN == VNN_UNARY_NEG
-  return -x;
-#elif UNARY_FN == VNN_UNARY_ABS
-  return x < 0 ? -x : x;
-#elif UNARY_FN == VNN_UNARY_EXP
-  return VNN_FLOAT_FN(exp, x);
-#elif UNARY_FN == VNN_UNARY_LOG
-  return VNN_FLOAT_FN(log, x);
-#elif UNARY_FN == VNN_UNARY_SQRT
-  return VNN_FLOAT_FN(sqrt, x);
-#elif UNARY_FN == VNN_UNARY_RELU
-  return x < 0 ? (CT)0 : x;
-#elif UNARY_FN == VNN_UNARY_SIGMOID
-  return VNN_FLOAT_FN(vnn_sigmoid, x);
-#elif UNARY_FN == VNN_UNARY_TANH
-  return VNN_FLOAT_FN(tanh, x);
-#elif UNARY_FN == VNN_UNARY_LOG1P
-  return VNN_FLOAT_FN(log1p, x);
-#elif UNARY_FN == VNN_UNARY_RSQRT
-  return VNN_FLOAT_FN(rsqrt, x);
-#elif UNARY_FN == VNN_UNARY_SIN
-  return VNN_FLOAT_FN(sin, x);
-#elif UNARY_FN == VNN_UNARY_COS
-  return VNN_FLOAT_FN(cos, x);
-#elif UNARY_FN == VNN_UNARY_LEAKY_RELU
-  return x > 0 ? x : x * s0;
-#elif UNARY_FN == VNN_UNARY_GELU
-  return VNN_FLOAT_FN(vnn_gelu, x);
-#elif UNARY_FN == VNN_UNARY_SILU
-  return VNN_FLOAT_FN(vnn_silu, x);
-#elif UNARY_FN == VNN_UNARY_ERF
-  return VNN_FLOAT_FN(erf, x);
-// floor / ceil / round are the identity on integers.
-#elif UNARY_FN == VNN_UNARY_FLOOR || UNARY_FN == VNN_UNARY_CEIL || UNARY_FN == VNN_UNARY_ROUND
-  return x;
-#elif UNARY_FN == VNN_UNARY_SIGN
-  return (CT)((x > 0) - (x < 0));
-#elif UNARY_FN == VNN_UNARY_CLAMP
-  CT r = (has0 && x < s0) ? s0 : x;
-  return (has1 && r > s1) ? s1 : r;
-#elif UNARY_FN == VNN_UNARY_RECIPROCAL
-  return (CT)((FT)1 / (FT)x);
+// The op table's vocabulary (vnn/ops/unary.def) in OpenCL C. VNN_XT is the
+// type of x (CT, or a vector of VW lanes) and the helpers are the scalar or
+// the vector ones (named in full, not pasted, for sibling_source.cpp); a
+// ternary selects per lane on vectors. Floating inputs take the table's
+// float expression, integer and bool inputs its integer one.
+#define VNN_K(v) ((VNN_XT)(v))
+#define VNN_F(f) f
+#define VNN_S0 s0
+#define VNN_S1 s1
+#define VNN_HAS0 has0
+#define VNN_HAS1 has1
+#define VNN_LO ((VNN_XT)lo)
+#define VNN_HI ((VNN_XT)hi)
+#define VNN_NEG(v) (-(v))
+#define VNN_SEL(c, a, b) ((c) ? (a) : (b))
+#ifdef IS_FLOAT
+#define VNN_PICK(fe, ie) fe
+// lo / hi: clamp's bounds, -inf / inf where absent.
+#define VNN_CLAMP_BOUNDS const CT lo = has0 ? s0 : (CT)-INFINITY, hi = has1 ? s1 : (CT)INFINITY;
 #else
-#error unknown UNARY_FN
+#define VNN_PICK(fe, ie) ie
+#define VNN_CLAMP_BOUNDS
 #endif
+// One case per table line; UNARY_FN is a constant, so one remains.
+#define VNN_UNARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GRAD, FE, IE) \
+  case VNN_UNARY_##ID:                                              \
+    return VNN_PICK(FE, IE);
+
+// s0 / s1: leaky_relu's slope, clamp's bounds (has0 / has1 = 0: no bound).
+#define VNN_XT CT
+#define VNN_SIGMOID(v) VNN_HELPER_sigmoid(v)
+#define VNN_GELU(v) VNN_HELPER_gelu(v)
+#define VNN_SILU(v) VNN_HELPER_silu(v)
+inline CT vnn_unary(CT x, CT s0, CT s1, int has0, int has1) {
+  VNN_CLAMP_BOUNDS
+  switch (UNARY_FN) {
+#include "vnn/ops/unary.def"
+  }
+  return x;
 }
+#undef VNN_XT
+#undef VNN_SIGMOID
+#undef VNN_GELU
+#undef VNN_SILU
+
+#ifdef VW
+// The same on VW lanes (dense float runs).
+#define VNN_XT VNN_VT
+#define VNN_SIGMOID(v) VNN_HELPER_sigmoid_v(v)
+#define VNN_GELU(v) VNN_HELPER_gelu_v(v)
+#define VNN_SILU(v) VNN_HELPER_silu_v(v)
+inline VNN_VT vnn_unary_v(VNN_VT x, CT s0, CT s1, int has0, int has1) {
+  VNN_CLAMP_BOUNDS
+  switch (UNARY_FN) {
+#include "vnn/ops/unary.def"
+  }
+  return x;
+}
+#undef VNN_XT
+#undef VNN_SIGMOID
+#undef VNN_GELU
+#undef VNN_SILU
+#endif
+#undef VNN_UNARY_OP
 
 __kernel void vnn_unary_op(__global OT* out, long out_off, __global const T* a, long a_off,
                            long n, int ndim, long8 sizes, long8 out_strides, long8 a_strides,
@@ -405,12 +356,11 @@ __kernel void vnn_unary_nd(__global OT* out, long out_off, __global const T* a, 
 // per item, 1.9 ms as float16 vectors).
 __kernel void vnn_unary_vec(__global OT* out, long out_off, __global const T* a, long a_off, long n, CT s0, CT s1,
                             int has0, int has1) {
-  VNN_CLAMP_BOUNDS
   VNN_ITEMS(v, (n + VW - 1) / VW) {
     const long i = v * VW;
     if (i + VW <= n) {
       const VNN_VT x = VNN_VLOAD(a + a_off + i);
-      VNN_VSTORE(VNN_UF(x, VNN_VT, _v), out + out_off + i);
+      VNN_VSTORE(vnn_unary_v(x, s0, s1, has0, has1), out + out_off + i);
     } else {
       for (long j = i; j < n; ++j) STORE(out, out_off + j, vnn_unary(LOAD(a, a_off + j), s0, s1, has0, has1));
     }
