@@ -242,10 +242,11 @@ typedef enum vnn_random_fn {
  * scalars[1] (min and max, NaN: no bound); LOGICAL_NOT and the BOOLOUT
  * ops write bool. */
 typedef enum vnn_unary_fn {
-/** One enumerator per table line. */
+#ifndef VNN_DOXYGEN /* one enumerator per table line */
 #define VNN_UNARY_OP(ID, ...) VNN_UNARY_##ID,
 #include "vnn/ops/unary.def"
 #undef VNN_UNARY_OP
+#endif
   VNN_UNARY_COUNT_           /* number of unary functions, not a function */
 } vnn_unary_fn;
 

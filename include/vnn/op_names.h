@@ -43,10 +43,11 @@ VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_binary_names) == VNN_BINARY_COUNT_, "v
 
 /// Names of vnn_unary_fn, indexed by function (the op table's name column).
 static const char* const vnn_unary_names[] = {
-/** One name per table line. */
+#ifndef VNN_DOXYGEN /* one name per table line */
 #define VNN_UNARY_OP(ID, NAME, ...) #NAME,
 #include "vnn/ops/unary.def"
 #undef VNN_UNARY_OP
+#endif
 };
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_unary_names) == VNN_UNARY_COUNT_, "vnn_unary_names vs vnn_unary_fn");
 
@@ -61,22 +62,24 @@ enum vnn_unary_rule {
 };
 /// The rule of each vnn_unary_fn, indexed by function.
 static const unsigned char vnn_unary_rules[] = {
-/** One rule per table line. */
+#ifndef VNN_DOXYGEN /* one rule per table line */
 #define VNN_UNARY_OP(ID, NAME, SIG, RULE, ...) VNN_RULE_##RULE,
 #include "vnn/ops/unary.def"
 #undef VNN_UNARY_OP
+#endif
 };
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_unary_rules) == VNN_UNARY_COUNT_, "vnn_unary_rules vs vnn_unary_fn");
 #ifdef __cplusplus
 /// The rule of unary function `fn` as a constant expression (the kernels' compile-time dispatch); -1 for no function.
 constexpr int vnn_unary_rule(int fn) {
   switch (fn) {
-/** One case per table line. */
+#ifndef VNN_DOXYGEN /* one case per table line */
 #define VNN_UNARY_OP(ID, NAME, SIG, RULE, ...) \
   case VNN_UNARY_##ID:                         \
     return VNN_RULE_##RULE;
 #include "vnn/ops/unary.def"
 #undef VNN_UNARY_OP
+#endif
     default:
       return -1;
   }

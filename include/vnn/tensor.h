@@ -473,7 +473,9 @@ class Tensor {
 #define VNN_UNARY_METHODS_FP32(NAME) VNN_UNARY_METHODS_PLAIN(NAME)
 #define VNN_UNARY_METHODS_CUSTOM(NAME)
 #define VNN_UNARY_OP(ID, NAME, SIG, ...) VNN_UNARY_METHODS_##SIG(NAME)
+#ifndef VNN_DOXYGEN
 #include "vnn/ops/unary.def"
+#endif
 #undef VNN_UNARY_OP
 #undef VNN_UNARY_METHODS_PLAIN
 #undef VNN_UNARY_METHODS_FP32
@@ -765,7 +767,9 @@ Tensor tanh(const Tensor& a);
 #define VNN_UNARY_FREE_FP32(NAME) VNN_UNARY_FREE_PLAIN(NAME)
 #define VNN_UNARY_FREE_CUSTOM(NAME)
 #define VNN_UNARY_OP(ID, NAME, SIG, ...) VNN_UNARY_FREE_##SIG(NAME)
+#ifndef VNN_DOXYGEN
 #include "vnn/ops/unary.def"
+#endif
 #undef VNN_UNARY_OP
 #undef VNN_UNARY_FREE_PLAIN
 #undef VNN_UNARY_FREE_FP32

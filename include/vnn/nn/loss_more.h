@@ -167,6 +167,7 @@ inline Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const 
 }  // namespace functional
 
 // Module forms: loss(input, target) (three tensors for the pair and triplet losses).
+/// Declares torch.nn's loss module Name of two tensors (NameImpl and its holder) over fn.
 #define VNN_LOSS2(Name, Opts, fn)                                                                        \
   /** torch.nn.Name: fn(input, target, options). */                                                    \
   class Name##Impl : public Cloneable<Name##Impl> {                                                     \
@@ -185,6 +186,7 @@ inline Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const 
   /** The holder of Name##Impl. */                                                                      \
   VNN_MODULE(Name)
 
+/// Declares torch.nn's loss module Name of three tensors (NameImpl and its holder) over fn.
 #define VNN_LOSS3(Name, Opts, fn)                                                                        \
   /** torch.nn.Name: fn(a, b, c, options). */                                                           \
   class Name##Impl : public Cloneable<Name##Impl> {                                                     \

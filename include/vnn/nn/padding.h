@@ -94,12 +94,14 @@ class PadImplBase : public Cloneable<Derived> {
  public:
   /// The layer named `name` from options.
   PadImplBase(const char* name, const Options& options) : Cloneable<Derived>(name), options(options) {}
+  /// Nothing to rebuild: a padding layer has no parameters.
   void reset() override {}
   /// functional::pad(x, padding, the layer's mode, value) for x of D + 1 or D + 2 dims (ShapeError otherwise).
   Tensor forward(const Tensor& x) override {
     return detail::pad_layer_forward(x, this->type_name().c_str(), int(D), options.padding().values,
                                      options.pad_mode(), options.pad_value());
   }
+  /// "ReflectionPad2d((1, 1, 2, 0))", as PyTorch prints the layer.
   std::string describe() const override {
     return detail::pad_layer_describe(this->type_name(), options.padding().values, options.pad_mode(),
                                       options.pad_value());
@@ -109,6 +111,7 @@ class PadImplBase : public Cloneable<Derived> {
 };
 
 // One class per layer, as LibTorch's (ReflectionPad2dImpl ...), and its holder.
+/// Declares torch.nn's padding layer Name over D dims (NameImpl, NameOptions and its holder).
 #define VNN_PAD_LAYER(Name, D, Opts)                                                                  \
   /** torch.nn.Name. */                                                                               \
   class Name##Impl : public PadImplBase<D, Name##Impl, Opts<D>> {                                     \
