@@ -19,7 +19,8 @@ namespace vnn_opencl {
 namespace {
 
 bool bool_out(const vnn_op& op) {
-  return (op.kind == VNN_OP_BINARY && op.ints[0] >= VNN_BINARY_EQ && op.ints[0] <= VNN_BINARY_LOGICAL_XOR) ||
+  return (op.kind == VNN_OP_BINARY && op.ints[0] >= 0 && op.ints[0] < VNN_BINARY_COUNT_ &&
+          (vnn_binary_rules[op.ints[0]] == VNN_BRULE_COMPARE || vnn_binary_rules[op.ints[0]] == VNN_BRULE_LOGICAL)) ||
          (op.kind == VNN_OP_UNARY && op.ints[0] >= 0 && op.ints[0] < VNN_UNARY_COUNT_ &&
           vnn_unary_rules[op.ints[0]] == VNN_RULE_BOOLOUT);
 }
@@ -67,8 +68,16 @@ vnn_status check(const Device& d, const vnn_op& op, const std::string& what) {
          out.dtype == (bool_out(op) ? int32_t(VNN_BOOL) : op.inputs[0].dtype);
   const bool floating = out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64 || out.dtype == VNN_FLOAT16 ||
                         out.dtype == VNN_BFLOAT16;
-  if (ok && op.kind == VNN_OP_BINARY && op.ints[0] == VNN_BINARY_GELU_BACKWARD && !floating)
-    return fail(VNN_STATUS_UNSUPPORTED, what, ": takes floating dtypes only, not ", vnn::detail::abi_dtype(out.dtype));
+  if (ok && op.kind == VNN_OP_BINARY) {  // the binary op table's rule, as the Kokkos kernels
+    const int rule = vnn_binary_rules[op.ints[0]];
+    const bool in_float = op.inputs[0].dtype == VNN_FLOAT32 || op.inputs[0].dtype == VNN_FLOAT64 ||
+                          op.inputs[0].dtype == VNN_FLOAT16 || op.inputs[0].dtype == VNN_BFLOAT16;
+    if ((rule == VNN_BRULE_FLOATONLY || rule == VNN_BRULE_FLOATING) && !(floating && in_float))
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": takes floating dtypes only, not ", vnn::detail::abi_dtype(out.dtype));
+    if (rule == VNN_BRULE_INTEGRAL && in_float)
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": takes integer and bool dtypes only, not ",
+                  vnn::detail::abi_dtype(op.inputs[0].dtype));
+  }
   if (ok && op.kind == VNN_OP_UNARY) {  // the op table's integer rule, as the Kokkos kernels
     const int32_t in_dt = op.inputs[0].dtype;
     const bool in_float = in_dt == VNN_FLOAT32 || in_dt == VNN_FLOAT64 || in_dt == VNN_FLOAT16 || in_dt == VNN_BFLOAT16;

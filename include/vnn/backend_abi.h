@@ -188,25 +188,16 @@ typedef enum vnn_op_kind {
   VNN_OP_COUNT_             /* one past the last kind, not a kind */
 } vnn_op_kind;
 
-/** The function of VNN_OP_BINARY (ints[0]); comparisons and logical ops give bool. */
+/** The function of VNN_OP_BINARY (ints[0]): one per line of the op table
+ * vnn/ops/binary.def, numbered by position (append-only). ADD and SUB read
+ * scalars[0] (alpha: in0 + alpha * in1); the COMPARE and LOGICAL ops write
+ * bool. */
 typedef enum vnn_binary_fn {
-  VNN_BINARY_ADD = 0,       /* in0 + scalars[0] * in1 (alpha) */
-  VNN_BINARY_SUB = 1,
-  VNN_BINARY_MUL = 2,
-  VNN_BINARY_DIV = 3,
-  VNN_BINARY_MAXIMUM = 4,
-  VNN_BINARY_MINIMUM = 5,
-  VNN_BINARY_POW = 6,
-  VNN_BINARY_EQ = 7,        /* comparisons and logical ops: out is bool */
-  VNN_BINARY_NE = 8,
-  VNN_BINARY_LT = 9,
-  VNN_BINARY_LE = 10,
-  VNN_BINARY_GT = 11,
-  VNN_BINARY_GE = 12,
-  VNN_BINARY_LOGICAL_AND = 13,
-  VNN_BINARY_LOGICAL_OR = 14,
-  VNN_BINARY_LOGICAL_XOR = 15,
-  VNN_BINARY_GELU_BACKWARD = 16, /* in0 (grad) * gelu'(in1): in0 * (Phi(in1) + in1 * phi(in1)), floats only */
+#ifndef VNN_DOXYGEN /* one enumerator per table line */
+#define VNN_BINARY_OP(ID, ...) VNN_BINARY_##ID,
+#include "vnn/ops/binary.def"
+#undef VNN_BINARY_OP
+#endif
   VNN_BINARY_COUNT_         /* number of binary functions, not a function */
 } vnn_binary_fn;
 

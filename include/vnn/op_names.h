@@ -34,12 +34,51 @@ static const char* const vnn_op_kind_names[] = {
     "layer_norm", "layer_norm_backward"};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_op_kind_names) == VNN_OP_COUNT_, "vnn_op_kind_names vs vnn_op_kind");
 
-/// Names of vnn_binary_fn, indexed by function.
-static const char* const vnn_binary_names[] = {"add", "sub", "mul", "div", "maximum", "minimum",
-                                               "pow", "eq",  "ne",  "lt",  "le",      "gt",
-                                               "ge",  "logical_and", "logical_or", "logical_xor",
-                                               "gelu_backward"};
+/// Names of vnn_binary_fn, indexed by function (the op table's name column).
+static const char* const vnn_binary_names[] = {
+#ifndef VNN_DOXYGEN /* one name per table line */
+#define VNN_BINARY_OP(ID, NAME, ...) #NAME,
+#include "vnn/ops/binary.def"
+#undef VNN_BINARY_OP
+#endif
+};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_binary_names) == VNN_BINARY_COUNT_, "vnn_binary_names vs vnn_binary_fn");
+
+/** How a binary op treats its operands' dtypes: the binary op table's RULE column (vnn/ops/binary.def). */
+enum vnn_binary_rule {
+  VNN_BRULE_ARITH = 0,     /**< the promoted dtype; integers compute in it */
+  VNN_BRULE_TRUEDIV = 1,   /**< the promoted dtype; integers give float32 */
+  VNN_BRULE_FLOATING = 2,  /**< the promoted dtype; integers computed in float32 */
+  VNN_BRULE_COMPARE = 3,   /**< compared in the promoted dtype, bool out */
+  VNN_BRULE_LOGICAL = 4,   /**< any dtypes, bool out */
+  VNN_BRULE_FLOATONLY = 5, /**< floating dtypes only */
+  VNN_BRULE_INTEGRAL = 6   /**< integer and bool dtypes only */
+};
+/// The rule of each vnn_binary_fn, indexed by function.
+static const unsigned char vnn_binary_rules[] = {
+#ifndef VNN_DOXYGEN /* one rule per table line */
+#define VNN_BINARY_OP(ID, NAME, SIG, RULE, ...) VNN_BRULE_##RULE,
+#include "vnn/ops/binary.def"
+#undef VNN_BINARY_OP
+#endif
+};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_binary_rules) == VNN_BINARY_COUNT_, "vnn_binary_rules vs vnn_binary_fn");
+#ifdef __cplusplus
+/// The rule of binary function `fn` as a constant expression; -1 for no function.
+constexpr int vnn_binary_rule(int fn) {
+  switch (fn) {
+#ifndef VNN_DOXYGEN /* one case per table line */
+#define VNN_BINARY_OP(ID, NAME, SIG, RULE, ...) \
+  case VNN_BINARY_##ID:                         \
+    return VNN_BRULE_##RULE;
+#include "vnn/ops/binary.def"
+#undef VNN_BINARY_OP
+#endif
+    default:
+      return -1;
+  }
+}
+#endif
 
 /// Names of vnn_unary_fn, indexed by function (the op table's name column).
 static const char* const vnn_unary_names[] = {

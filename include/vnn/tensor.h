@@ -480,6 +480,21 @@ class Tensor {
 #undef VNN_UNARY_METHODS_PLAIN
 #undef VNN_UNARY_METHODS_FP32
 #undef VNN_UNARY_METHODS_CUSTOM
+  // For each plain op f of the binary table: t.f(other) and t.f_(other),
+  // with a tensor or a scalar other (docs/ops.md, "The op table (binary)").
+#define VNN_BINARY_METHODS_PLAIN(NAME)   \
+  Tensor NAME(const Tensor& other) const; \
+  Tensor NAME(double other) const;        \
+  Tensor& NAME##_(const Tensor& other);   \
+  Tensor& NAME##_(double other);
+#define VNN_BINARY_METHODS_CUSTOM(NAME)
+#define VNN_BINARY_OP(ID, NAME, SIG, ...) VNN_BINARY_METHODS_##SIG(NAME)
+#ifndef VNN_DOXYGEN
+#include "vnn/ops/binary.def"
+#endif
+#undef VNN_BINARY_OP
+#undef VNN_BINARY_METHODS_PLAIN
+#undef VNN_BINARY_METHODS_CUSTOM
   /// \endcond
 
   // ---- comparisons and logic, bool results (vnn/elementwise.h) --------------
@@ -774,6 +789,18 @@ Tensor tanh(const Tensor& a);
 #undef VNN_UNARY_FREE_PLAIN
 #undef VNN_UNARY_FREE_FP32
 #undef VNN_UNARY_FREE_CUSTOM
+// Every op of the binary op table with a plain signature, f(a, b) and f(a, scalar) (vnn/ops/binary.def).
+#define VNN_BINARY_FREE_PLAIN(NAME)              \
+  Tensor NAME(const Tensor& a, const Tensor& b); \
+  Tensor NAME(const Tensor& a, double b);
+#define VNN_BINARY_FREE_CUSTOM(NAME)
+#define VNN_BINARY_OP(ID, NAME, SIG, ...) VNN_BINARY_FREE_##SIG(NAME)
+#ifndef VNN_DOXYGEN
+#include "vnn/ops/binary.def"
+#endif
+#undef VNN_BINARY_OP
+#undef VNN_BINARY_FREE_PLAIN
+#undef VNN_BINARY_FREE_CUSTOM
 /// \endcond
 /// The NumPy broadcast of two shapes; ShapeError naming `op` when they do not broadcast.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op = "broadcast");

@@ -13,46 +13,46 @@ namespace {
 Tensor saved(const Tensor& t) { return t.detach(); }
 std::vector<Tensor> grads(Tensor a, Tensor b = Tensor()) { return {std::move(a), std::move(b)}; }
 // Gradients flow only to floating operands.
-Tensor if_float(const Tensor& like, const Tensor& g) { return is_floating(like.dtype()) ? g : Tensor(); }
 }  // namespace
 
+// maximum / minimum: ties split the gradient evenly, as PyTorch.
+Tensor minmax_grad(const Tensor& g, const Tensor& a, const Tensor& b, bool is_max, bool for_a) {
+  Tensor wins = (is_max ? gt(a, b) : lt(a, b)).to(g.dtype());
+  Tensor wa = add(wins, mul(eq(a, b).to(g.dtype()), 0.5));
+  return mul(g, for_a ? wa : rsub(wa, 1.0));
+}
+
+// fmax / fmin: a takes the gradient where it won or b is NaN (PyTorch's rule).
+Tensor fminmax_grad(const Tensor& g, const Tensor& a, const Tensor& b, bool is_max, bool for_a) {
+  Tensor wa = logical_or(is_max ? ge(a, b) : le(a, b), isnan(b)).to(g.dtype());
+  return mul(g, for_a ? wa : rsub(wa, 1.0));
+}
+
+// d/db a^b = a^b log a (0 where a <= 0, as PyTorch for a == 0).
+Tensor pow_grad_exponent(const Tensor& g, const Tensor& a, const Tensor& out) {
+  Tensor safe_log = where(gt(a, 0.0), log(where(gt(a, 0.0), a, ones_like(a))), zeros_like(a));
+  return mul(g, mul(out, safe_log));
+}
+
+// out = a gelu'(b): d/db = a gelu''(b) = a phi(b) (2 - b^2).
+Tensor gelu_backward_grad_b(const Tensor& g, const Tensor& a, const Tensor& b) {
+  Tensor pdf = mul(exp(mul(mul(b, b), -0.5)), 0.5 * M_2_SQRTPI * M_SQRT1_2);
+  return mul(mul(g, a), mul(pdf, rsub(mul(b, b), 2.0)));
+}
+
+// The binary op table's GRAD columns (vnn/ops/binary.def): the gradients of
+// a and b as vnn ops of g, the saved a, b and out, and alpha.
 BackwardFn binary_backward(vnn_binary_fn fn, const Tensor& a_in, const Tensor& b_in, const Tensor& out_in,
                            double alpha) {
   Tensor a = saved(a_in), b = saved(b_in), out = saved(out_in);
   switch (fn) {
-    case VNN_BINARY_ADD:
-      return [alpha](const Tensor& g) { return grads(g, alpha == 1.0 ? g : mul(g, alpha)); };
-    case VNN_BINARY_SUB:
-      return [alpha](const Tensor& g) { return grads(g, mul(g, -alpha)); };
-    case VNN_BINARY_MUL:
-      return [a, b](const Tensor& g) { return grads(mul(g, b), mul(g, a)); };
-    case VNN_BINARY_DIV:
-      return [a, b](const Tensor& g) {
-        Tensor ga = div(g, b);
-        return grads(ga, neg(mul(ga, div(a, b))));
-      };
-    case VNN_BINARY_MAXIMUM:
-    case VNN_BINARY_MINIMUM:
-      // Ties split the gradient evenly, as PyTorch.
-      return [a, b, fn](const Tensor& g) {
-        Tensor wins = (fn == VNN_BINARY_MAXIMUM ? gt(a, b) : lt(a, b)).to(g.dtype());
-        Tensor ties = mul(eq(a, b).to(g.dtype()), 0.5);
-        Tensor wa = add(wins, ties);
-        return grads(mul(g, wa), mul(g, rsub(wa, 1.0)));
-      };
-    case VNN_BINARY_POW:
-      return [a, b, out](const Tensor& g) {
-        // d/da = b a^(b-1); d/db = a^b log a (0 where a <= 0, as PyTorch for a == 0).
-        Tensor ga = mul(g, mul(b, pow(a, sub(b, 1.0))));
-        Tensor safe_log = where(gt(a, 0.0), log(where(gt(a, 0.0), a, ones_like(a))), zeros_like(a));
-        return grads(if_float(a, ga), if_float(b, mul(g, mul(out, safe_log))));
-      };
-    case VNN_BINARY_GELU_BACKWARD:
-      // out = a gelu'(b): d/da = gelu'(b), d/db = a gelu''(b) = a phi(b) (2 - b^2).
-      return [a, b](const Tensor& g) {
-        Tensor pdf = mul(exp(mul(mul(b, b), -0.5)), 0.5 * M_2_SQRTPI * M_SQRT1_2);
-        return grads(gelu_backward(g, b), mul(mul(g, a), mul(pdf, rsub(mul(b, b), 2.0))));
-      };
+#define VNN_NO_GRAD Tensor()
+#define VNN_BINARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GA, GB, ...) \
+  case VNN_BINARY_##ID:                                              \
+    return [=](const Tensor& g) { return grads(GA, GB); };
+#include "vnn/ops/binary.def"
+#undef VNN_BINARY_OP
+#undef VNN_NO_GRAD
     default:
       return nullptr;
   }

@@ -22,8 +22,8 @@ const char* binary_name(vnn_binary_fn fn) {
   return n ? n : "binary";
 }
 
-bool is_compare(vnn_binary_fn fn) { return fn >= VNN_BINARY_EQ && fn <= VNN_BINARY_GE; }
-bool is_logical(vnn_binary_fn fn) { return fn >= VNN_BINARY_LOGICAL_AND && fn <= VNN_BINARY_LOGICAL_XOR; }
+bool is_compare(vnn_binary_fn fn) { return vnn_binary_rules[fn] == VNN_BRULE_COMPARE; }
+bool is_logical(vnn_binary_fn fn) { return vnn_binary_rules[fn] == VNN_BRULE_LOGICAL; }
 bool is_storage_only(DType t) { return t == kFloat16 || t == kBFloat16; }
 
 // torch.result_type of two tensor operands (docs/dtypes.md rule 7).
@@ -44,7 +44,15 @@ DType result_type(const Tensor& a, const Tensor& b) {
 DType binary_result_type(const Tensor& a, const Tensor& b, vnn_binary_fn fn) {
   if (is_logical(fn)) return kBool;  // operands reduce to "nonzero" first
   DType t = result_type(a, b);
-  if (fn == VNN_BINARY_DIV && !is_floating(t)) t = kFloat32;  // true division
+  const int rule = vnn_binary_rules[fn];
+  // true division, and the functions integers have no meaning for, in float32
+  if ((rule == VNN_BRULE_TRUEDIV || rule == VNN_BRULE_FLOATING) && !is_floating(t)) t = kFloat32;
+  VNN_CHECK(DTypeError, rule != VNN_BRULE_FLOATONLY || is_floating(t), binary_name(fn),
+            ": needs floating tensors, got ", name(a.dtype()), " and ", name(b.dtype()),
+            "; convert first, e.g. t.to(vnn::kFloat32)");
+  VNN_CHECK(DTypeError, rule != VNN_BRULE_INTEGRAL || !is_floating(t), binary_name(fn),
+            ": needs integer or bool tensors, got ", name(a.dtype()), " and ", name(b.dtype()),
+            "; convert first, e.g. t.to(vnn::kInt64)");
   return t;
 }
 
@@ -64,6 +72,8 @@ void enqueue_binary(const Tensor& out, const Tensor& a, const Tensor& b, vnn_bin
 
 Tensor binary(const Tensor& a, const Tensor& b, vnn_binary_fn fn, double alpha = 1.0) {
   const char* op = binary_name(fn);
+  VNN_CHECK(ValueError, a.defined() && b.defined(), op, ": argument '", a.defined() ? "other" : "input",
+            "' is an undefined tensor");
   detail::check_same_device(a, b, op, "other");
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), op);
   const DType t = binary_result_type(a, b, fn), k = binary_kernel_type(a, b, t);
@@ -339,6 +349,22 @@ Tensor& Tensor::clamp_max_(double hi) { return clamp_(NAN, hi); }
 #define VNN_UNARY_OP(ID, NAME, SIG, ...) VNN_UNARY_DEFINE_##SIG(ID, NAME)
 #include "vnn/ops/unary.def"
 #undef VNN_UNARY_OP
+
+// The binary op table's plain ops (vnn/ops/binary.def): tensor and scalar
+// operands, the methods and the in-place forms.
+#define VNN_BINARY_DEFINE_PLAIN(ID, NAME)                                                                     \
+  Tensor NAME(const Tensor& a, const Tensor& b) { return binary(a, b, VNN_BINARY_##ID); }                     \
+  Tensor NAME(const Tensor& a, double b) { return binary(a, scalar_like(a, b), VNN_BINARY_##ID); }            \
+  Tensor Tensor::NAME(const Tensor& other) const { return vnn::NAME(*this, other); }                          \
+  Tensor Tensor::NAME(double other) const { return vnn::NAME(*this, other); }                                 \
+  Tensor& Tensor::NAME##_(const Tensor& other) { return inplace_binary(*this, other, VNN_BINARY_##ID, 1.0); } \
+  Tensor& Tensor::NAME##_(double other) {                                                                     \
+    return inplace_binary(*this, scalar_like(*this, other), VNN_BINARY_##ID, 1.0);                           \
+  }
+#define VNN_BINARY_DEFINE_CUSTOM(ID, NAME)
+#define VNN_BINARY_OP(ID, NAME, SIG, ...) VNN_BINARY_DEFINE_##SIG(ID, NAME)
+#include "vnn/ops/binary.def"
+#undef VNN_BINARY_OP
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   detail::check_same_device(cond, a, "where", "input");

@@ -19,7 +19,7 @@ namespace vnn::kernels::split {
 static_assert(VNN_BINARY_COUNT_ <= VNN_KOKKOS_MAX_CODES, "instantiate/split.hpp: VNN_KOKKOS_FOR_CODES needs more codes");
 template <class Exec, class T, int Fn>
 void binary_leaf() {
-  if constexpr (!binary_needs_float<Fn> || std::is_floating_point_v<compute_t<T>>) keep(&binary_typed<Exec, T, Fn>);
+  if constexpr (binary_takes<Fn, compute_t<T>>) keep(&binary_typed<Exec, T, Fn>);
 }
 template <class Exec, class T, int... Fns>
 void binary_leaves(std::integer_sequence<int, Fns...>) {

@@ -22,9 +22,6 @@
 
 namespace vnn::kernels {
 
-// The output storage type of a function on inputs of storage type T.
-template <int Fn> constexpr bool binary_bool_out = Fn >= VNN_BINARY_EQ && Fn <= VNN_BINARY_LOGICAL_XOR;
-template <class T, int Fn> using binary_out_t = std::conditional_t<binary_bool_out<Fn>, Bool, T>;
 
 // Signed integer +, -, * and negation wrap (two's complement), as PyTorch's
 // and the OpenCL kernels' results do: done in unsigned arithmetic, since
@@ -45,54 +42,17 @@ template <class C> KOKKOS_INLINE_FUNCTION C wrap_neg(C a) {
   else return C(-a);
 }
 
-template <int Fn> struct BinaryFn;
-template <> struct BinaryFn<VNN_BINARY_ADD> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C alpha) { return wrap_add(a, wrap_mul(alpha, b)); }
-};
-template <> struct BinaryFn<VNN_BINARY_SUB> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C alpha) {
-    return wrap_add(a, wrap_neg(wrap_mul(alpha, b)));
-  }
-};
-template <> struct BinaryFn<VNN_BINARY_MUL> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return wrap_mul(a, b); }
-};
-template <> struct BinaryFn<VNN_BINARY_DIV> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) {
-    if constexpr (std::is_integral_v<C>) {
-      if (b == C(0)) return C(0);  // no trap on x/0
-      // MIN / -1 traps on x86 (SIGFPE): negate in unsigned arithmetic, which
-      // wraps to MIN as on the other backends.
-      if constexpr (std::is_signed_v<C>)
-        if (b == C(-1)) return C(std::make_unsigned_t<C>(0) - std::make_unsigned_t<C>(a));
-      return C(a / b);
-    }
-    else return a / b;
-  }
-};
-template <> struct BinaryFn<VNN_BINARY_MAXIMUM> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) {
-    if constexpr (std::is_floating_point_v<C>) if (a != a || b != b) return a + b;  // nan propagates
-    return a > b ? a : b;
-  }
-};
-template <> struct BinaryFn<VNN_BINARY_MINIMUM> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) {
-    if constexpr (std::is_floating_point_v<C>) if (a != a || b != b) return a + b;
-    return a < b ? a : b;
-  }
-};
-
-// The exact GELU's gradient: g * (Phi(x) + x phi(x)); floating types only
-// (binary_needs_float). Contiguous float32 on host spaces takes gelu_host.hpp.
-template <> struct BinaryFn<VNN_BINARY_GELU_BACKWARD> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C g, C x, C) {
-    const C cdf = C(0.5) * (C(1) + kmath::erf(x * C(0.70710678118654752440)));
-    const C pdf = kmath::exp(C(-0.5) * x * x) * C(0.39894228040143267794);
-    return g * (cdf + x * pdf);
-  }
-};
-template <int Fn> constexpr bool binary_needs_float = Fn == VNN_BINARY_GELU_BACKWARD;
+// The op tables' C99 math names on Kokkos: kmath's, plus those it lacks.
+namespace km {
+using namespace kmath;
+template <class C> KOKKOS_INLINE_FUNCTION C rint(C x) { return kmath::nearbyint(x); }  // half to even
+template <class C> KOKKOS_INLINE_FUNCTION C rsqrt(C x) { return C(1) / kmath::sqrt(x); }
+// |x| with y's sign (-0.0 counts as negative; a NaN y as positive).
+template <class C> KOKKOS_INLINE_FUNCTION C copysign(C x, C y) {
+  const bool negative = y < C(0) || (y == C(0) && C(1) / y < C(0));
+  return negative ? -kmath::fabs(x) : kmath::fabs(x);
+}
+}  // namespace km
 
 // Integer power by squaring. Negative exponents give 1/a^-b truncated:
 // 1 for a == 1, +-1 for a == -1, otherwise 0 (a == 0: 0, like x / 0).
@@ -116,41 +76,76 @@ template <class C> KOKKOS_INLINE_FUNCTION C int_pow(C a, C b) {
   return C(r);
 }
 
-template <> struct BinaryFn<VNN_BINARY_POW> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) {
-    if constexpr (std::is_floating_point_v<C>) return kmath::pow(a, b);
-    else return int_pow(a, b);
-  }
-};
-// Comparisons return 0/1 in the compute type; the bool store keeps != 0.
-// NaN compares false everywhere except NE, as the C operators do.
-template <> struct BinaryFn<VNN_BINARY_EQ> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a == b); }
-};
-template <> struct BinaryFn<VNN_BINARY_NE> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a != b); }
-};
-template <> struct BinaryFn<VNN_BINARY_LT> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a < b); }
-};
-template <> struct BinaryFn<VNN_BINARY_LE> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a <= b); }
-};
-template <> struct BinaryFn<VNN_BINARY_GT> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a > b); }
-};
-template <> struct BinaryFn<VNN_BINARY_GE> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a >= b); }
-};
-template <> struct BinaryFn<VNN_BINARY_LOGICAL_AND> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a != C(0) && b != C(0)); }
-};
-template <> struct BinaryFn<VNN_BINARY_LOGICAL_OR> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C(a != C(0) || b != C(0)); }
-};
-template <> struct BinaryFn<VNN_BINARY_LOGICAL_XOR> {
-  template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C) { return C((a != C(0)) != (b != C(0))); }
-};
+// Integer division and remainders that never trap: x / 0 and x % 0 give 0,
+// and MIN / -1 (which traps on x86) wraps to MIN, as on the other backends.
+template <class C> KOKKOS_INLINE_FUNCTION C int_div(C a, C b) {
+  if (b == C(0)) return C(0);
+  if constexpr (std::is_signed_v<C>)
+    if (b == C(-1)) return wrap_neg(a);
+  return C(a / b);
+}
+template <class C> KOKKOS_INLINE_FUNCTION C int_fmod(C a, C b) {
+  if (b == C(0)) return C(0);
+  if constexpr (std::is_signed_v<C>)
+    if (b == C(-1)) return C(0);
+  return C(a % b);
+}
+template <class C> KOKKOS_INLINE_FUNCTION C int_mod(C a, C b) {  // Python's: the sign of b
+  const C r = int_fmod(a, b);
+  return r != C(0) && ((r < C(0)) != (b < C(0))) ? C(r + b) : r;
+}
+template <class C> KOKKOS_INLINE_FUNCTION C int_floordiv(C a, C b) {
+  const C q = int_div(a, b);
+  return b != C(0) && int_fmod(a, b) != C(0) && ((a < C(0)) != (b < C(0))) ? C(q - C(1)) : q;
+}
+
+// One functor per line of the binary op table (vnn/ops/binary.def): the
+// float expression for floating compute types, the integer one otherwise.
+template <int Fn> struct BinaryFn;
+#define VNN_K(v) C(v)
+#define VNN_F(f) km::f
+#define VNN_SEL(c, x, y) ((c) ? (x) : (y))
+#define VNN_WADD(x, y) wrap_add(x, y)
+#define VNN_WMUL(x, y) wrap_mul(x, y)
+#define VNN_WNEG(x) wrap_neg(x)
+#define VNN_IDIV(x, y) int_div(x, y)
+#define VNN_IPOW(x, y) int_pow(x, y)
+#define VNN_IFMOD(x, y) int_fmod(x, y)
+#define VNN_IMOD(x, y) int_mod(x, y)
+#define VNN_IFLOORDIV(x, y) int_floordiv(x, y)
+#define VNN_BINARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GA, GB, FE, IE)                  \
+  template <> struct BinaryFn<VNN_BINARY_##ID> {                                         \
+    template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C alpha) {        \
+      (void)b;                                                                           \
+      (void)alpha;                                                                       \
+      if constexpr (std::is_floating_point_v<C>) return C(FE);                           \
+      else return C(IE);                                                                 \
+    }                                                                                    \
+  };
+#include "vnn/ops/binary.def"
+#undef VNN_BINARY_OP
+#undef VNN_K
+#undef VNN_F
+#undef VNN_SEL
+#undef VNN_WADD
+#undef VNN_WMUL
+#undef VNN_WNEG
+#undef VNN_IDIV
+#undef VNN_IPOW
+#undef VNN_IFMOD
+#undef VNN_IMOD
+#undef VNN_IFLOORDIV
+
+// Which (function, compute type) pairs exist, and the output type: the
+// table's rule.
+template <int Fn> constexpr int binary_rule = vnn_binary_rule(Fn);
+template <int Fn>
+constexpr bool binary_bool_out = binary_rule<Fn> == VNN_BRULE_COMPARE || binary_rule<Fn> == VNN_BRULE_LOGICAL;
+template <class T, int Fn> using binary_out_t = std::conditional_t<binary_bool_out<Fn>, Bool, T>;
+template <int Fn, class C>
+constexpr bool binary_takes = binary_rule<Fn> == VNN_BRULE_FLOATONLY || binary_rule<Fn> == VNN_BRULE_FLOATING
+                                  ? std::is_floating_point_v<C>
+                                  : binary_rule<Fn> == VNN_BRULE_INTEGRAL ? !std::is_floating_point_v<C> : true;
 
 // Unary parameters in the compute type: leaky_relu's slope in s0, clamp's
 // bounds in s0/s1 with has0/has1 false for an absent (NaN) bound.
@@ -182,12 +177,6 @@ template <class C> KOKKOS_INLINE_FUNCTION C h_gelu(C x) {
 }
 template <class C> KOKKOS_INLINE_FUNCTION C h_silu(C x) { return x * h_sigmoid(x); }
 
-// The table's C99 math names on Kokkos: kmath's, plus the two it lacks.
-namespace km {
-using namespace kmath;
-template <class C> KOKKOS_INLINE_FUNCTION C rint(C x) { return kmath::nearbyint(x); }  // half to even
-template <class C> KOKKOS_INLINE_FUNCTION C rsqrt(C x) { return C(1) / kmath::sqrt(x); }
-}  // namespace km
 
 // One functor per table line: the float expression for floating compute
 // types, the integer one otherwise (the core sends integers only to KEEP,
@@ -331,12 +320,14 @@ bool binary_fn(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_de
     return refuse("takes a and b of one dtype and out of ", binary_bool_out<Fn> ? "bool" : "that dtype");
   dispatch_dtype(a.dtype, [&](auto t) {
     using T = decltype(t);
-    if constexpr (!binary_needs_float<Fn> || std::is_floating_point_v<compute_t<T>>) {
+    if constexpr (binary_takes<Fn, compute_t<T>>) {
       binary_typed<Exec, T, Fn>(exec, out, a, b, alpha);
       ok = true;
     }
   });
-  return ok || refuse(binary_needs_float<Fn> ? "takes floating dtypes only" : "takes no such dtype");
+  return ok || refuse(binary_rule<Fn> == VNN_BRULE_INTEGRAL ? "takes integer and bool dtypes only"
+                      : binary_takes<Fn, float> && !binary_takes<Fn, int> ? "takes floating dtypes only"
+                                                                           : "takes no such dtype");
 }
 
 template <class Exec>

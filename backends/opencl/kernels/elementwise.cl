@@ -70,14 +70,21 @@
 #ifdef BINARY_FN
 
 #ifndef IS_FLOAT
-inline CT vnn_maximum(CT a, CT b) { return a > b ? a : b; }
-inline CT vnn_minimum(CT a, CT b) { return a < b ? a : b; }
-// Truncating division with x / 0 = 0, and x / -1 as wrapping negation
-// because INT_MIN / -1 traps on x86 (PoCL runs there).
-inline CT vnn_divide(CT a, CT b) {
+// Integer division and remainders that never trap (PoCL runs on x86): x / 0
+// and x % 0 give 0, MIN / -1 wraps to MIN.
+inline CT vnn_idiv(CT a, CT b) {
   if (b == 0) return 0;
   if (b == (CT)-1) return (CT)((ulong)0 - (ulong)a);
   return a / b;
+}
+inline CT vnn_ifmod(CT a, CT b) { return (b == 0 || b == (CT)-1) ? (CT)0 : a % b; }
+inline CT vnn_imod(CT a, CT b) {  // Python's: the sign of b
+  const CT r = vnn_ifmod(a, b);
+  return (r != 0 && ((r < 0) != (b < 0))) ? (CT)(r + b) : r;
+}
+inline CT vnn_ifloordiv(CT a, CT b) {
+  const CT q = vnn_idiv(a, b);
+  return (b != 0 && vnn_ifmod(a, b) != 0 && ((a < 0) != (b < 0))) ? (CT)(q - 1) : q;
 }
 // Power by squaring in wrapping unsigned arithmetic; negative exponents
 // give the truncated 1 / a^-b (1, +-1 for a == -1, else 0).
@@ -93,78 +100,52 @@ inline CT vnn_ipow(CT a, CT b) {
 }
 #endif
 
-#if defined(IS_FLOAT) && (BINARY_FN <= VNN_BINARY_POW || BINARY_FN == VNN_BINARY_GELU_BACKWARD)
-// The float functions as one expression for a scalar or a vector of lanes
-// (a ternary selects per lane on vectors; NaN-propagating max / min;
-// gelu_backward: the gradient a * gelu'(b) = a * (Phi(b) + b phi(b))).
-#if BINARY_FN == VNN_BINARY_ADD
-#define VNN_BF(a, b, alpha) ((a) + (alpha) * (b))
-#elif BINARY_FN == VNN_BINARY_SUB
-#define VNN_BF(a, b, alpha) ((a) - (alpha) * (b))
-#elif BINARY_FN == VNN_BINARY_MUL
-#define VNN_BF(a, b, alpha) ((a) * (b))
-#elif BINARY_FN == VNN_BINARY_DIV
-#define VNN_BF(a, b, alpha) ((a) / (b))
-#elif BINARY_FN == VNN_BINARY_MAXIMUM
-#define VNN_BF(a, b, alpha) (isnan(a) ? (a) : isnan(b) ? (b) : ((a) > (b) ? (a) : (b)))
-#elif BINARY_FN == VNN_BINARY_MINIMUM
-#define VNN_BF(a, b, alpha) (isnan(a) ? (a) : isnan(b) ? (b) : ((a) < (b) ? (a) : (b)))
-#elif BINARY_FN == VNN_BINARY_POW
-#define VNN_BF(a, b, alpha) pow((a), (b))
-#else
-#define VNN_BF(a, b, alpha)                                                     \
-  ((a) * ((CT)0.5 * ((CT)1 + erf((b) * (CT)0.70710678118654752440)) +          \
-          (b) * exp((CT)-0.5 * (b) * (b)) * (CT)0.39894228040143267794))
-#endif
-#endif
-
-inline CT vnn_binary(CT a, CT b, CT alpha) {
-#ifdef VNN_BF
-  return VNN_BF(a, b, alpha);
-#elif BINARY_FN == VNN_BINARY_ADD
-  return a + alpha * b;
-#elif BINARY_FN == VNN_BINARY_SUB
-  return a - alpha * b;
-#elif BINARY_FN == VNN_BINARY_MUL
-  return a * b;
-#elif BINARY_FN == VNN_BINARY_DIV
-  return vnn_divide(a, b);
-#elif BINARY_FN == VNN_BINARY_MAXIMUM
-  return vnn_maximum(a, b);
-#elif BINARY_FN == VNN_BINARY_MINIMUM
-  return vnn_minimum(a, b);
-#elif BINARY_FN == VNN_BINARY_POW
-  return vnn_ipow(a, b);
-// Comparisons and logical ops give 0 / 1; NaN compares false except in NE.
-#elif BINARY_FN == VNN_BINARY_EQ
-  return a == b;
-#elif BINARY_FN == VNN_BINARY_NE
-  return a != b;
-#elif BINARY_FN == VNN_BINARY_LT
-  return a < b;
-#elif BINARY_FN == VNN_BINARY_LE
-  return a <= b;
-#elif BINARY_FN == VNN_BINARY_GT
-  return a > b;
-#elif BINARY_FN == VNN_BINARY_GE
-  return a >= b;
-#elif BINARY_FN == VNN_BINARY_LOGICAL_AND
-  return a != 0 && b != 0;
-#elif BINARY_FN == VNN_BINARY_LOGICAL_OR
-  return a != 0 || b != 0;
-#elif BINARY_FN == VNN_BINARY_GELU_BACKWARD
+// The binary op table (vnn/ops/binary.def) in OpenCL C: VNN_XT is the type
+// of a and b (CT, or a vector of VW lanes in the dense float kernels);
+// floating operands take the table's float expression, integer and bool
+// ones its integer expression. OpenCL's integer arithmetic wraps.
+#define VNN_K(v) ((VNN_XT)(v))
+#define VNN_F(f) f
+#define VNN_SEL(c, x, y) ((c) ? (x) : (y))
+#define VNN_WADD(x, y) ((x) + (y))
+#define VNN_WMUL(x, y) ((x) * (y))
+#define VNN_WNEG(x) (-(x))
+#define VNN_IDIV(x, y) vnn_idiv(x, y)
+#define VNN_IPOW(x, y) vnn_ipow(x, y)
+#define VNN_IFMOD(x, y) vnn_ifmod(x, y)
+#define VNN_IMOD(x, y) vnn_imod(x, y)
+#define VNN_IFLOORDIV(x, y) vnn_ifloordiv(x, y)
 #ifdef IS_FLOAT
-  return a * ((CT)0.5 * ((CT)1 + erf(b * (CT)0.70710678118654752)) +
-              b * exp((CT)-0.5 * b * b) * (CT)0.39894228040143268);
+#define VNN_BPICK(fe, ie) fe
 #else
-  return 0;  // floating dtypes only: the core never sends integers
+#define VNN_BPICK(fe, ie) ie
 #endif
-#elif BINARY_FN == VNN_BINARY_LOGICAL_XOR
-  return (a != 0) != (b != 0);
-#else
-#error unknown BINARY_FN
-#endif
+// One case per table line; BINARY_FN is a constant, so one remains.
+#define VNN_BINARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GA, GB, FE, IE) \
+  case VNN_BINARY_##ID:                                                 \
+    return VNN_BPICK(FE, IE);
+
+#define VNN_XT CT
+inline CT vnn_binary(CT a, CT b, CT alpha) {
+  switch (BINARY_FN) {
+#include "vnn/ops/binary.def"
+  }
+  return a;
 }
+#undef VNN_XT
+
+#ifdef VW
+// The same on VW lanes (dense float runs): b a vector, alpha a scalar.
+#define VNN_XT VNN_VT
+inline VNN_VT vnn_binary_v(VNN_VT a, VNN_VT b, CT alpha) {
+  switch (BINARY_FN) {
+#include "vnn/ops/binary.def"
+  }
+  return a;
+}
+#undef VNN_XT
+#endif
+#undef VNN_BINARY_OP
 
 __kernel void vnn_binary_op(__global OT* out, long out_off, __global const T* a, long a_off,
                             __global const T* b, long b_off, CT alpha, long n, int ndim,
@@ -220,9 +201,9 @@ __kernel void vnn_binary_vec(__global OT* out, long out_off, __global const T* a
     const long i = v * VW;
     if (i + VW <= n) {
 #ifdef B_SCALAR
-      VNN_VSTORE(VNN_BF(VNN_VLOAD(a + a_off + i), (VNN_VT)y, alpha), out + out_off + i);
+      VNN_VSTORE(vnn_binary_v(VNN_VLOAD(a + a_off + i), (VNN_VT)y, alpha), out + out_off + i);
 #else
-      VNN_VSTORE(VNN_BF(VNN_VLOAD(a + a_off + i), VNN_VLOAD(b + b_off + i), alpha), out + out_off + i);
+      VNN_VSTORE(vnn_binary_v(VNN_VLOAD(a + a_off + i), VNN_VLOAD(b + b_off + i), alpha), out + out_off + i);
 #endif
     } else {
       for (long j = i; j < n; ++j) {
