@@ -29,6 +29,12 @@ common=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DVNN_BACKEND_CUDA=OFF -DVNN_BACKEND
         -DVNN_BUILD_EXAMPLES=OFF -DVNN_BUILD_BENCH=OFF)
 # shellcheck disable=SC2206
 extra=(${VNN_SANITIZE_CMAKE_ARGS:-})
+# ccache, as ci/build.sh: CI's clean clone reuses a session's sanitizer compiles.
+if command -v ccache >/dev/null 2>&1 && [ "${VNN_CCACHE:-1}" = 1 ]; then
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
+  export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-8G}"
+  common+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
 
 # A sanitizer report anywhere in the ctest log (outputs of every test).
 check_log() {
