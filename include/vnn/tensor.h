@@ -453,6 +453,18 @@ class Tensor {
   Tensor maximum(const Tensor& other) const;
   /// vnn::minimum(*this, other): the smaller elementwise.
   Tensor minimum(const Tensor& other) const;
+  /// zeros of `shape` with this tensor's dtype and device (torch's new_zeros).
+  Tensor new_zeros(const Shape& shape) const;
+  /// ones of `shape` with this tensor's dtype and device (torch's new_ones).
+  Tensor new_ones(const Shape& shape) const;
+  /// `shape` filled with `value`, this tensor's dtype and device (torch's new_full).
+  Tensor new_full(const Shape& shape, double value) const;
+  /// An uninitialised tensor of `shape`, this tensor's dtype and device (torch's new_empty).
+  Tensor new_empty(const Shape& shape) const;
+  /// to(kFloat16) (torch's half()).
+  Tensor half() const;
+  /// to(kBFloat16) (torch's bfloat16()).
+  Tensor bfloat16() const;
   /// vnn::clamp(*this, min, max) (a NaN bound is no bound).
   Tensor clamp(double min, double max) const;
   /// vnn::clamp_min(*this, min).
@@ -703,6 +715,8 @@ Tensor zeros(const Shape& shape, const TensorOptions& opt = {});
 Tensor ones(const Shape& shape, const TensorOptions& opt = {});
 /// A tensor of `shape` filled with `value`.
 Tensor full(const Shape& shape, double value, const TensorOptions& opt = {});
+/// A 0-dim tensor holding `value` (torch::scalar_tensor; float32 unless opt says).
+Tensor scalar_tensor(double value, const TensorOptions& opt = {});
 /// An uninitialised tensor with t's shape, dtype and device.
 Tensor empty_like(const Tensor& t);
 /// Zeros with t's shape, dtype and device.

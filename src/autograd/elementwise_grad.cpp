@@ -64,6 +64,13 @@ Tensor silu_grad(const Tensor& g, const Tensor& x) {
   return mul(g, mul(s, add(mul(x, rsub(s, 1.0)), 1.0)));
 }
 
+// sinc'(x) = (cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at x = 0.
+Tensor sinc_grad(const Tensor& g, const Tensor& x) {
+  Tensor zero = eq(x, 0.0), safe = where(zero, ones_like(x), x), px = mul(safe, M_PI);
+  Tensor d = div(sub(mul(cos(px), px), sin(px)), mul(mul(safe, safe), M_PI));
+  return mul(g, where(zero, zeros_like(x), d));
+}
+
 // 1 inside [min, max] (a NaN bound is no bound), 0 outside.
 Tensor clamp_grad(const Tensor& g, const Tensor& x, double lo, double hi) {
   Tensor inside = ones_like(x).to(kBool);

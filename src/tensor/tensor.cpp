@@ -76,6 +76,7 @@ Tensor full_as(const char* op, const Shape& shape, double value, const TensorOpt
 
 Tensor empty(const Shape& shape, const TensorOptions& opt) { return empty_as("empty", shape, opt); }
 Tensor full(const Shape& shape, double value, const TensorOptions& opt) { return full_as("full", shape, value, opt); }
+Tensor scalar_tensor(double value, const TensorOptions& opt) { return full_as("scalar_tensor", {}, value, opt); }
 Tensor zeros(const Shape& shape, const TensorOptions& opt) { return full_as("zeros", shape, 0.0, opt); }
 Tensor ones(const Shape& shape, const TensorOptions& opt) { return full_as("ones", shape, 1.0, opt); }
 

@@ -22,6 +22,14 @@ Tensor Tensor::div(double other) const { return vnn::div(*this, other); }
 Tensor Tensor::pow(const Tensor& exponent) const { return vnn::pow(*this, exponent); }
 Tensor Tensor::pow(double exponent) const { return vnn::pow(*this, exponent); }
 Tensor Tensor::square() const { return vnn::mul(*this, *this); }
+Tensor Tensor::new_zeros(const Shape& shape) const { return vnn::zeros(shape, TensorOptions(device()).with(dtype())); }
+Tensor Tensor::new_ones(const Shape& shape) const { return vnn::ones(shape, TensorOptions(device()).with(dtype())); }
+Tensor Tensor::new_full(const Shape& shape, double value) const {
+  return vnn::full(shape, value, TensorOptions(device()).with(dtype()));
+}
+Tensor Tensor::new_empty(const Shape& shape) const { return vnn::empty(shape, TensorOptions(device()).with(dtype())); }
+Tensor Tensor::half() const { return to(kFloat16); }
+Tensor Tensor::bfloat16() const { return to(kBFloat16); }
 Tensor Tensor::maximum(const Tensor& other) const { return vnn::maximum(*this, other); }
 Tensor Tensor::minimum(const Tensor& other) const { return vnn::minimum(*this, other); }
 Tensor Tensor::clamp(double min, double max) const { return vnn::clamp(*this, min, max); }

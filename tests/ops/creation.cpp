@@ -80,3 +80,26 @@ TEST_CASE("tensor from initializer lists") {
   CHECK(b.to_vector<int64_t>() == std::vector<int64_t>{1, 2, 3, 4, 5, 6});
   CHECK_THROWS_AS(tensor({{1, 2}, {3}}, TensorOptions(dev)), ShapeError);
 }
+
+TEST_CASE("LibTorch's spellings: new_zeros / new_ones / new_full / new_empty, half(), bfloat16(), scalar_tensor") {
+  Device dev = device_under_test();
+  Tensor t = arange(int64_t(0), int64_t(6), int64_t(1), TensorOptions(dev).with(kInt32)).view({2, 3});
+  Tensor z = t.new_zeros({4}), o = t.new_ones({2, 2}), f = t.new_full({3}, 7), e = t.new_empty({5});
+  for (const Tensor* x : {&z, &o, &f, &e}) {
+    CHECK(x->dtype() == kInt32);
+    CHECK(x->device() == dev);
+  }
+  CHECK(z.to_vector<int32_t>() == std::vector<int32_t>{0, 0, 0, 0});
+  CHECK(o.to_vector<int32_t>() == std::vector<int32_t>{1, 1, 1, 1});
+  CHECK(f.to_vector<int32_t>() == std::vector<int32_t>{7, 7, 7});
+  CHECK(e.sizes() == Shape{5});
+  Tensor x = full({3}, 1.5, TensorOptions(dev));
+  CHECK(x.half().dtype() == kFloat16);
+  CHECK(x.bfloat16().dtype() == kBFloat16);
+  CHECK(x.bfloat16().to(kFloat32).to_vector<float>() == std::vector<float>{1.5f, 1.5f, 1.5f});
+  Tensor s = scalar_tensor(2.5, TensorOptions(dev));
+  CHECK(s.dim() == 0);
+  CHECK(s.dtype() == kFloat32);
+  CHECK(s.item<float>() == 2.5f);
+  CHECK(scalar_tensor(3, TensorOptions(dev).with(kInt64)).item<int64_t>() == 3);
+}

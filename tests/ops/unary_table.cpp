@@ -27,7 +27,7 @@ double h_sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 double h_gelu(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
 double h_silu(double x) { return x * h_sigmoid(x); }
 double rsqrt(double x) { return 1.0 / std::sqrt(x); }
-using std::acos, std::acosh, std::asin, std::asinh, std::atan, std::atanh, std::ceil, std::cos, std::cosh,
+using std::copysign, std::acos, std::acosh, std::asin, std::asinh, std::atan, std::atanh, std::ceil, std::cos, std::cosh,
     std::erf, std::erfc, std::exp, std::exp2, std::expm1, std::fabs, std::floor, std::log, std::log10, std::log1p,
     std::log2, std::rint, std::sin, std::sinh, std::sqrt, std::tan, std::tanh, std::trunc;
 }  // namespace ref
