@@ -49,7 +49,7 @@ BackwardFn binary_backward(vnn_binary_fn fn, const Tensor& a_in, const Tensor& b
 #define VNN_NO_GRAD Tensor()
 #define VNN_BINARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GA, GB, ...) \
   case VNN_BINARY_##ID:                                              \
-    return [=](const Tensor& g) { return grads(GA, GB); };
+    return [=](const Tensor& g) { (void)g; return grads(GA, GB); };
 #include "vnn/ops/binary.def"
 #undef VNN_BINARY_OP
 #undef VNN_NO_GRAD
@@ -87,7 +87,7 @@ BackwardFn unary_backward(vnn_unary_fn fn, const Tensor& in_t, const Tensor& out
 #define VNN_NO_GRAD Tensor()
 #define VNN_UNARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GRAD, ...) \
   case VNN_UNARY_##ID:                                            \
-    return [=](const Tensor& g) { return grads(GRAD); };
+    return [=](const Tensor& g) { (void)g; return grads(GRAD); };
 #include "vnn/ops/unary.def"
 #undef VNN_UNARY_OP
 #undef VNN_NO_GRAD

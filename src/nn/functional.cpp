@@ -19,6 +19,8 @@
 #include "vnn/random.h"
 #include "vnn/reduction.h"
 
+#include "nn/pad_mode.hpp"
+
 namespace vnn::nn::functional {
 
 namespace {
@@ -31,15 +33,7 @@ Tensor index_tensor(const std::vector<int64_t>& idx, const Device& device) {
   return from_vector(idx, {int64_t(idx.size())}, device);
 }
 
-const char* pad_mode_name(PadMode m) {
-  switch (m) {
-    case PadMode::constant: return "constant";
-    case PadMode::reflect: return "reflect";
-    case PadMode::replicate: return "replicate";
-    case PadMode::circular: return "circular";
-  }
-  return "?";
-}
+using vnn::nn::detail::pad_mode_name;
 
 const char* interpolate_mode_name(InterpolateMode m) {
   switch (m) {

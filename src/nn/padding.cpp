@@ -9,19 +9,9 @@
 #include "vnn/detail/message.h"
 #include "vnn/error.h"
 
-namespace vnn::nn {
+#include "nn/pad_mode.hpp"
 
-namespace {
-const char* pad_layer_mode_name(PadMode m) {
-  switch (m) {
-    case PadMode::constant: return "constant";
-    case PadMode::reflect: return "reflect";
-    case PadMode::replicate: return "replicate";
-    case PadMode::circular: return "circular";
-  }
-  return "?";
-}
-}  // namespace
+namespace vnn::nn {
 
 template <size_t D>
 PadArray<D>::PadArray(std::vector<int64_t> v) : values(std::move(v)) {
@@ -42,7 +32,7 @@ Tensor pad_layer_forward(const Tensor& x, const char* layer, int D, const std::v
   if (mode != PadMode::constant)
     for (size_t i = 0; i < pads.size(); ++i) {
       const int d = x.dim() - 1 - int(i / 2);
-      VNN_CHECK(ValueError, pads[i] >= 0, layer, ": ", pad_layer_mode_name(mode), " padding takes no negative pads, got ",
+      VNN_CHECK(ValueError, pads[i] >= 0, layer, ": ", pad_mode_name(mode), " padding takes no negative pads, got ",
                 pads[i]);
       if (mode == PadMode::reflect)
         VNN_CHECK(ValueError, pads[i] < x.size(d), layer, ": padding ", pads[i], " must be less than the size ",
