@@ -185,6 +185,14 @@ typedef enum vnn_op_kind {
                                       y = (x - mean) * rstd (* w) (+ b), var biased */
   VNN_OP_LAYER_NORM_BACKWARD = 26, /* out0 dx [R, D] (with a weight also out1 dw, out2 db [D]) from
                                       in0 dy, in1 x, in2 mean, in3 rstd [, in4 w] */
+  /* Reserved for the scan, sort and recurrent-cell kernels (docs/ops.md
+   * gives each one's operands once its kernels land); until then every
+   * backend answers VNN_STATUS_UNSUPPORTED for them. */
+  VNN_OP_SCAN = 27,                /* inclusive scan along the last dim of in0 */
+  VNN_OP_SORT = 28,                /* stable sort along the last dim of in0: values and int64 indices */
+  VNN_OP_SEARCHSORTED = 29,        /* positions of in1's values in in0's sorted rows */
+  VNN_OP_RNN_CELL = 30,            /* one fused recurrent cell step (gates in one pass) */
+  VNN_OP_RNN_CELL_BACKWARD = 31,   /* its gradient */
   VNN_OP_COUNT_             /* one past the last kind, not a kind */
 } vnn_op_kind;
 

@@ -31,7 +31,7 @@ static const char* const vnn_op_kind_names[] = {
     "softmax", "random", "where",        "index_select", "gather", "scatter", "index_add",
     "im2col",  "col2im", "pool2d",       "pool2d_backward", "optimizer_step", "conv2d",
     "conv2d_backward_data", "conv2d_backward_weight", "unscale_check", "sdpa", "sdpa_backward",
-    "layer_norm", "layer_norm_backward"};
+    "layer_norm", "layer_norm_backward", "scan", "sort", "searchsorted", "rnn_cell", "rnn_cell_backward"};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_op_kind_names) == VNN_OP_COUNT_, "vnn_op_kind_names vs vnn_op_kind");
 
 /// Names of vnn_binary_fn, indexed by function (the op table's name column).
