@@ -643,6 +643,99 @@ class Tensor {
   /// vnn::index_add_(*this, dim, index, src, alpha), in place.
   Tensor& index_add_(int dim, const Tensor& index, const Tensor& src, double alpha = 1.0);
 
+  // ---- shape ops (vnn/shape_ops.h) ----
+  /// vnn::flip(*this, dims): a copy with the order of dims reversed.
+  Tensor flip(const Dims& dims) const;
+  /// vnn::fliplr(*this): flip(1).
+  Tensor fliplr() const;
+  /// vnn::flipud(*this): flip(0).
+  Tensor flipud() const;
+  /// vnn::roll(*this, shifts, dims): a copy rolled by shifts along dims (none: flattened).
+  Tensor roll(const Dims& shifts, const Dims& dims = {}) const;
+  /// vnn::rot90(*this, k, dims): a copy rotated by k quarter turns in the plane of dims.
+  Tensor rot90(int64_t k = 1, const Dims& dims = {0, 1}) const;
+  /// vnn::repeat(*this, repeats): a copy tiled repeats[i] times along dim i.
+  Tensor repeat(const Dims& repeats) const;
+  /// vnn::tile(*this, dims): repeat with dims padded by leading ones.
+  Tensor tile(const Dims& dims) const;
+  /// vnn::repeat_interleave(*this, repeats, dim): each element repeated (none: flattened).
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt) const;
+  /// vnn::repeat_interleave(*this, repeats, dim) with a count per element.
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt) const;
+  /// vnn::unbind(*this, dim): the views of each position along dim.
+  std::vector<Tensor> unbind(int dim = 0) const;
+  /// vnn::movedim(*this, source, destination): a view with dims moved.
+  Tensor movedim(const Dims& source, const Dims& destination) const;
+  /// vnn::moveaxis(*this, source, destination): movedim.
+  Tensor moveaxis(const Dims& source, const Dims& destination) const;
+  /// vnn::swapaxes(*this, axis0, axis1): transpose.
+  Tensor swapaxes(int axis0, int axis1) const;
+  /// vnn::swapdims(*this, dim0, dim1): transpose.
+  Tensor swapdims(int dim0, int dim1) const;
+  /// vnn::ravel(*this): a 1-D view when contiguous, else a 1-D copy.
+  Tensor ravel() const;
+  /// vnn::narrow_copy(*this, dim, start, length): narrow, copied.
+  Tensor narrow_copy(int dim, int64_t start, int64_t length) const;
+  /// vnn::diag(*this, diagonal): 1-D: a matrix with it on a diagonal; 2-D: a copy of a diagonal.
+  Tensor diag(int64_t diagonal = 0) const;
+  /// vnn::diagonal(*this, offset, dim1, dim2): a view of a diagonal, appended as the last dim.
+  Tensor diagonal(int64_t offset = 0, int dim1 = 0, int dim2 = 1) const;
+  /// vnn::diag_embed(*this, offset, dim1, dim2): the last dim placed on diagonals of new dims.
+  Tensor diag_embed(int64_t offset = 0, int dim1 = -2, int dim2 = -1) const;
+  /// vnn::diagflat(*this, offset): diag of the flattened tensor.
+  Tensor diagflat(int64_t offset = 0) const;
+  /// vnn::trace(*this): the sum of a matrix's main diagonal.
+  Tensor trace() const;
+  /// vnn::tensor_split(*this, sections, dim): views of near-equal sections.
+  std::vector<Tensor> tensor_split(int64_t sections, int dim = 0) const;
+  /// vnn::tensor_split(*this, indices, dim): views split before each index.
+  std::vector<Tensor> tensor_split(const std::vector<int64_t>& indices, int dim = 0) const;
+  /// vnn::hsplit(*this, sections): tensor_split along dim 1 (dim 0 for 1-D), equal parts.
+  std::vector<Tensor> hsplit(int64_t sections) const;
+  /// vnn::hsplit(*this, indices).
+  std::vector<Tensor> hsplit(const std::vector<int64_t>& indices) const;
+  /// vnn::vsplit(*this, sections): along dim 0, equal parts.
+  std::vector<Tensor> vsplit(int64_t sections) const;
+  /// vnn::vsplit(*this, indices).
+  std::vector<Tensor> vsplit(const std::vector<int64_t>& indices) const;
+  /// vnn::dsplit(*this, sections): along dim 2, equal parts.
+  std::vector<Tensor> dsplit(int64_t sections) const;
+  /// vnn::dsplit(*this, indices).
+  std::vector<Tensor> dsplit(const std::vector<int64_t>& indices) const;
+  /// vnn::outer(*this, vec2): the outer product of two vectors.
+  Tensor outer(const Tensor& vec2) const;
+  /// vnn::ger(*this, vec2): outer.
+  Tensor ger(const Tensor& vec2) const;
+  /// vnn::inner(*this, other): the sum over the last dims' product.
+  Tensor inner(const Tensor& other) const;
+  /// vnn::kron(*this, other): the Kronecker product.
+  Tensor kron(const Tensor& other) const;
+  /// vnn::cross(*this, other, dim): the 3-D cross product along dim (none: the first dim of size 3).
+  Tensor cross(const Tensor& other, std::optional<int64_t> dim = std::nullopt) const;
+  /// vnn::cov(*this, correction, fweights, aweights): the covariance of the rows' variables.
+  Tensor cov(int64_t correction = 1, const Tensor& fweights = Tensor(), const Tensor& aweights = Tensor()) const;
+  /// vnn::corrcoef(*this): Pearson's correlation coefficients of the rows.
+  Tensor corrcoef() const;
+  /// vnn::take(*this, index): the elements of the flattened tensor at index.
+  Tensor take(const Tensor& index) const;
+  /// vnn::take_along_dim(*this, indices, dim): gather with broadcasting (none: flattened).
+  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
+  /// vnn::index_copy(*this, dim, index, source): a copy with source's slices written at index.
+  Tensor index_copy(int dim, const Tensor& index, const Tensor& source) const;
+  /// vnn::index_copy_(*this, dim, index, source), in place.
+  Tensor& index_copy_(int dim, const Tensor& index, const Tensor& source);
+  /// vnn::index_fill(*this, dim, index, value): a copy with the slices at index set to value.
+  Tensor index_fill(int dim, const Tensor& index, double value) const;
+  /// vnn::index_fill_(*this, dim, index, value), in place.
+  Tensor& index_fill_(int dim, const Tensor& index, double value);
+  /// vnn::select_scatter(*this, src, dim, index): a copy with src written at select(dim, index).
+  Tensor select_scatter(const Tensor& src, int dim, int64_t index) const;
+  /// vnn::slice_scatter(*this, src, dim, start, end, step): a copy with src written at slice(...).
+  Tensor slice_scatter(const Tensor& src, int dim = 0, std::optional<int64_t> start = std::nullopt,
+                       std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  /// vnn::diagonal_scatter(*this, src, offset, dim1, dim2): a copy with src written at diagonal(...).
+  Tensor diagonal_scatter(const Tensor& src, int64_t offset = 0, int dim1 = 0, int dim2 = 1) const;
+
   // ---- random fills, in place (vnn/random.h) --------------------------------
   /// vnn::uniform_(*this, from, to, gen): uniform values in [from, to).
   Tensor& uniform_(double from = 0.0, double to = 1.0, Generator* gen = nullptr);
