@@ -132,11 +132,14 @@ inline std::string op_text(const vnn_op& op) {
     case VNN_OP_OPTIMIZER_STEP:
       fn = VNN_NAME(vnn_optimizer_names, code);
       break;
+    case VNN_OP_SCAN:
+      fn = VNN_NAME(vnn_scan_names, code);
+      break;
     default:
       break;
   }
   bool has_fn = op.kind == VNN_OP_BINARY || op.kind == VNN_OP_UNARY || op.kind == VNN_OP_REDUCE ||
-                op.kind == VNN_OP_RANDOM || op.kind == VNN_OP_OPTIMIZER_STEP;
+                op.kind == VNN_OP_RANDOM || op.kind == VNN_OP_OPTIMIZER_STEP || op.kind == VNN_OP_SCAN;
   std::string s = vnn::detail::str_cat(vnn::detail::abi_op_kind(op.kind));
   if (has_fn) s += fn ? vnn::detail::str_cat(" ", fn) : vnn::detail::str_cat(" with unknown function ", code);
   if (op.num_outputs > 0 && op.outputs) s += vnn::detail::str_cat(" on ", vnn::detail::abi_dtype(op.outputs[0].dtype));
@@ -804,6 +807,7 @@ class Backend {
       case VNN_OP_SDPA_BACKWARD: ok = kernels::sdpa(exec, *op, host_gemm<Traits>()); break;
       case VNN_OP_LAYER_NORM:
       case VNN_OP_LAYER_NORM_BACKWARD: ok = kernels::layer_norm(exec, *op); break;
+      case VNN_OP_SCAN: ok = kernels::scan(exec, *op); break;
       default: break;
     }
     return ok;

@@ -188,7 +188,13 @@ typedef enum vnn_op_kind {
   /* Reserved for the scan, sort and recurrent-cell kernels (docs/ops.md
    * gives each one's operands once its kernels land); until then every
    * backend answers VNN_STATUS_UNSUPPORTED for them. */
-  VNN_OP_SCAN = 27,                /* inclusive scan along the last dim of in0 */
+  VNN_OP_SCAN = 27,                /* out0 = inclusive scan of in0 along its last dim, ints[0] =
+                                      vnn_scan_fn; MAX / MIN: out1 = int64 index of the running extreme */
+  /* Stable sort of each row of in0 [R, N] (contiguous); out0 = the sorted
+   * values [R, N] (in0's dtype), out1 = their int64 positions in the row
+   * [R, N] (both contiguous). ints[0] = 1: descending. NaN is the largest
+   * value (last ascending, first descending), -0.0 equals 0.0, ties keep
+   * their order. float32, float64, int32, int64, uint8, bool. */
   VNN_OP_SORT = 28,                /* stable sort along the last dim of in0: values and int64 indices */
   VNN_OP_SEARCHSORTED = 29,        /* positions of in1's values in in0's sorted rows */
   VNN_OP_RNN_CELL = 30,            /* one fused recurrent cell step (gates in one pass) */
@@ -222,6 +228,23 @@ typedef enum vnn_reduce_fn {
   VNN_REDUCE_ARGMIN = 6,    /* out int64, k == 1 */
   VNN_REDUCE_COUNT_         /* number of reductions, not a reduction */
 } vnn_reduce_fn;
+
+/* Scans (VNN_OP_SCAN). in0 arrives permuted so that the scanned dim is its
+ * last; out0 (and out1) have in0's sizes, any strides; element j of a row
+ * combines elements 0..j in order. out0 is float32, float64, int32 or
+ * int64, computed in out0's dtype (float32 sums and products accumulate in
+ * float64); in0 has out0's dtype, or for SUM / PROD is bool, uint8 or int32
+ * with out0 int64. NaN propagates; MAX / MIN take the latest index among
+ * equal values and of the latest NaN, as PyTorch's cummax / cummin. */
+/** The function of VNN_OP_SCAN (ints[0]): an inclusive scan along the last dim of in0. */
+typedef enum vnn_scan_fn {
+  VNN_SCAN_SUM = 0,
+  VNN_SCAN_PROD = 1,
+  VNN_SCAN_MAX = 2,         /* out1 int64: index of the running maximum */
+  VNN_SCAN_MIN = 3,         /* out1 int64: index of the running minimum */
+  VNN_SCAN_LOGSUMEXP = 4,   /* log(sum(exp)), floating dtypes only */
+  VNN_SCAN_COUNT_           /* number of scans, not a scan */
+} vnn_scan_fn;
 
 /* Random numbers (VNN_OP_RANDOM). Element i (row-major number) of out uses
  * Philox4x32-10 with key = seed (k0 low, k1 high word) and counter

@@ -129,6 +129,10 @@ constexpr int vnn_unary_rule(int fn) {
 static const char* const vnn_reduce_names[] = {"sum", "mean", "prod", "max", "min", "argmax", "argmin"};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_reduce_names) == VNN_REDUCE_COUNT_, "vnn_reduce_names vs vnn_reduce_fn");
 
+/// Names of vnn_scan_fn, indexed by function.
+static const char* const vnn_scan_names[] = {"cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_scan_names) == VNN_SCAN_COUNT_, "vnn_scan_names vs vnn_scan_fn");
+
 /// Names of vnn_random_fn, indexed by distribution.
 static const char* const vnn_random_names[] = {"uniform", "normal", "bits"};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_random_names) == VNN_RANDOM_COUNT_, "vnn_random_names vs vnn_random_fn");

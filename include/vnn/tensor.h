@@ -615,6 +615,42 @@ class Tensor {
   /// vnn::log_softmax(*this, dim).
   Tensor log_softmax(int dim) const;
 
+  // ---- scans (vnn/scan.h) ----------------------------------------------------
+  /// vnn::cumsum(*this, dim, dtype): the running sum along dim.
+  Tensor cumsum(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  /// vnn::cumsum_(*this, dim, dtype), in place.
+  Tensor& cumsum_(int64_t dim, std::optional<DType> dtype = std::nullopt);
+  /// vnn::cumprod(*this, dim, dtype): the running product along dim.
+  Tensor cumprod(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  /// vnn::cumprod_(*this, dim, dtype), in place.
+  Tensor& cumprod_(int64_t dim, std::optional<DType> dtype = std::nullopt);
+  /// vnn::cummax(*this, dim): (running maxima, int64 indices).
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  /// vnn::cummin(*this, dim): (running minima, int64 indices).
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  /// vnn::logcumsumexp(*this, dim): log of the running sum of exp.
+  Tensor logcumsumexp(int64_t dim) const;
+  /// vnn::nonzero(*this): int64 [n, ndim] indices of the non-zero elements.
+  Tensor nonzero() const;
+  /// vnn::nonzero_numpy(*this): one int64 index tensor per dim (nonzero(as_tuple=True)).
+  std::vector<Tensor> nonzero_numpy() const;
+  /// vnn::argwhere(*this): nonzero().
+  Tensor argwhere() const;
+  /// vnn::count_nonzero(*this, dims): int64 counts of non-zeros over dims (all when empty).
+  Tensor count_nonzero(const Dims& dims = {}) const;
+  /// vnn::masked_select(*this, mask): the 1-D elements where mask (broadcast) is true.
+  Tensor masked_select(const Tensor& mask) const;
+  /// vnn::masked_scatter(*this, mask, source): a copy with source's leading elements where mask is true.
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  /// vnn::masked_scatter_(*this, mask, source), in place.
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  /// vnn::nansum(*this, dims, keepdim): the sum with NaN counted as 0.
+  Tensor nansum(const Dims& dims = {}, bool keepdim = false) const;
+  /// vnn::nanmean(*this, dims, keepdim): the mean of the non-NaN elements.
+  Tensor nanmean(const Dims& dims = {}, bool keepdim = false) const;
+  /// vnn::aminmax(*this, dim, keepdim): (amin, amax) over dim (every element when absent).
+  std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+
   // ---- matrix products (vnn/linalg.h) ---------------------------------------
   /// vnn::matmul(*this, other), torch.matmul's rules.
   Tensor matmul(const Tensor& other) const;

@@ -23,6 +23,7 @@
 #include "vnn/optim.h"
 #include "vnn/random.h"
 #include "vnn/reduction.h"
+#include "vnn/scan.h"
 #include "vnn/shape.h"
 #include "vnn/shape_ops.h"
 #include "vnn/state_dict.h"

@@ -7,6 +7,7 @@
 #include "vnn/linalg.h"
 #include "vnn/random.h"
 #include "vnn/reduction.h"
+#include "vnn/scan.h"
 #include "vnn/tensor.h"
 
 namespace vnn {
@@ -95,6 +96,29 @@ std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int dim, bool largest, bool s
 }
 Tensor Tensor::softmax(int dim) const { return vnn::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int dim) const { return vnn::log_softmax(*this, dim); }
+Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const { return vnn::cumsum(*this, dim, dtype); }
+Tensor& Tensor::cumsum_(int64_t dim, std::optional<DType> dtype) { return vnn::cumsum_(*this, dim, dtype); }
+Tensor Tensor::cumprod(int64_t dim, std::optional<DType> dtype) const { return vnn::cumprod(*this, dim, dtype); }
+Tensor& Tensor::cumprod_(int64_t dim, std::optional<DType> dtype) { return vnn::cumprod_(*this, dim, dtype); }
+std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return vnn::cummax(*this, dim); }
+std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return vnn::cummin(*this, dim); }
+Tensor Tensor::logcumsumexp(int64_t dim) const { return vnn::logcumsumexp(*this, dim); }
+Tensor Tensor::nonzero() const { return vnn::nonzero(*this); }
+std::vector<Tensor> Tensor::nonzero_numpy() const { return vnn::nonzero_numpy(*this); }
+Tensor Tensor::argwhere() const { return vnn::argwhere(*this); }
+Tensor Tensor::count_nonzero(const Dims& dims) const { return vnn::count_nonzero(*this, dims); }
+Tensor Tensor::masked_select(const Tensor& mask) const { return vnn::masked_select(*this, mask); }
+Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
+  return vnn::masked_scatter(*this, mask, source);
+}
+Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
+  return vnn::masked_scatter_(*this, mask, source);
+}
+Tensor Tensor::nansum(const Dims& dims, bool keepdim) const { return vnn::nansum(*this, dims, keepdim); }
+Tensor Tensor::nanmean(const Dims& dims, bool keepdim) const { return vnn::nanmean(*this, dims, keepdim); }
+std::tuple<Tensor, Tensor> Tensor::aminmax(std::optional<int64_t> dim, bool keepdim) const {
+  return vnn::aminmax(*this, dim, keepdim);
+}
 Tensor Tensor::matmul(const Tensor& other) const { return vnn::matmul(*this, other); }
 Tensor Tensor::mm(const Tensor& mat2) const { return vnn::mm(*this, mat2); }
 Tensor Tensor::bmm(const Tensor& mat2) const { return vnn::bmm(*this, mat2); }

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Host side of SCAN (kernels/scan.cl): one work item per row when rows are
+// short or many enough to fill the device, otherwise the blocked scan
+// (block totals, carries per row, blocks scanned from their carries), so a
+// single long row keeps every compute unit busy.
+#include "ops_scan.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "dtype.hpp"
+#include "errors.hpp"
+#include "launch.hpp"
+#include "op_common.hpp"
+#include "program_cache.hpp"
+#include "scratch.hpp"
+#include "vnn/checked_size.h"
+#include "vnn/op_names.h"
+
+namespace vnn_opencl {
+namespace {
+
+bool scan_dtype(int32_t dt) { return dt == VNN_FLOAT32 || dt == VNN_FLOAT64 || dt == VNN_INT32 || dt == VNN_INT64; }
+
+// in0's dtype may differ from out0's only as the ABI allows: SUM / PROD of
+// bool, uint8 or int32 into int64.
+bool dtypes_ok(int64_t fn, int32_t in, int32_t out) {
+  if (!scan_dtype(out)) return false;
+  if (fn == VNN_SCAN_LOGSUMEXP && out != VNN_FLOAT32 && out != VNN_FLOAT64) return false;
+  if (in == out) return true;
+  return (fn == VNN_SCAN_SUM || fn == VNN_SCAN_PROD) && out == VNN_INT64 &&
+         (in == VNN_BOOL || in == VNN_UINT8 || in == VNN_INT32);
+}
+
+bool same_sizes(const vnn_tensor_desc& a, const vnn_tensor_desc& b) {
+  if (a.ndim != b.ndim) return false;
+  for (int i = 0; i < a.ndim; ++i)
+    if (a.sizes[i] != b.sizes[i]) return false;
+  return true;
+}
+
+// The first `nd` dims of t as a descriptor of their own.
+vnn_tensor_desc leading_dims(const vnn_tensor_desc& t, int nd) {
+  vnn_tensor_desc d = t;
+  d.ndim = nd;
+  return d;
+}
+
+// Largest power of two <= min(a, cap).
+size_t pow2_at_most(size_t a, size_t cap) {
+  size_t p = 1;
+  while (p * 2 <= std::min(a, cap)) p *= 2;
+  return p;
+}
+
+}  // namespace
+
+vnn_status run_scan(Device& d, cl_command_queue q, const vnn_op& op) {
+  std::string what = op_label(d, op.kind);
+  if (op.num_inputs < 1 || !op.inputs || op.num_outputs < 1 || !op.outputs || op.num_ints < 1 || !op.ints)
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs in0, out0 and ints[0] (the function)");
+  const int64_t fn = op.ints[0];
+  const char* fn_name = VNN_NAME(vnn_scan_names, fn);
+  if (!fn_name) return fail(VNN_STATUS_UNSUPPORTED, what, ": function ", fn, " is not a vnn_scan_fn");
+  what += std::string(" ") + fn_name;
+  const bool indexed = fn == VNN_SCAN_MAX || fn == VNN_SCAN_MIN;
+  const vnn_tensor_desc &in = op.inputs[0], &out = op.outputs[0];
+  if (indexed && op.num_outputs < 2)
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": needs out1 for the int64 indices");
+  const vnn_tensor_desc& index = indexed ? op.outputs[1] : out;
+  if (!valid_desc(in) || !valid_desc(out) || !same_sizes(in, out) ||
+      (indexed && (!valid_desc(index) || !same_sizes(in, index) || index.dtype != VNN_INT64)))
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": out0 (and out1, int64) must have in0's sizes");
+  if (!dtypes_ok(fn, in.dtype, out.dtype))
+    return fail(VNN_STATUS_UNSUPPORTED, what, ": input ", vnn::detail::abi_dtype(in.dtype), " to output ",
+                vnn::detail::abi_dtype(out.dtype), " is not supported by the opencl backend");
+  for (const vnn_tensor_desc* t : {&in, &out})
+    if (vnn_status st = check_operand(d, *t, what)) return st;
+
+  const int nd = in.ndim;
+  const cl_long n = nd > 0 ? in.sizes[nd - 1] : 1;
+  const int lead_nd = nd > 0 ? nd - 1 : 0;
+  vnn_tensor_desc lo = leading_dims(out, lead_nd), li = leading_dims(index, lead_nd), lx = leading_dims(in, lead_nd);
+  Layout lead = make_layout(lo, {&lo, &li, &lx});
+  if (lead.n == 0 || n == 0) return VNN_STATUS_OK;
+  cl_mem mo = mem(out), mi = mem(index), mx = mem(in);
+  cl_long oo = out.offset, io = index.offset, xo = in.offset, rows = lead.n;
+  cl_long os = nd > 0 ? out.strides[nd - 1] : 1, is = nd > 0 ? index.strides[nd - 1] : 1;
+  cl_long xs = nd > 0 ? in.strides[nd - 1] : 1;
+  std::vector<Arg> args = {arg(mo), arg(oo), arg(mi), arg(io), arg(mx), arg(xo), arg(rows), arg(n),
+                           arg(os), arg(is), arg(xs), arg(lead.ndim), arg(lead.sizes), arg(lead.strides[0]),
+                           arg(lead.strides[1]), arg(lead.strides[2])};
+
+  const int per = d.one_per_item ? 64 : 8;
+  std::string defs = std::string("-DTI=") + dtype_info(in.dtype)->storage + " -DDTI=" + std::to_string(in.dtype) +
+                     " -DTO=" + dtype_info(out.dtype)->storage + " -DDT=" + std::to_string(out.dtype) +
+                     " -DFN=" + std::to_string(fn) + " -DPER=" + std::to_string(per);
+  // Rows in parallel while they fill the device (a CPU device's compute
+  // units) or are too short for a group's barriers to pay off.
+  const int64_t want = 4 * std::max<int64_t>(2, d.compute_units) * (d.one_per_item ? 1 : 64);
+  size_t wg = pow2_at_most(d.max_work_group_size, 256);
+  Kernel* k = nullptr;
+  if (n <= 128 || rows >= want) {
+    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_rows", defs + " -DWG=" + std::to_string(wg), &k)) return st;
+    return launch(d, *k, q, rows, what, args);
+  }
+  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_blocks", defs + " -DWG=" + std::to_string(wg), &k)) return st;
+  if (k->work_group_size < wg) {  // the compiled kernel takes fewer items
+    wg = pow2_at_most(k->work_group_size, wg);
+    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_blocks", defs + " -DWG=" + std::to_string(wg), &k))
+      return st;
+  }
+  const std::string wg_defs = defs + " -DWG=" + std::to_string(wg);
+  const int64_t block = int64_t(wg) * per;
+  const cl_long nblocks = (n + block - 1) / block;
+  int64_t groups = 0, bytes = 0;
+  if (!vnn::checked::mul(rows, nblocks, &groups) || !vnn::checked::bytes(groups, 8, &bytes))
+    return fail(VNN_STATUS_OUT_OF_MEMORY, what, ": ", rows, " x ", nblocks, " block totals overflow");
+  // Block totals and their indices (8 bytes each: the widest compute type).
+  Scratch values, indices;
+  if (vnn_status st = Scratch::make(d, q, size_t(bytes), what + " (block totals)", &values)) return st;
+  if (vnn_status st = Scratch::make(d, q, size_t(bytes), what + " (block indices)", &indices)) return st;
+  cl_mem tv = values.mem(), ti = indices.mem();
+  const cl_int has_carry = nblocks > 1;
+  const size_t global = size_t(groups) * wg;
+  if (has_carry) {
+    Kernel *kt = nullptr, *kc = nullptr;
+    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_totals", wg_defs, &kt)) return st;
+    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_carries", wg_defs, &kc)) return st;
+    if (kt->work_group_size < wg)
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": the block totals kernel runs at most ", kt->work_group_size,
+                  " items per group, fewer than the scan's ", wg);
+    std::vector<Arg> totals = args;
+    totals.insert(totals.end(), {arg(nblocks), arg(tv), arg(ti)});
+    if (vnn_status st = enqueue_nd(*kt, q, 1, &global, &wg, what, totals.data(), totals.size())) return st;
+    if (vnn_status st = launch(d, *kc, q, rows, what, {arg(rows), arg(nblocks), arg(tv), arg(ti)})) return st;
+  }
+  args.insert(args.end(), {arg(nblocks), arg(tv), arg(ti), arg(has_carry)});
+  return enqueue_nd(*k, q, 1, &global, &wg, what, args.data(), args.size());
+}
+
+}  // namespace vnn_opencl
