@@ -197,8 +197,19 @@ typedef enum vnn_op_kind {
    * their order. float32, float64, int32, int64, uint8, bool. */
   VNN_OP_SORT = 28,                /* stable sort along the last dim of in0: values and int64 indices */
   VNN_OP_SEARCHSORTED = 29,        /* positions of in1's values in in0's sorted rows */
-  VNN_OP_RNN_CELL = 30,            /* one fused recurrent cell step (gates in one pass) */
-  VNN_OP_RNN_CELL_BACKWARD = 31,   /* its gradient */
+  /* One recurrent cell step over a batch (LSTM, GRU, RNN tanh / relu),
+   * gates in one pass; in0 xg = x @ W_ih^T and in1 hg = h @ W_hh^T are
+   * GEMMs the core ran. ints[0] = vnn_rnn_cell_mode, ints[1] = 1: b_ih,
+   * b_hh [G*H] follow. Every operand 2-D with unit last stride (rows any
+   * stride), one floating dtype. Optional: on VNN_STATUS_UNSUPPORTED the
+   * core composes the step from elementwise ops. Full table in docs/ops.md. */
+  VNN_OP_RNN_CELL = 30,            /* out0 h' [B, H] from in0 xg, in1 hg [B, G*H] (G = 1, 4, 3), then
+                                      LSTM: in2 c, out1 c', out2 gates i,f,g,o [B, 4H];
+                                      GRU: in2 h, out1 r,z,n,(hg_n + b_hn) [B, 4H] */
+  VNN_OP_RNN_CELL_BACKWARD = 31,   /* RNN: out0 d(pre) [B, H] from in0 dh', in1 h';
+                                      LSTM: out0 d(gates) [B, 4H], out1 dc from in0 dh', in1 dc',
+                                      in2 gates, in3 c, in4 c'; GRU: out0 dxg, out1 dhg [B, 3H],
+                                      out2 dh (direct part) from in0 dh', in1 r,z,n,hn, in2 h */
   VNN_OP_COUNT_             /* one past the last kind, not a kind */
 } vnn_op_kind;
 
@@ -289,6 +300,15 @@ typedef enum vnn_pool_mode {
   VNN_POOL_ADAPTIVE_MAX = 3,
   VNN_POOL_COUNT_         /* number of modes, not a mode */
 } vnn_pool_mode;
+
+/** The cell of VNN_OP_RNN_CELL / VNN_OP_RNN_CELL_BACKWARD (ints[0]); gate orders are PyTorch's. */
+typedef enum vnn_rnn_cell_mode {
+  VNN_RNN_TANH = 0,      /* h' = tanh(xg + b_ih + hg + b_hh) */
+  VNN_RNN_RELU = 1,      /* h' = relu(xg + b_ih + hg + b_hh) */
+  VNN_RNN_LSTM = 2,      /* gates i, f, g, o; c' = f c + i g, h' = o tanh(c') */
+  VNN_RNN_GRU = 3,       /* gates r, z, n; n = tanh(x_n + b_in + r (h_n + b_hn)), h' = (1 - z) n + z h */
+  VNN_RNN_CELL_COUNT_    /* number of cells, not a cell */
+} vnn_rnn_cell_mode;
 
 /** Whether a vnn_pool_mode takes the maximum (and so has an indices tensor). */
 static inline int vnn_pool_is_max(int64_t mode) { return mode == VNN_POOL_MAX || mode == VNN_POOL_ADAPTIVE_MAX; }

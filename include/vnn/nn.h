@@ -12,6 +12,7 @@
 #include "vnn/nn/normalization.h"
 #include "vnn/nn/padding.h"
 #include "vnn/nn/rms_norm.h"
+#include "vnn/nn/rnn.h"
 #include "vnn/nn/upsampling.h"
 #include "vnn/nn/loss.h"
 #include "vnn/nn/loss_more.h"

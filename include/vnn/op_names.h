@@ -146,6 +146,11 @@ VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_optimizer_names) == VNN_OPTIM_COUNT_,
 static const char* const vnn_pool_names[] = {"max", "avg", "adaptive_avg", "adaptive_max"};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_pool_names) == VNN_POOL_COUNT_, "vnn_pool_names vs vnn_pool_mode");
 
+/// Names of vnn_rnn_cell_mode, indexed by mode (PyTorch's mode strings).
+static const char* const vnn_rnn_cell_names[] = {"RNN_TANH", "RNN_RELU", "LSTM", "GRU"};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_rnn_cell_names) == VNN_RNN_CELL_COUNT_,
+                        "vnn_rnn_cell_names vs vnn_rnn_cell_mode");
+
 /// table[i] for 0 <= i < n, else NULL: the lookup for codes that come from outside (an op request).
 static inline const char* vnn_name_of(const char* const* table, long long n, long long i) {
   return i >= 0 && i < n ? table[i] : NULL;

@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "support/device_under_test.hpp"
+#include "support/op_checks.hpp"
 
 using namespace vnn;
 using vnn::test::device_under_test;
+using vnn::test::check_error;
 using vnn::test::max_abs_diff;
 
 namespace {
@@ -24,24 +26,11 @@ Tensor values(const Shape& shape, uint32_t salt) {
 }
 Tensor doubles(const std::vector<double>& v, const Shape& s) { return from_vector(v, s, device_under_test()); }
 
-template <class E, class F>
-void check_error(F&& f, const std::string& op) {
-  INFO("expected an error naming " << op);
-  try {
-    f();
-    FAIL("no exception");
-  } catch (const E& e) {
-    CHECK_THAT(std::string(e.what()), Catch::Contains(op));
-  }
-}
-
+// gradcheck with fresh leaves of the given values.
 void check_grad(const char* name, const std::function<Tensor(const std::vector<Tensor>&)>& f,
                 std::vector<Tensor> inputs) {
-  INFO("gradient of " << name << " on " << device_under_test());
   for (Tensor& t : inputs) t = t.detach().clone().requires_grad_();
-  auto r = autograd::gradcheck(f, inputs);
-  INFO(r.message);
-  CHECK(r.ok);
+  vnn::test::check_grad(name, f, inputs);
 }
 
 // A plain matrix product of row-major host values: [n, k] x [k, m].

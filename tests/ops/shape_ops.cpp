@@ -11,9 +11,12 @@
 #include <vector>
 
 #include "support/device_under_test.hpp"
+#include "support/op_checks.hpp"
 
 using namespace vnn;
 using vnn::test::device_under_test;
+using vnn::test::check_error;
+using vnn::test::check_grad;
 using vnn::test::max_abs_diff;
 
 namespace {
@@ -26,29 +29,9 @@ std::vector<double> host(const Tensor& t) { return t.to_vector<double>(); }
 Tensor longs(const std::vector<int64_t>& v) { return from_vector(v, {int64_t(v.size())}, device_under_test()); }
 Tensor doubles(const std::vector<double>& v, const Shape& s) { return from_vector(v, s, device_under_test()); }
 
-// Throws E whose message names op.
-template <class E, class F>
-void check_error(F&& f, const std::string& op) {
-  INFO("expected an error naming " << op);
-  try {
-    f();
-    FAIL("no exception");
-  } catch (const E& e) {
-    CHECK_THAT(std::string(e.what()), Catch::Contains(op));
-  }
-}
-
 Tensor grad_input(const Shape& shape, uint64_t seed = 7) {
   Generator gen(seed);
   return add(mul(rand(shape, TensorOptions(device_under_test()).with(kFloat64), &gen), 2.0), -1.0).requires_grad_();
-}
-
-void check_grad(const char* name, const std::function<Tensor(const std::vector<Tensor>&)>& f,
-                const std::vector<Tensor>& inputs) {
-  INFO("gradient of " << name << " on " << device_under_test());
-  auto r = autograd::gradcheck(f, inputs);
-  INFO(r.message);
-  CHECK(r.ok);
 }
 
 }  // namespace

@@ -61,7 +61,17 @@ class Module : public std::enable_shared_from_this<Module> {
   Module& operator=(const Module&) = delete;
 
   /// Single-tensor forward; modules with other signatures add their own.
+  /// A derived forward of another signature hides this one on purpose, as
+  /// LibTorch's modules declare any forward (the recurrent layers return
+  /// tuples): GCC reports the hiding here, so its warning is off here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverloaded-virtual"
+#endif
   virtual Tensor forward(const Tensor& input);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
   /// Calls forward(input).
   Tensor operator()(const Tensor& input) { return forward(input); }
 
