@@ -271,12 +271,22 @@ Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
   if (r < 0) VNN_THROW(ValueError, "combinations: r must be non-negative, got ", r);
   if (r == 0) return t.new_empty({0});
   int64_t n = t.size(0);
+  if (with_replacement ? n == 0 : r > n) return t.new_empty({0, r});
+  // The count, C(m, r) with m = n (or n + r - 1 with replacement), sizes the host index up front.
+  int64_t m = 0, count = 1, cells = 0;
+  bool fits = checked::add(n, with_replacement ? r - 1 : 0, &m);
+  for (int64_t i = 1, k = std::min(r, m - r); fits && i <= k; ++i) {
+    fits = checked::mul(count, m - k + i, &count);
+    count /= i;
+  }
+  VNN_CHECK(ValueError, fits && checked::mul(count, r, &cells), "combinations: the ", r, "-combinations of ", n,
+            " elements are more than an int64 index can count");
+  detail::check_host_bytes(cells, sizeof(int64_t), "combinations");
   std::vector<int64_t> picks, at(size_t(r), 0);
+  picks.reserve(size_t(cells));
   // itertools' order: the last position advances fastest, positions never decrease.
-  bool any = with_replacement ? n > 0 : r <= n;
-  for (int64_t i = 0; any && i < r; ++i) at[size_t(i)] = with_replacement ? 0 : i;
-  while (any) {
-    detail::check_host_bytes(int64_t(picks.size()) + r, sizeof(int64_t), "combinations");
+  for (int64_t i = 0; i < r; ++i) at[size_t(i)] = with_replacement ? 0 : i;
+  for (;;) {
     picks.insert(picks.end(), at.begin(), at.end());
     int64_t i = r - 1;
     while (i >= 0 && at[size_t(i)] == (with_replacement ? n - 1 : n - r + i)) --i;

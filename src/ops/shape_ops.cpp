@@ -143,6 +143,10 @@ Tensor repeat(const Tensor& t, const Dims& repeats) {
               " of a tensor of shape ", t.sizes(), " overflow int64 at dimension ", i);
     out_shape.push_back(size);
   }
+  int64_t total = 0;
+  VNN_CHECK(ValueError, checked::numel(out_shape.data(), out_shape.size(), &total), "repeat: repeats ",
+            Shape(r).str(), " of a tensor of shape ", t.sizes(), " make ", out_shape.approx_numel(),
+            " elements, more than int64 can count");
   Tensor x = t;
   for (int i = 0; i < lead; ++i) x = x.unsqueeze(0);
   if (out_shape.numel() == 0) return t.new_zeros(out_shape);

@@ -313,6 +313,8 @@ TEST_CASE("tril_indices, triu_indices, block_diag, cartesian_prod, combinations 
   check_error<ShapeError>([&] { cartesian_prod({iota({2, 2}), iota({2})}); }, "cartesian_prod");
   check_error<ShapeError>([&] { combinations(iota({2, 2})); }, "combinations");
   check_error<ValueError>([&] { combinations(iota({2}), -1); }, "combinations");
+  check_error<ValueError>([&] { combinations(iota({200}), 100); }, "combinations");
+  check_error<ValueError>([&] { repeat(iota({2, 2}), {int64_t(1) << 40, int64_t(1) << 40}); }, "repeat");
   check_error<ValueError>([&] { meshgrid({gx}, "yx"); }, "meshgrid");
   check_error<DTypeError>([&] { meshgrid({gx, iota({2})}); }, "meshgrid");
   check_error<ShapeError>([&] { meshgrid({iota({2, 2})}); }, "meshgrid");
