@@ -52,10 +52,14 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include "fortunes_corpus.hpp"
 #include "gpt_model.hpp"
 
 namespace nn = vnn::nn;
 using namespace gpt;
+using fortunes::Corpus;
+using fortunes::read_corpus;
+using fortunes::tokenize;
 
 namespace {
 
@@ -115,60 +119,6 @@ Config parse(int argc, char** argv) {
                           std::to_string(c.n_head));
   if (!c.amp.empty() && c.amp != "bf16") throw vnn::ValueError("--amp takes bf16, not " + c.amp);
   if (c.max_iters < 1 || c.batch < 1 || c.block < 2) throw vnn::ValueError("sizes must be positive");
-  return c;
-}
-
-// ---- the corpus ------------------------------------------------------------
-
-// Every fortune file of `dir` (the text files: no extension, not the
-// ASCII-art ones), records separated by "%" lines, joined by blank lines;
-// sorted by file name so every run reads the same text.
-std::string read_corpus(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n[0] == '.' || n.find('.') != std::string::npos || n.find("art") != std::string::npos) continue;
-      names.push_back(n);
-    }
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  std::string text;
-  for (const auto& n : names) {
-    std::ifstream in(dir + "/" + n);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line == "%") {
-        text += "\n";
-        continue;
-      }
-      for (char ch : line)  // printable ASCII and tabs as spaces; other bytes dropped
-        if (ch == '\t') text += ' ';
-        else if (ch >= 32 && ch < 127) text += ch;
-      text += '\n';
-    }
-  }
-  if (text.size() < 10000)
-    throw vnn::Error("train_gpt: found no text in " + dir +
-                     " (install Debian's fortunes package: apt-get install fortunes, or pass --data DIR)");
-  return text;
-}
-
-struct Corpus {
-  std::string chars;                // the vocabulary, sorted
-  std::vector<int64_t> train, val;  // token ids, 90% / 10%
-};
-
-Corpus tokenize(const std::string& text) {
-  Corpus c;
-  std::vector<bool> seen(256, false);
-  for (unsigned char ch : text) seen[ch] = true;
-  int id[256];
-  for (int b = 0; b < 256; ++b)
-    if (seen[size_t(b)]) id[b] = int(c.chars.size()), c.chars += char(b);
-  const size_t n_train = text.size() * 9 / 10;
-  for (size_t i = 0; i < text.size(); ++i) (i < n_train ? c.train : c.val).push_back(id[(unsigned char)text[i]]);
   return c;
 }
 
@@ -288,7 +238,7 @@ int main(int argc, char** argv) {
                                              : vnn::best_device();
     std::cout << "Using device: " << device << " (" << vnn::device_info(device).name << ")\n";
 
-    const Corpus corpus = tokenize(read_corpus(cfg.data));
+    const Corpus corpus = tokenize(read_corpus(cfg.data, "train_gpt"));
     std::cout << "Corpus: " << corpus.train.size() + corpus.val.size() << " characters from " << cfg.data
               << ", vocabulary " << corpus.chars.size() << ", " << corpus.train.size() << " train / "
               << corpus.val.size() << " val\n";

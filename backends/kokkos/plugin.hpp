@@ -240,6 +240,9 @@ inline int64_t op_work(const vnn_op* op) {
       const vnn_tensor_desc& a = op->inputs[0];
       return a.ndim > 0 ? n * a.sizes[a.ndim - 1] : n;
     }
+    // Up to five exp / tanh and a dozen flops per element of h'.
+    case VNN_OP_RNN_CELL:
+    case VNN_OP_RNN_CELL_BACKWARD: return checked::mul(n, int64_t(16), &n) ? n : INT64_MAX;
     case VNN_OP_SDPA:
     case VNN_OP_SDPA_BACKWARD: {  // N*Hq*L*E products per key: q's count times S
       if (op->num_inputs < 2 || op->inputs[1].ndim != 4) return n;
