@@ -18,6 +18,7 @@
 #include "vnn/indexing.h"
 #include "vnn/op_names.h"
 #include "vnn/scan.h"
+#include "vnn/shape_ops.h"
 
 namespace vnn {
 
@@ -88,19 +89,11 @@ int scan_dim(const Tensor& t, int64_t dim, const char* op) {
   return t.dim() == 0 ? 0 : detail::normalize_dim(int(dim), t.dim(), op);
 }
 
-// t reversed along d: an index_select with the index built on the host (its
-// bounds are known there, so the select needs no check on the device).
-Tensor reverse_along(const Tensor& t, int d) {
-  if (t.dim() == 0 || t.size(d) <= 1) return t;
-  const int64_t n = t.size(d);
-  std::vector<int64_t> back = detail::host_vector<int64_t>(n, "reverse");
-  for (int64_t i = 0; i < n; ++i) back[size_t(i)] = n - 1 - i;
-  return index_select(t, d, from_vector(back, {n}).to(t.device()));
+// sum over j >= i along d, in differentiable ops (a 0-D g is its own).
+Tensor reverse_cumsum(const Tensor& g, int d) { return g.dim() == 0 ? g : flip(cumsum(flip(g, d), d), d); }
+Tensor reverse_logcumsumexp(const Tensor& g, int d) {
+  return g.dim() == 0 ? g : flip(logcumsumexp(flip(g, d), d), d);
 }
-
-// sum over j >= i along d, in differentiable ops.
-Tensor reverse_cumsum(const Tensor& g, int d) { return reverse_along(cumsum(reverse_along(g, d), d), d); }
-Tensor reverse_logcumsumexp(const Tensor& g, int d) { return reverse_along(logcumsumexp(reverse_along(g, d), d), d); }
 
 // PyTorch's cumprod gradient, exact when x holds zeros. Before the first
 // zero of a row: sum_{j >= k} g_j out_j / x_k. At the first zero z: out_{z-1}

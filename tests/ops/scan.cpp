@@ -340,6 +340,10 @@ TEST_CASE("float64 finite differences of every backward") {
   check("cumprod with zeros", [](auto& v) { return cumprod(v[0], 1); }, {z});
   check("cumprod with zeros, dim 0", [](auto& v) { return cumprod(v[0], 0); }, {z});
   check("cumsum dtype", [](auto& v) { return cumsum(v[0], 1, kFloat64); }, {x});
+  Tensor s = input({}, 0.5, 1.5, 4);
+  check("0-D scans", [](auto& v) {
+    return cumsum(v[0], 0) + cumprod(v[0], -1) + logcumsumexp(v[0], 0) + std::get<0>(cummax(v[0], 0));
+  }, {s});
   Tensor mask = values_tensor({1, 0, 1, 1, 0}, {5}, kBool);
   Tensor t = input({4, 5}, -1.0, 1.0, 5), src = input({15}, -1.0, 1.0, 7);
   check("masked_select", [mask](auto& v) { return masked_select(v[0], mask); }, {t});

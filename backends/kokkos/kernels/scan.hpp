@@ -106,7 +106,18 @@ struct ScanRows {
   KOKKOS_INLINE_FUNCTION State reduce(int64_t r, int64_t b, int64_t e) const {
     State acc = identity();
     const TI* xr = x + xi(r);
-    for (int64_t j = b; j < e; ++j) Op::combine(acc, State{C(load(xr[j * xs])), j});
+    if constexpr (Fn == VNN_SCAN_SUM && std::is_floating_point_v<C>) {
+      // A block total only seeds the carries: four running sums break the
+      // chain of dependent adds (the scan pass itself stays in order).
+      C s[4] = {C(0), C(0), C(0), C(0)};
+      int64_t j = b;
+      for (; j + 4 <= e; j += 4)
+        for (int u = 0; u < 4; ++u) s[u] += C(load(xr[(j + u) * xs]));
+      for (; j < e; ++j) s[0] += C(load(xr[j * xs]));
+      acc.v = (s[0] + s[1]) + (s[2] + s[3]);
+    } else {
+      for (int64_t j = b; j < e; ++j) Op::combine(acc, State{C(load(xr[j * xs])), j});
+    }
     return acc;
   }
   KOKKOS_INLINE_FUNCTION void scan(int64_t r, int64_t b, int64_t e, State acc) const {
