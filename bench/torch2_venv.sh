@@ -12,4 +12,8 @@ if ! "$venv/bin/python3" -c "import torch" 2>/dev/null; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q torch numpy >&2
 fi
+# tests/opdb/export_opdb.py imports torch.testing's op database, which needs these.
+if ! "$venv/bin/python3" -c "import expecttest" 2>/dev/null; then
+  "$venv/bin/pip" install -q expecttest hypothesis >&2
+fi
 echo "$venv/bin/python3"

@@ -78,9 +78,11 @@ uint64_t scalar_bits(double value, int32_t dtype) {
   switch (dtype) {
     case VNN_FLOAT32: return bits_of(static_cast<float>(value));
     case VNN_FLOAT64: return bits_of(value);
-    case VNN_INT32: return bits_of(saturate<int32_t>(value));
+    // Integers as PyTorch converts a scalar: saturated to int64, then
+    // wrapped (-5 fills uint8 with 251), as the Kokkos fill does.
+    case VNN_INT32: return bits_of(static_cast<int32_t>(saturate<int64_t>(value)));
     case VNN_INT64: return bits_of(saturate<int64_t>(value));
-    case VNN_UINT8: return bits_of(saturate<uint8_t>(value));
+    case VNN_UINT8: return bits_of(static_cast<uint8_t>(saturate<int64_t>(value)));
     case VNN_BOOL: return value != 0.0 ? 1u : 0u;
     case VNN_FLOAT16: return float16_bits(value);
     case VNN_BFLOAT16: return bfloat16_bits(value);
