@@ -337,12 +337,18 @@ RNNCellImplBase::RNNCellImplBase(const char* name, int mode, int64_t input_size,
     : Module(name), mode_(mode), input_size_(input_size), hidden_size_(hidden_size), bias_(bias) {
   VNN_CHECK(ValueError, input_size > 0 && hidden_size > 0, name, ": input_size (", input_size, ") and hidden_size (",
             hidden_size, ") must be positive");
-  const int64_t G = gates_of(mode), H = hidden_size;
-  weight_ih = uniform_param(*this, "weight_ih", {G * H, input_size}, H, gen);
+  build(gen);
+}
+
+void RNNCellImplBase::build(Generator* gen) {
+  const int64_t G = gates_of(mode_), H = hidden_size_;
+  weight_ih = uniform_param(*this, "weight_ih", {G * H, input_size_}, H, gen);
   weight_hh = uniform_param(*this, "weight_hh", {G * H, H}, H, gen);
-  if (bias) {
+  if (bias_) {
     bias_ih = uniform_param(*this, "bias_ih", {G * H}, H, gen);
     bias_hh = uniform_param(*this, "bias_hh", {G * H}, H, gen);
+  } else {
+    bias_ih = Tensor(), bias_hh = Tensor();
   }
 }
 

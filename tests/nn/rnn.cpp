@@ -476,3 +476,27 @@ TEST_CASE("the layers run the fused cell kernels where the backend has them") {
   CHECK(fwd == 10);
   CHECK(bwd == 10);
 }
+
+TEST_CASE("clone copies the layers and cells without sharing") {
+  const Device dev = device_under_test();
+  Generator gen(8);
+  nn::LSTM lstm(nn::LSTMOptions(3, 4).num_layers(2).bidirectional(true).proj_size(2), &gen);
+  lstm->to(dev);
+  auto copy = std::dynamic_pointer_cast<nn::LSTMImpl>(lstm->clone());
+  REQUIRE(copy);
+  Tensor x = uniform({5, 2, 3}, 50).to(dev);
+  CHECK(max_abs_diff(std::get<0>(lstm(x)), std::get<0>(copy->forward(x))) == 0);
+  CHECK(copy->state_dict().size() == lstm->state_dict().size());
+  {
+    NoGradGuard no_grad;
+    copy->named_parameters()[0].value().fill_(0.0);
+  }
+  CHECK(max_abs_diff(std::get<0>(lstm(x)), std::get<0>(copy->forward(x))) > 0);
+  nn::GRUCell cell(3, 4);
+  auto cc = std::dynamic_pointer_cast<nn::GRUCellImpl>(cell->clone(dev));
+  REQUIRE(cc);
+  Tensor xc = uniform({2, 3}, 51).to(dev);
+  cell->to(dev);
+  CHECK(max_abs_diff(cell(xc), cc->forward(xc)) == 0);
+  CHECK(cc->named_parameters().size() == 4);
+}

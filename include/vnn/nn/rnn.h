@@ -259,6 +259,13 @@ class RNNImplBase : public Module {
   std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> run_packed(const utils::rnn::PackedSequence& input,
                                                                      const Tensor& h0, const Tensor& c0);
   void build(Generator* gen);
+  /// clone() of a derived layer: a copy of `self` rebuilt, then given this module's state.
+  template <class Self>
+  std::shared_ptr<Module> clone_as(const Self& self, const std::optional<Device>& device) const {
+    auto copy = std::make_shared<Self>(self);
+    RNNImplBase& c = *copy;
+    return finish_clone(copy, [&c] { c.build(nullptr); }, device);
+  }
 
   detail::RNNShape shape_;
   /// Parameters of layer l, direction d at index l * D + d: w_ih, w_hh, b_ih, b_hh, w_hr.
@@ -278,6 +285,10 @@ class RNNImpl : public RNNImplBase {
   /// The same over packed sequences: (packed output, h_n).
   std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
       const utils::rnn::PackedSequence& packed_input, const Tensor& hx = {});
+  /// A deep copy (parameters, gradients, training flag) on `device`, or where each tensor is now.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return clone_as(*this, device);
+  }
   /// The options the layer was built with.
   RNNOptions options;
 };
@@ -299,6 +310,10 @@ class LSTMImpl : public RNNImplBase {
   std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> forward_with_packed_input(
       const utils::rnn::PackedSequence& packed_input,
       const std::optional<std::tuple<Tensor, Tensor>>& hx = std::nullopt);
+  /// A deep copy (parameters, gradients, training flag) on `device`, or where each tensor is now.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return clone_as(*this, device);
+  }
   /// The options the layer was built with.
   LSTMOptions options;
 };
@@ -317,6 +332,10 @@ class GRUImpl : public RNNImplBase {
   /// The same over packed sequences.
   std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
       const utils::rnn::PackedSequence& packed_input, const Tensor& hx = {});
+  /// A deep copy (parameters, gradients, training flag) on `device`, or where each tensor is now.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return clone_as(*this, device);
+  }
   /// The options the layer was built with.
   GRUOptions options;
 };
@@ -336,6 +355,14 @@ class RNNCellImplBase : public Module {
 
  protected:
   RNNCellImplBase(const char* name, int mode, int64_t input_size, int64_t hidden_size, bool bias, Generator* gen);
+  void build(Generator* gen);
+  /// clone() of a derived cell: a copy of `self` rebuilt, then given this module's state.
+  template <class Self>
+  std::shared_ptr<Module> clone_as(const Self& self, const std::optional<Device>& device) const {
+    auto copy = std::make_shared<Self>(self);
+    RNNCellImplBase& c = *copy;
+    return finish_clone(copy, [&c] { c.build(nullptr); }, device);
+  }
   /// input [B, I] or [I] and its state checked; returns (batched input, batched state, whether unbatched).
   std::tuple<Tensor, Tensor, bool> batched(const Tensor& input, const Tensor& hx, const char* state_name) const;
   int mode_;
@@ -352,6 +379,10 @@ class RNNCellImpl : public RNNCellImplBase {
   RNNCellImpl(int64_t input_size, int64_t hidden_size) : RNNCellImpl(RNNCellOptions(input_size, hidden_size)) {}
   /// h' [B, H] (or [H]) from input [B, I] (or [I]) and hx (zeros when undefined).
   Tensor forward(const Tensor& input, const Tensor& hx = {});
+  /// A deep copy (parameters, gradients, training flag) on `device`, or where each tensor is now.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return clone_as(*this, device);
+  }
   /// The options the cell was built with.
   RNNCellOptions options;
 };
@@ -368,6 +399,10 @@ class LSTMCellImpl : public RNNCellImplBase {
   /// (h', c') from input and hx = (h, c) (zeros when not given).
   std::tuple<Tensor, Tensor> forward(const Tensor& input,
                                      const std::optional<std::tuple<Tensor, Tensor>>& hx = std::nullopt);
+  /// A deep copy (parameters, gradients, training flag) on `device`, or where each tensor is now.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return clone_as(*this, device);
+  }
   /// The options the cell was built with.
   LSTMCellOptions options;
 };
@@ -383,6 +418,10 @@ class GRUCellImpl : public RNNCellImplBase {
   GRUCellImpl(int64_t input_size, int64_t hidden_size) : GRUCellImpl(GRUCellOptions(input_size, hidden_size)) {}
   /// h' from input and hx (zeros when undefined).
   Tensor forward(const Tensor& input, const Tensor& hx = {});
+  /// A deep copy (parameters, gradients, training flag) on `device`, or where each tensor is now.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return clone_as(*this, device);
+  }
   /// The options the cell was built with.
   GRUCellOptions options;
 };
