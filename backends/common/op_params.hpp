@@ -69,4 +69,52 @@ inline bool decode_sdpa(const vnn_op& op, vnn_sdpa_params* p) {
          is(op.outputs[2], N, Hk, S, Ev) && unit(op.outputs[0]) && unit(op.outputs[1]) && unit(op.outputs[2]);
 }
 
+// SORT / SEARCHSORTED: every operand a contiguous row-major [rows, cols]
+// (a size-1 dim any stride).
+inline bool dense_rows(const vnn_tensor_desc& d, int64_t* rows, int64_t* cols) {
+  if (d.ndim != 2) return false;
+  *rows = d.sizes[0], *cols = d.sizes[1];
+  return *rows >= 0 && *cols >= 0 && (*cols <= 1 || d.strides[1] == 1) && (*rows <= 1 || d.strides[0] == *cols);
+}
+
+// SORT: in0 [rows, n], out0 (in0's dtype) and out1 (int64) of its shape;
+// ints[0] = 1: descending. False with *why saying what is wrong.
+struct SortRows {
+  int64_t rows = 0, n = 0;
+  bool descending = false;
+};
+inline bool decode_sort(const vnn_op& op, SortRows* s, const char** why) {
+  int64_t r1 = 0, n1 = 0, r2 = 0, n2 = 0;
+  *why = "takes 1 input and 2 outputs, each a contiguous [R, N] of one shape";
+  if (op.num_inputs != 1 || op.num_outputs != 2 || !dense_rows(op.inputs[0], &s->rows, &s->n) ||
+      !dense_rows(op.outputs[0], &r1, &n1) || !dense_rows(op.outputs[1], &r2, &n2) || r1 != s->rows ||
+      n1 != s->n || r2 != s->rows || n2 != s->n)
+    return false;
+  *why = "out0 takes in0's dtype and out1 is int64";
+  if (op.outputs[0].dtype != op.inputs[0].dtype || op.outputs[1].dtype != VNN_INT64) return false;
+  s->descending = op.num_ints > 0 && op.ints[0] != 0;
+  return true;
+}
+
+// SEARCHSORTED: in0 = sequences [seq_rows (rows or 1), n], in1 = values
+// [rows, m] of in0's dtype, out0 [rows, m] int64 or int32; ints[0] = 1: right.
+struct SearchRows {
+  int64_t seq_rows = 0, n = 0, rows = 0, m = 0;
+  bool right = false;
+};
+inline bool decode_searchsorted(const vnn_op& op, SearchRows* s, const char** why) {
+  int64_t r1 = 0, m1 = 0;
+  *why = "takes in0 [R or 1, N], in1 [R, M] and out0 [R, M], each contiguous";
+  if (op.num_inputs != 2 || op.num_outputs != 1 || !dense_rows(op.inputs[0], &s->seq_rows, &s->n) ||
+      !dense_rows(op.inputs[1], &s->rows, &s->m) || !dense_rows(op.outputs[0], &r1, &m1) || r1 != s->rows ||
+      m1 != s->m || (s->seq_rows != s->rows && s->seq_rows != 1))
+    return false;
+  *why = "in1 takes in0's dtype and out0 is int64 or int32";
+  if (op.inputs[1].dtype != op.inputs[0].dtype ||
+      (op.outputs[0].dtype != VNN_INT64 && op.outputs[0].dtype != VNN_INT32))
+    return false;
+  s->right = op.num_ints > 0 && op.ints[0] != 0;
+  return true;
+}
+
 }  // namespace vnn::kernels

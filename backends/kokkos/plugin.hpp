@@ -810,9 +810,11 @@ class Backend {
       case VNN_OP_SDPA_BACKWARD: ok = kernels::sdpa(exec, *op, host_gemm<Traits>()); break;
       case VNN_OP_LAYER_NORM:
       case VNN_OP_LAYER_NORM_BACKWARD: ok = kernels::layer_norm(exec, *op); break;
+      case VNN_OP_SCAN: ok = kernels::scan(exec, *op); break;
+      case VNN_OP_SORT: ok = kernels::sort(exec, *op); break;
+      case VNN_OP_SEARCHSORTED: ok = kernels::searchsorted(exec, *op); break;
       case VNN_OP_RNN_CELL:
       case VNN_OP_RNN_CELL_BACKWARD: ok = kernels::rnn_cell(exec, *op); break;
-      case VNN_OP_SCAN: ok = kernels::scan(exec, *op); break;
       default: break;
     }
     return ok;

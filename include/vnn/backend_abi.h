@@ -195,8 +195,13 @@ typedef enum vnn_op_kind {
    * [R, N] (both contiguous). ints[0] = 1: descending. NaN is the largest
    * value (last ascending, first descending), -0.0 equals 0.0, ties keep
    * their order. float32, float64, int32, int64, uint8, bool. */
-  VNN_OP_SORT = 28,                /* stable sort along the last dim of in0: values and int64 indices */
-  VNN_OP_SEARCHSORTED = 29,        /* positions of in1's values in in0's sorted rows */
+  VNN_OP_SORT = 28,
+  /* For each value of in1 [R, M] (contiguous), its insertion position in
+   * the row of in0 [R or 1, N] (contiguous, ascending; one row: shared by
+   * every row of in1); out0 [R, M] int64 or int32. ints[0] = 1: right
+   * (first position whose value is > v), else left (first >= v). in0 and
+   * in1 one dtype of SORT's. */
+  VNN_OP_SEARCHSORTED = 29,
   /* One recurrent cell step over a batch (LSTM, GRU, RNN tanh / relu),
    * gates in one pass; in0 xg = x @ W_ih^T and in1 hg = h @ W_hh^T are
    * GEMMs the core ran. ints[0] = vnn_rnn_cell_mode, ints[1] = 1: b_ih,

@@ -55,9 +55,8 @@ Tensor argmin(const Tensor& t, int dim, bool keepdim = false);
 
 /// The k largest (largest = false: smallest) values along `dim` and their
 /// int64 indices, as torch.topk: shapes are t's with size k along dim. NaN
-/// counts as the largest value; ties keep the lower index first. The
-/// selection runs on a host copy (sized for sampling and top-k metrics, not
-/// for huge rows); the values are gathered on t's device, so they are
+/// counts as the largest value; ties keep the lower index first. A stable
+/// sort of the rows on t's device (vnn/sorting.h) picks them; the values are
 /// differentiable. sorted = false may return them sorted all the same.
 std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, int dim = -1, bool largest = true, bool sorted = true);
 

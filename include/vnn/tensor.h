@@ -651,6 +651,52 @@ class Tensor {
   /// vnn::aminmax(*this, dim, keepdim): (amin, amax) over dim (every element when absent).
   std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
 
+  // ---- sorting and searching (vnn/sorting.h) ----
+  /// vnn::sort(*this, dim, descending): (values, int64 indices), stable.
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  /// vnn::sort(*this, stable, dim, descending).
+  std::tuple<Tensor, Tensor> sort(bool stable, int64_t dim, bool descending) const;
+  /// vnn::argsort(*this, dim, descending).
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  /// vnn::argsort(*this, stable, dim, descending).
+  Tensor argsort(bool stable, int64_t dim, bool descending) const;
+  /// vnn::msort(*this).
+  Tensor msort() const;
+  /// vnn::kthvalue(*this, k, dim, keepdim).
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  /// vnn::median(*this).
+  Tensor median() const;
+  /// vnn::median(*this, dim, keepdim).
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  /// vnn::nanmedian(*this).
+  Tensor nanmedian() const;
+  /// vnn::nanmedian(*this, dim, keepdim).
+  std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+  /// vnn::mode(*this, dim, keepdim).
+  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
+  /// vnn::quantile(*this, q, dim, keepdim, interpolation).
+  Tensor quantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  const std::string& interpolation = "linear") const;
+  /// vnn::quantile(*this, q, dim, keepdim, interpolation) with a tensor q.
+  Tensor quantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  const std::string& interpolation = "linear") const;
+  /// vnn::nanquantile(*this, q, dim, keepdim, interpolation).
+  Tensor nanquantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     const std::string& interpolation = "linear") const;
+  /// vnn::nanquantile(*this, q, dim, keepdim, interpolation) with a tensor q.
+  Tensor nanquantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     const std::string& interpolation = "linear") const;
+  /// vnn::unique(*this, sorted, return_inverse, return_counts).
+  std::tuple<Tensor, Tensor, Tensor> unique(bool sorted = true, bool return_inverse = false,
+                                            bool return_counts = false) const;
+  /// vnn::unique_consecutive(*this, return_inverse, return_counts).
+  std::tuple<Tensor, Tensor, Tensor> unique_consecutive(bool return_inverse = false,
+                                                        bool return_counts = false) const;
+  /// vnn::bincount(*this, weights, minlength).
+  Tensor bincount(const Tensor& weights = {}, int64_t minlength = 0) const;
+  /// vnn::histc(*this, bins, min, max).
+  Tensor histc(int64_t bins = 100, double min = 0, double max = 0) const;
+
   // ---- matrix products (vnn/linalg.h) ---------------------------------------
   /// vnn::matmul(*this, other), torch.matmul's rules.
   Tensor matmul(const Tensor& other) const;

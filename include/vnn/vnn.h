@@ -26,6 +26,7 @@
 #include "vnn/scan.h"
 #include "vnn/shape.h"
 #include "vnn/shape_ops.h"
+#include "vnn/sorting.h"
 #include "vnn/state_dict.h"
 #include "vnn/stream.h"
 #include "vnn/tensor.h"

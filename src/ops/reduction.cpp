@@ -248,58 +248,6 @@ std::tuple<Tensor, Tensor> max(const Tensor& t, int dim, bool keepdim) {
 std::tuple<Tensor, Tensor> min(const Tensor& t, int dim, bool keepdim) {
   return {reduce_one(t, dim, VNN_REDUCE_MIN, keepdim), reduce_one(t, dim, VNN_REDUCE_ARGMIN, keepdim)};
 }
-namespace {
-
-// The k first positions of each contiguous row of `v` (rows of n) in the
-// order `before` gives, ties to the lower index.
-template <class T, class Before>
-std::vector<int64_t> top_rows(const std::vector<T>& v, int64_t n, int64_t k, Before before) {
-  const int64_t rows = n == 0 ? 0 : int64_t(v.size()) / n;
-  std::vector<int64_t> out(static_cast<size_t>(rows * k)), order(static_cast<size_t>(n));
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* row = v.data() + r * n;
-    for (int64_t i = 0; i < n; ++i) order[size_t(i)] = i;
-    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int64_t a, int64_t b) {
-      if (before(row[a], row[b])) return true;
-      if (before(row[b], row[a])) return false;
-      return a < b;
-    });
-    std::copy(order.begin(), order.begin() + k, out.begin() + r * k);
-  }
-  return out;
-}
-
-template <class T>
-std::vector<int64_t> top_indices(const Tensor& rows, int64_t n, int64_t k, bool largest) {
-  std::vector<T> v = rows.to_vector<T>();
-  auto nan = [](T x) { return x != x; };  // NaN counts as the largest value
-  if (largest) return top_rows(v, n, k, [&](T a, T b) { return (nan(a) && !nan(b)) || a > b; });
-  return top_rows(v, n, k, [&](T a, T b) { return (!nan(a) && nan(b)) || a < b; });
-}
-
-}  // namespace
-
-std::tuple<Tensor, Tensor> topk(const Tensor& t0, int64_t k, int dim, bool largest, bool /*sorted*/) {
-  VNN_CHECK(ValueError, t0.defined(), "topk: argument 'input' is an undefined tensor");
-  const Tensor& t = t0;
-  Tensor x = t.dim() == 0 ? t.reshape({1}) : t;
-  const int d = detail::normalize_dim(dim, x.dim(), "topk");
-  const int64_t n = x.size(d);
-  VNN_CHECK(IndexError, k >= 0 && k <= n, "topk: k = ", k, " is out of range for dimension ", d, " of size ", n,
-            " (input shape ", t.sizes(), "); k must be in [0, ", n, "]");
-  // Rows along the last dim, on the host; the indices are chosen there.
-  Tensor rows = x.detach().transpose(d, x.dim() - 1).to(Device("cpu", 0)).contiguous();
-  std::vector<int64_t> picked = is_floating(t.dtype()) || t.dtype() == kBool
-                                    ? top_indices<double>(rows, n, k, largest)
-                                    : top_indices<int64_t>(rows, n, k, largest);
-  Shape shape = rows.sizes();
-  shape[shape.size() - 1] = k;
-  Tensor idx = from_vector(picked, shape).transpose(d, x.dim() - 1).contiguous().to(t.device());
-  Tensor values = gather(x, d, idx);  // differentiable in t
-  if (t.dim() == 0 && k == 1) return {values.reshape({}), idx.reshape({})};
-  return {values, idx};
-}
-
 Tensor argmax(const Tensor& t) { return reduce_all(t, VNN_REDUCE_ARGMAX); }
 Tensor argmax(const Tensor& t, int dim, bool keepdim) { return reduce_one(t, dim, VNN_REDUCE_ARGMAX, keepdim); }
 Tensor argmin(const Tensor& t) { return reduce_all(t, VNN_REDUCE_ARGMIN); }

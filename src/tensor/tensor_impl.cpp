@@ -363,6 +363,11 @@ void inherit_range(const Tensor& dst, const Tensor& src) {
   set_range(dst, lo, hi);
 }
 
+void note_range(const Tensor& dst, int64_t lo, int64_t hi) {
+  if (dst.dtype() != kInt64 && dst.dtype() != kInt32) return;
+  set_range(dst, lo, hi);
+}
+
 int normalize_dim(int dim, int ndim, const char* op) {
   int n = ndim == 0 ? 1 : ndim;
   if (dim < -n || dim >= n)

@@ -151,6 +151,9 @@ void note_range_from_host(const Tensor& dst, const Tensor& host_src);
 void note_host_values(const Tensor& dst, const void* host, DType dt, int64_t n);
 // dst (fresh) holds values picked from src: it inherits src's bounds.
 void inherit_range(const Tensor& dst, const Tensor& src);
+// dst (fresh) holds values a kernel keeps within [lo, hi] (sort positions,
+// searchsorted's insertion points): later index checks need no read.
+void note_range(const Tensor& dst, int64_t lo, int64_t hi);
 int normalize_dim(int dim, int ndim, const char* op);
 
 }  // namespace vnn::detail

@@ -8,6 +8,7 @@
 #include "vnn/random.h"
 #include "vnn/reduction.h"
 #include "vnn/scan.h"
+#include "vnn/sorting.h"
 #include "vnn/tensor.h"
 
 namespace vnn {
@@ -94,6 +95,52 @@ Tensor Tensor::all(const Dims& dims, bool keepdim) const { return vnn::all(*this
 std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int dim, bool largest, bool sorted) const {
   return vnn::topk(*this, k, dim, largest, sorted);
 }
+std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
+  return vnn::sort(*this, dim, descending);
+}
+std::tuple<Tensor, Tensor> Tensor::sort(bool stable, int64_t dim, bool descending) const {
+  return vnn::sort(*this, stable, dim, descending);
+}
+Tensor Tensor::argsort(int64_t dim, bool descending) const { return vnn::argsort(*this, dim, descending); }
+Tensor Tensor::argsort(bool stable, int64_t dim, bool descending) const {
+  return vnn::argsort(*this, stable, dim, descending);
+}
+Tensor Tensor::msort() const { return vnn::msort(*this); }
+std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
+  return vnn::kthvalue(*this, k, dim, keepdim);
+}
+Tensor Tensor::median() const { return vnn::median(*this); }
+std::tuple<Tensor, Tensor> Tensor::median(int64_t dim, bool keepdim) const { return vnn::median(*this, dim, keepdim); }
+Tensor Tensor::nanmedian() const { return vnn::nanmedian(*this); }
+std::tuple<Tensor, Tensor> Tensor::nanmedian(int64_t dim, bool keepdim) const {
+  return vnn::nanmedian(*this, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> Tensor::mode(int64_t dim, bool keepdim) const { return vnn::mode(*this, dim, keepdim); }
+Tensor Tensor::quantile(double q, std::optional<int64_t> dim, bool keepdim, const std::string& interpolation) const {
+  return vnn::quantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::quantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                        const std::string& interpolation) const {
+  return vnn::quantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::nanquantile(double q, std::optional<int64_t> dim, bool keepdim,
+                           const std::string& interpolation) const {
+  return vnn::nanquantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::nanquantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                           const std::string& interpolation) const {
+  return vnn::nanquantile(*this, q, dim, keepdim, interpolation);
+}
+std::tuple<Tensor, Tensor, Tensor> Tensor::unique(bool sorted, bool return_inverse, bool return_counts) const {
+  return vnn::unique(*this, sorted, return_inverse, return_counts);
+}
+std::tuple<Tensor, Tensor, Tensor> Tensor::unique_consecutive(bool return_inverse, bool return_counts) const {
+  return vnn::unique_consecutive(*this, return_inverse, return_counts);
+}
+Tensor Tensor::bincount(const Tensor& weights, int64_t minlength) const {
+  return vnn::bincount(*this, weights, minlength);
+}
+Tensor Tensor::histc(int64_t bins, double min, double max) const { return vnn::histc(*this, bins, min, max); }
 Tensor Tensor::softmax(int dim) const { return vnn::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int dim) const { return vnn::log_softmax(*this, dim); }
 Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const { return vnn::cumsum(*this, dim, dtype); }

@@ -43,8 +43,10 @@
 #define VNN_KOKKOS_UNSCALE_CHECK_PARAMS(Exec) const Exec& exec, const vnn_op& op
 #define VNN_KOKKOS_SDPA_PARAMS(Exec) const Exec& exec, const vnn_op& op, const vnn::kernels::HostGemm* gemm
 #define VNN_KOKKOS_LAYER_NORM_PARAMS(Exec) const Exec& exec, const vnn_op& op
-#define VNN_KOKKOS_RNN_CELL_PARAMS(Exec) const Exec& exec, const vnn_op& op
+#define VNN_KOKKOS_SORT_PARAMS(Exec) const Exec& exec, const vnn_op& op
+#define VNN_KOKKOS_SEARCHSORTED_PARAMS(Exec) const Exec& exec, const vnn_op& op
 #define VNN_KOKKOS_SCAN_PARAMS(Exec) const Exec& exec, const vnn_op& op
+#define VNN_KOKKOS_RNN_CELL_PARAMS(Exec) const Exec& exec, const vnn_op& op
 
 namespace vnn::kernels {
 
@@ -77,8 +79,10 @@ template <class Exec> bool optimizer_step(VNN_KOKKOS_OPTIMIZER_STEP_PARAMS(Exec)
 template <class Exec> bool unscale_check(VNN_KOKKOS_UNSCALE_CHECK_PARAMS(Exec));    // optimizer.hpp
 template <class Exec> bool sdpa(VNN_KOKKOS_SDPA_PARAMS(Exec));                      // attention.hpp
 template <class Exec> bool layer_norm(VNN_KOKKOS_LAYER_NORM_PARAMS(Exec));          // layer_norm.hpp
-template <class Exec> bool rnn_cell(VNN_KOKKOS_RNN_CELL_PARAMS(Exec));              // rnn_cell.hpp
+template <class Exec> bool sort(VNN_KOKKOS_SORT_PARAMS(Exec));                      // sort.hpp
+template <class Exec> bool searchsorted(VNN_KOKKOS_SEARCHSORTED_PARAMS(Exec));      // sort.hpp
 template <class Exec> bool scan(VNN_KOKKOS_SCAN_PARAMS(Exec));                      // scan.hpp
+template <class Exec> bool rnn_cell(VNN_KOKKOS_RNN_CELL_PARAMS(Exec));              // rnn_cell.hpp
 
 }  // namespace vnn::kernels
 
