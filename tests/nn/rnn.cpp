@@ -500,3 +500,19 @@ TEST_CASE("clone copies the layers and cells without sharing") {
   CHECK(max_abs_diff(cell(xc), cc->forward(xc)) == 0);
   CHECK(cc->named_parameters().size() == 4);
 }
+
+TEST_CASE("bfloat16 and float16 layers compute their cells in float32") {
+  const Device dev = device_under_test();
+  for (DType dt : {kBFloat16, kFloat16}) {
+    Generator gen(10);
+    nn::GRU gru(nn::GRUOptions(3, 4).num_layers(2), &gen);
+    gru->to(dev);
+    Tensor x = uniform({4, 2, 3}, 60).to(dev);
+    Tensor want = std::get<0>(gru(x));
+    gru->to(dt);
+    Tensor got = std::get<0>(gru(x.to(dt)));
+    INFO(name(dt) << " on " << dev);
+    CHECK(got.dtype() == dt);
+    CHECK(max_abs_diff(got.to(kFloat32), want) < 0.05);
+  }
+}
