@@ -50,6 +50,8 @@ MaskPartition partition_mask(const Tensor& m) {
   p.count = n == 0 ? 0 : trues.narrow(0, n - 1, 1).to_vector<int64_t>()[0];
   p.ordinal = detail::run_scan(broadcast_int64(m, 1.0, n), 0, VNN_SCAN_SUM, kInt64).first;
   p.places = where(m, sub(trues, 1.0), add(sub(p.ordinal, trues), double(p.count - 1)));
+  // A permutation of [0, n): the gathers through it need no index read.
+  if (n > 0) detail::note_range(p.places, 0, n - 1);
   return p;
 }
 

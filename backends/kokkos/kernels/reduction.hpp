@@ -211,6 +211,15 @@ KOKKOS_INLINE_FUNCTION typename Op::Acc reduce_slice(const T* x, int64_t base, c
 template <class Exec>
 constexpr bool is_host_space = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
 
+// Pieces to cut each of `rows` rows of n elements into so that there are
+// about `target` work items, each piece at least min_piece long (1: a
+// work item per row). The reductions' chunks and the scans' blocks.
+inline int64_t pieces_per_row(int64_t rows, int64_t n, int64_t target, int64_t min_piece) {
+  if (rows >= target || n < 2 * min_piece) return 1;
+  const int64_t pieces = (target + rows - 1) / rows;
+  return pieces < n / min_piece ? pieces : n / min_piece;
+}
+
 template <class Exec, class T, class O, int Fn>
 void reduce_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc& in, int k) {
   using Op = ReduceOp<T, Fn>;
@@ -251,13 +260,8 @@ void reduce_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor
   }
 
   // Chunks per row: enough work items to fill the space, each >= min_chunk.
-  const int64_t target = int64_t(exec.concurrency()) * 4;
-  const int64_t min_chunk = is_host_space<Exec> ? 4096 : 256;
-  int64_t chunks = 1;
-  if (outer < target && inner >= 2 * min_chunk) {
-    chunks = (target + outer - 1) / outer;
-    if (chunks > inner / min_chunk) chunks = inner / min_chunk;
-  }
+  const int64_t chunks =
+      pieces_per_row(outer, inner, int64_t(exec.concurrency()) * 4, is_host_space<Exec> ? 4096 : 256);
 
   if (chunks <= 1) {
     Kokkos::parallel_for("vnn::reduce_rows", Range<Exec>(exec, 0, outer), KOKKOS_LAMBDA(int64_t r) {

@@ -146,9 +146,6 @@ inline StridedIndex scan_row_index(const vnn_tensor_desc& d) {
   return StridedIndex(lead);
 }
 
-template <class Exec>
-constexpr bool scan_on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
-
 template <class Exec, class TI, class TO, int Fn>
 void scan_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_desc* index, const vnn_tensor_desc& in) {
   using K = ScanRows<TI, TO, Fn>;
@@ -171,15 +168,10 @@ void scan_typed(const Exec& exec, const vnn_tensor_desc& out, const vnn_tensor_d
   if (rows == 0 || n == 0) return;
 
   // Blocks per row: enough work items to give every thread several, each
-  // block at least min_block long (a block's two passes must outweigh its
-  // share of the carry scan).
-  const int64_t target = int64_t(exec.concurrency()) * 4;
-  const int64_t min_block = scan_on_host<Exec> ? 16384 : 1024;
-  int64_t blocks = 1;
-  if (rows < target && n >= 2 * min_block) {
-    blocks = (target + rows - 1) / rows;
-    if (blocks > n / min_block) blocks = n / min_block;
-  }
+  // block long enough for its two passes to outweigh its share of the
+  // carry scan.
+  const int64_t blocks =
+      pieces_per_row(rows, n, int64_t(exec.concurrency()) * 4, is_host_space<Exec> ? 16384 : 1024);
   if (blocks <= 1) {
     Kokkos::parallel_for("vnn::scan_rows", Range<Exec>(exec, 0, rows),
                          KOKKOS_LAMBDA(int64_t r) { k.scan(r, 0, n, k.identity()); });
