@@ -123,6 +123,17 @@ RnnCellArgs<T> rnn_cell_args(const RnnCellOperands& r) {
 template <class Exec, class T>
 void rnn_cell_run(const Exec& exec, const RnnCellArgs<T>& a, bool backward) {
   const int64_t H = a.H;
+  if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+    // Host: rows on the pool, a row's columns in a plain loop (no division per element).
+    Kokkos::parallel_for(backward ? "vnn::rnn_cell_backward" : "vnn::rnn_cell", Range<Exec>(exec, 0, a.B),
+                         [=](int64_t b) {
+                           if (backward)
+                             for (int64_t j = 0; j < H; ++j) rnn_cell_backward_elem(a, b, j);
+                           else
+                             for (int64_t j = 0; j < H; ++j) rnn_cell_forward_elem(a, b, j);
+                         });
+    return;
+  }
   if (backward)
     Kokkos::parallel_for("vnn::rnn_cell_backward", Range<Exec>(exec, 0, a.B * H),
                          KOKKOS_LAMBDA(int64_t e) { rnn_cell_backward_elem(a, e / H, e % H); });
