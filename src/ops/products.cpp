@@ -16,7 +16,6 @@
 
 namespace vnn {
 
-
 Tensor outer(const Tensor& a, const Tensor& b) {
   detail::require_arg(a, "outer", "input");
   detail::require_arg(b, "outer", "vec2");

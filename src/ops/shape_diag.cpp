@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Diagonals, index grids and scatter-by-position (vnn/shape_ops.h):
-// diagonal is a strided view; the *_scatter ops, index_copy and diag_embed
-// are one scatter at flat positions computed on the host; the grids and
-// products of indices are host-built index tensors fed to index_select.
+// diagonal is a strided view; index_copy, select_scatter and slice_scatter
+// are one scatter along a dim whose index is a stride-0 view of the
+// positions; diagonal_scatter and diag_embed one scatter at the diagonal's
+// flat positions, computed on the host; the grids and products of indices
+// are host-built index tensors fed to index_select.
 // No kernel of their own: every device runs them, autograd follows scatter,
 // gather and index_select.
 #include <algorithm>
@@ -19,7 +21,6 @@
 #include "vnn/shape_ops.h"
 
 namespace vnn {
-
 
 namespace {
 
@@ -68,21 +69,45 @@ auto with_op_name(const char* op, F&& f) {
   }
 }
 
-// self with src written at the view `pick` makes of it (select, slice, diagonal).
-Tensor scatter_into_view(const Tensor& self, const Tensor& src, const char* op,
-                         const std::function<Tensor(const Tensor&)>& pick) {
+// ShapeError unless src has the shape of the part of self that `pick`
+// selects (pick's own errors prefixed with op).
+void check_view_shape(const Tensor& self, const Tensor& src, const char* op,
+                 const std::function<Tensor(const Tensor&)>& pick) {
   detail::require_arg(self, op, "input");
   detail::require_arg(src, op, "src");
   detail::check_same_device(self, src, op, "src");
+  autograd::NoGradGuard no_grad;
+  Shape target = with_op_name(op, [&] { return pick(self.detach()).sizes(); });
+  VNN_CHECK(ShapeError, src.sizes() == target, op, ": expected src to have the shape ", target,
+            " of the part of input ", self.sizes(), " it replaces, got ", src.sizes());
+}
+
+// self with src written at the view `pick` makes of it (the diagonal), at
+// the view's flat positions.
+Tensor scatter_into_view(const Tensor& self, const Tensor& src, const char* op,
+                         const std::function<Tensor(const Tensor&)>& pick) {
+  check_view_shape(self, src, op, pick);
   Tensor base = self.contiguous();
   Tensor target;
   {
     autograd::NoGradGuard no_grad;
-    target = with_op_name(op, [&] { return pick(base.detach()); });
+    target = pick(base.detach());
   }
-  VNN_CHECK(ShapeError, src.sizes() == target.sizes(), op, ": expected src to have the shape ", target.sizes(),
-            " of the part of input ", self.sizes(), " it replaces, got ", src.sizes());
   return scatter_at(base, view_positions(target, base.storage_offset()), src);
+}
+
+// A copy of self with source.select(d, i) written at self.select(d, at[i])
+// (positions checked by the caller): one clone and one scatter whose index
+// is a stride-0 view of the 1-D positions, never materialised.
+Tensor scatter_along(const Tensor& self, int d, const std::vector<int64_t>& at, const Tensor& source) {
+  if (at.empty()) return self.clone();
+  Tensor s = self.dim() == 0 ? self.reshape({1}) : self;
+  Tensor src = source.dim() == 0 ? source.reshape({1}) : source;
+  Shape along(std::vector<int64_t>(size_t(src.dim()), 1));
+  along[d] = int64_t(at.size());
+  Tensor idx = detail::index_on(at, self.device()).view(along).expand(src.sizes());
+  Tensor out = scatter(s, d, idx, src);
+  return self.dim() == 0 ? out.reshape({}) : out;
 }
 
 }  // namespace
@@ -122,13 +147,21 @@ Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, i
 }
 
 Tensor select_scatter(const Tensor& self, const Tensor& src, int dim, int64_t index) {
-  return scatter_into_view(self, src, "select_scatter", [&](const Tensor& b) { return b.select(dim, index); });
+  const char* op = "select_scatter";
+  check_view_shape(self, src, op, [&](const Tensor& b) { return b.select(dim, index); });
+  int d = detail::wrap_dim(dim, self.dim(), op);
+  int64_t at = index < 0 ? index + self.size(d) : index;
+  return scatter_along(self, d, {at}, src.to(self.dtype()).unsqueeze(d));
 }
 
 Tensor slice_scatter(const Tensor& self, const Tensor& src, int dim, std::optional<int64_t> start,
                      std::optional<int64_t> end, int64_t step) {
-  return scatter_into_view(self, src, "slice_scatter",
-                           [&](const Tensor& b) { return b.slice(dim, start, end, step); });
+  const char* op = "slice_scatter";
+  check_view_shape(self, src, op, [&](const Tensor& b) { return b.slice(dim, start, end, step); });
+  int d = detail::wrap_dim(dim, self.dim(), op);
+  // The positions the slice covers, by Python's rules (those of Tensor::slice).
+  std::vector<int64_t> at = arange(self.size(d), kInt64).slice(0, start, end, step).to_vector<int64_t>();
+  return scatter_along(self, d, at, src.to(self.dtype()));
 }
 
 Tensor diag_embed(const Tensor& t, int64_t offset, int dim1, int dim2) {
@@ -376,22 +409,7 @@ Tensor index_copy(const Tensor& self, int dim, const Tensor& index, const Tensor
   VNN_CHECK(ShapeError, ok, "index_copy: source of shape ", source.sizes(), " does not fit self of shape ",
             self.sizes(), " with ", int64_t(a.index.size()), " indices along dimension ", a.dim,
             " (source must equal self except size ", int64_t(a.index.size()), " there)");
-  // Flat positions in self's row-major layout of each source element, the
-  // coordinate along dim replaced by its index.
-  Shape strides = detail::contiguous_strides(a.self_sizes);
-  std::vector<int64_t> pos;
-  int64_t n = src.numel();
-  detail::check_host_bytes(n, sizeof(int64_t), "index_copy");
-  pos.reserve(size_t(n));
-  std::vector<int64_t> at(size_t(src.size()), 0);
-  for (int64_t e = 0; e < n; ++e) {
-    int64_t p = 0;
-    for (int k = 0; k < src.size(); ++k)
-      p += (k == a.dim ? a.index[size_t(at[size_t(k)])] : at[size_t(k)]) * strides[k];
-    pos.push_back(p);
-    for (int k = src.size() - 1; k >= 0 && ++at[size_t(k)] == src[k]; --k) at[size_t(k)] = 0;
-  }
-  return scatter_at(self.contiguous(), pos, source);
+  return scatter_along(self, a.dim, a.index, source);
 }
 
 Tensor& index_copy_(Tensor& self, int dim, const Tensor& index, const Tensor& source) {

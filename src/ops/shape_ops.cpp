@@ -51,7 +51,6 @@ std::vector<int64_t> host_integers(const Tensor& t, const char* op, const char* 
 
 }  // namespace detail
 
-
 // ---- reordering -------------------------------------------------------------
 
 Tensor flip(const Tensor& t, const Dims& dims) {
