@@ -256,6 +256,14 @@ std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> RNNImplBase::run_packed(
   check_input(s, data, weights_[0][0], data.size(1));
   const std::vector<int64_t> bs = input.batch_sizes().to_vector<int64_t>();
   VNN_CHECK(ShapeError, !bs.empty() && bs[0] > 0, s.name, ": a PackedSequence with no steps");
+  int64_t rows = 0;
+  for (size_t t = 0; t < bs.size(); ++t) {
+    VNN_CHECK(ValueError, bs[t] > 0 && (t == 0 || bs[t] <= bs[t - 1]), s.name, ": PackedSequence batch_sizes must be "
+              "positive and non-increasing (as pack_padded_sequence makes them); step ", t, " has ", bs[t]);
+    rows += bs[t];
+  }
+  VNN_CHECK(ShapeError, rows == data.size(0), s.name, ": PackedSequence data has ", data.size(0),
+            " rows but its batch_sizes sum to ", rows);
   const int64_t B = bs[0], D = s.bidirectional ? 2 : 1, hout = s.proj_size > 0 ? s.proj_size : s.hidden_size;
   auto state = [&](const Tensor& t, const char* arg, int64_t width) {
     Tensor v = initial_state(s.name, arg, t, {s.num_layers * D, B, width}, data,

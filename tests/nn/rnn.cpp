@@ -516,3 +516,27 @@ TEST_CASE("bfloat16 and float16 layers compute their cells in float32") {
     CHECK(max_abs_diff(got.to(kFloat32), want) < 0.05);
   }
 }
+
+TEST_CASE("under autocast (bfloat16) the layers run and stay close to float32") {
+  const Device dev = device_under_test();
+  Generator gen(12);
+  nn::LSTM lstm(nn::LSTMOptions(3, 4).num_layers(2).bidirectional(true), &gen);
+  lstm->to(dev);
+  Tensor x = uniform({4, 2, 3}, 70).to(dev).requires_grad_(true);
+  Tensor want = std::get<0>(lstm(x));
+  Tensor got;
+  {
+    autocast::AutocastGuard guard(dev, kBFloat16);
+    got = std::get<0>(lstm(x));
+  }
+  INFO("on " << dev);
+  CHECK(max_abs_diff(got.to(kFloat32), want) < 0.05);
+  sum(got.to(kFloat32)).backward();
+  REQUIRE(x.grad().defined());
+  CHECK(lstm->named_parameters()[0].value().grad().defined());
+  // A malformed PackedSequence is refused, not read out of bounds.
+  R::PackedSequence bad(zeros({5, 3}).to(dev), from_vector<int64_t>({2, 3}, {2}));
+  CHECK_THROWS_AS(lstm->forward_with_packed_input(bad), ValueError);
+  R::PackedSequence short_data(zeros({4, 3}).to(dev), from_vector<int64_t>({3, 2}, {2}));
+  CHECK_THROWS_AS(lstm->forward_with_packed_input(short_data), ShapeError);
+}
