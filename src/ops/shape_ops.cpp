@@ -206,6 +206,16 @@ Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t
   int64_t out = 0;
   VNN_CHECK(ValueError, checked::mul(x.size(d), repeats, &out), "repeat_interleave: ", x.size(d), " x ", repeats,
             " repeats overflow int64 (input ", t.sizes(), ")");
+  int64_t inner = 1;
+  for (int k = d + 1; k < x.dim(); ++k) inner *= x.size(k);
+  if (inner == 1 && repeats > 0 && x.dim() < kMaxDims) {
+    // Single elements along the innermost dim: an expanded view copied once
+    // runs at copy speed, a gather of one element per index would not.
+    Tensor v = x.unsqueeze(d + 1);
+    Shape sizes = v.sizes();
+    sizes[d + 1] = repeats;
+    return v.expand(sizes).flatten(d, d + 1);
+  }
   return repeat_positions(x, d, std::vector<int64_t>(size_t(x.size(d)), repeats), "repeat_interleave");
 }
 

@@ -450,6 +450,8 @@ TEST_CASE("gradients of the composed shape ops (float64 finite differences)") {
   check_grad("repeat", [](auto& x) { return repeat(x[0], {2, 1, 2}); }, {a});
   check_grad("tile", [](auto& x) { return tile(x[0], {2}); }, {a});
   check_grad("repeat_interleave", [](auto& x) { return repeat_interleave(x[0], 2, 0); }, {a});
+  check_grad("repeat_interleave innermost", [](auto& x) { return repeat_interleave(x[0], 3, -1); }, {a});
+  check_grad("repeat_interleave flattened", [](auto& x) { return repeat_interleave(x[0], 2); }, {a});
   check_grad("repeat_interleave tensor", [](auto& x) {
     return repeat_interleave(x[0], from_vector(std::vector<int64_t>{2, 0, 1}, {3}, x[0].device()), 1);
   }, {a});
