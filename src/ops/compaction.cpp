@@ -34,12 +34,13 @@ Tensor broadcast_int64(const Tensor& like, double value, int64_t n) {
   return full({1}, value, TensorOptions(like.device()).with(kInt64)).expand({n});
 }
 
-// The places of a stable partition of the flat bool mask m: the k-th true
-// element goes to k, the i-th element overall that is false to count + (the
-// number of false ones before it). A permutation of [0, n), so the scatter
-// through it writes each slot once. *count: the true ones (read on the host).
+// The places of a stable partition of the flat bool mask m, counted from 1
+// (slot 0 stays unused: no pass subtracts 1): the k-th true element goes to
+// k, the others after all true ones, in order (count + the number of false
+// ones up to it). A permutation of [1, n], so the scatter through it writes
+// each slot once. count: the true ones (read on the host).
 struct MaskPartition {
-  Tensor places;   // int64 [n]
+  Tensor places;   // int64 [n], values in [1, n]
   Tensor ordinal;  // int64 [n]: i + 1
   int64_t count = 0;
 };
@@ -49,17 +50,19 @@ MaskPartition partition_mask(const Tensor& m) {
   Tensor trues = detail::run_scan(m, 0, VNN_SCAN_SUM, kInt64).first;  // true ones up to and including i
   p.count = n == 0 ? 0 : trues.narrow(0, n - 1, 1).to_vector<int64_t>()[0];
   p.ordinal = detail::run_scan(broadcast_int64(m, 1.0, n), 0, VNN_SCAN_SUM, kInt64).first;
-  p.places = where(m, sub(trues, 1.0), add(sub(p.ordinal, trues), double(p.count - 1)));
-  // A permutation of [0, n): the gathers through it need no index read.
-  if (n > 0) detail::note_range(p.places, 0, n - 1);
+  p.places = where(m, trues, add(sub(p.ordinal, trues), double(p.count)));
+  // The gathers through it need no index read.
+  if (n > 0) detail::note_range(p.places, 1, n);
   return p;
 }
 
-// values[i] moved to places[i] (a permutation), into a new tensor [n].
-Tensor move_to_places(const Tensor& values, const Tensor& places) {
-  Tensor out = detail::make_empty(values.impl()->ctx(), values.sizes(), values.dtype(), "compaction");
-  detail::enqueue(VNN_OP_SCATTER, "compaction", {&out, &places, &values}, out, {}, {0, 0});
-  return out;
+// The chosen elements of values (those whose mask was true), in order: the
+// first count of values moved to their places.
+Tensor chosen(const Tensor& values, const MaskPartition& p) {
+  const int64_t n = values.numel();
+  Tensor out = detail::make_empty(values.impl()->ctx(), {n + 1}, values.dtype(), "compaction");
+  detail::enqueue(VNN_OP_SCATTER, "compaction", {&out, &p.places, &values}, out, {}, {0, 0});
+  return out.narrow(0, 1, p.count);
 }
 
 // The mask as a flat contiguous bool tensor of `shape`.
@@ -72,13 +75,13 @@ void check_mask(const Tensor& t, const Tensor& mask, const char* op) {
             "; compare it (e.g. t != 0) first");
 }
 
-// Rows of [count + pad] gathered back through `places`: element i of the
-// result is rows[places[i]], so g's k-th value lands on the k-th chosen
-// element and the others read the zero padding.
+// The adjoint of chosen(): element i of the result is g's k-th value where
+// element i was the k-th chosen one, else 0 (a gather through the places
+// from g padded with zeros: slot 0 and the slots after count).
 Tensor spread_back(const Tensor& g, const Tensor& places, int64_t n) {
   const int64_t count = g.numel();
-  Tensor padded = count == n ? g : cat({g, zeros({n - count}, TensorOptions(g.device()).with(g.dtype()))}, 0);
-  return gather(padded, 0, places);
+  const TensorOptions o = TensorOptions(g.device()).with(g.dtype());
+  return gather(cat({zeros({1}, o), g, zeros({n - count}, o)}, 0), 0, places);
 }
 
 }  // namespace
@@ -92,7 +95,7 @@ Tensor nonzero(const Tensor& t0) {
   Tensor flat = m.contiguous().reshape({-1});
   MaskPartition p = partition_mask(flat);
   // The flat positions of the true elements, in order, then their digits.
-  Tensor pos = sub(move_to_places(p.ordinal, p.places).narrow(0, 0, p.count), 1.0);
+  Tensor pos = sub(chosen(p.ordinal, p), 1.0);
   if (nd == 0) return zeros({p.count, 0}, TensorOptions(t.device()).with(kInt64));
   if (nd == 1) return pos.reshape({p.count, 1});
   std::vector<Tensor> cols(static_cast<size_t>(nd), Tensor());
@@ -132,7 +135,7 @@ Tensor masked_select(const Tensor& t0, const Tensor& mask) {
   {
     autograd::NoGradGuard no_grad;
     p = partition_mask(m);
-    picked = move_to_places(t.expand(shape).contiguous().reshape({-1}), p.places).narrow(0, 0, p.count).contiguous();
+    picked = chosen(t.expand(shape).contiguous().reshape({-1}), p).contiguous();
   }
   if (detail::needs_grad({&t}) && is_floating(t.dtype())) {
     const Shape t_sizes = t.sizes();

@@ -31,6 +31,11 @@ struct IndexWalk {
     d_off = direct_off;
     x_off = indexed_off;
     k_off = index_off;
+    if (ndim == 1) {  // no division per element (1-D gathers and scatters, the compactions)
+      d_off += i * direct[0];
+      k_off += i * index[0];
+      return;
+    }
     for (int k = ndim - 1; k >= 0; --k) {
       int64_t c = i % sizes[k];
       i /= sizes[k];
