@@ -62,6 +62,46 @@ Tensor swapdims(const Tensor& t, int dim0, int dim1);
 Tensor ravel(const Tensor& t);
 /// t.narrow(dim, start, length) as a new tensor.
 Tensor narrow_copy(const Tensor& t, int dim, int64_t start, int64_t length);
+// ---- the *_copy forms of the views (at::view_copy ...) ----------------------
+// The view op's values as a new contiguous tensor (its checks and errors;
+// differentiable as the view is).
+/// t as a new tensor (at::alias_copy).
+Tensor alias_copy(const Tensor& t);
+/// t.detach() as a new tensor, cut from the graph (at::detach_copy).
+Tensor detach_copy(const Tensor& t);
+/// t.view(size), copied.
+Tensor view_copy(const Tensor& t, const Shape& size);
+/// t.permute(dims), copied.
+Tensor permute_copy(const Tensor& t, const Shape& dims);
+/// t.expand(size), copied.
+Tensor expand_copy(const Tensor& t, const Shape& size);
+/// t.as_strided(size, stride, storage_offset), copied (offset none: t's own; not differentiable, as as_strided).
+Tensor as_strided_copy(const Tensor& t, const Shape& size, const Shape& stride,
+                       std::optional<int64_t> storage_offset = std::nullopt);
+/// diagonal(t, offset, dim1, dim2), copied.
+Tensor diagonal_copy(const Tensor& t, int64_t offset = 0, int dim1 = 0, int dim2 = 1);
+/// t.select(dim, index), copied.
+Tensor select_copy(const Tensor& t, int dim, int64_t index);
+/// t.slice(dim, start, end, step), copied.
+Tensor slice_copy(const Tensor& t, int dim = 0, std::optional<int64_t> start = std::nullopt,
+                  std::optional<int64_t> end = std::nullopt, int64_t step = 1);
+/// t.t(), copied.
+Tensor t_copy(const Tensor& t);
+/// t.transpose(dim0, dim1), copied.
+Tensor transpose_copy(const Tensor& t, int dim0, int dim1);
+/// t.squeeze(), copied.
+Tensor squeeze_copy(const Tensor& t);
+/// t.squeeze(dim), copied.
+Tensor squeeze_copy(const Tensor& t, int dim);
+/// t.unsqueeze(dim), copied.
+Tensor unsqueeze_copy(const Tensor& t, int dim);
+/// unbind(t, dim), each part copied.
+std::vector<Tensor> unbind_copy(const Tensor& t, int dim = 0);
+/// t.split(split_size, dim), each part copied.
+std::vector<Tensor> split_copy(const Tensor& t, int64_t split_size, int dim = 0);
+/// t.split(split_sizes, dim), each part copied.
+std::vector<Tensor> split_with_sizes_copy(const Tensor& t, const std::vector<int64_t>& split_sizes, int dim = 0);
+
 /// t viewed with at least one dim (0-D becomes [1]).
 Tensor atleast_1d(const Tensor& t);
 /// t viewed with at least two dims ([n] becomes [1, n]).

@@ -290,6 +290,51 @@ Tensor narrow_copy(const Tensor& t, int dim, int64_t start, int64_t length) {
   return t.narrow(dim, start, length).clone();
 }
 
+namespace {
+// t, once checked to be defined; the *_copy forms below clone its view.
+const Tensor& defined_input(const Tensor& t, const char* op) {
+  detail::require_arg(t, op, "input");
+  return t;
+}
+std::vector<Tensor> copies(std::vector<Tensor> views) {
+  for (Tensor& v : views) v = v.clone();
+  return views;
+}
+}  // namespace
+
+Tensor alias_copy(const Tensor& t) { return defined_input(t, "alias_copy").clone(); }
+Tensor detach_copy(const Tensor& t) { return defined_input(t, "detach_copy").detach().clone(); }
+Tensor view_copy(const Tensor& t, const Shape& size) { return defined_input(t, "view_copy").view(size).clone(); }
+Tensor permute_copy(const Tensor& t, const Shape& dims) { return defined_input(t, "permute_copy").permute(dims).clone(); }
+Tensor expand_copy(const Tensor& t, const Shape& size) { return defined_input(t, "expand_copy").expand(size).clone(); }
+Tensor as_strided_copy(const Tensor& t, const Shape& size, const Shape& stride, std::optional<int64_t> storage_offset) {
+  const Tensor& x = defined_input(t, "as_strided_copy");
+  return x.as_strided(size, stride, storage_offset.value_or(x.storage_offset())).clone();
+}
+Tensor diagonal_copy(const Tensor& t, int64_t offset, int dim1, int dim2) {
+  return diagonal(defined_input(t, "diagonal_copy"), offset, dim1, dim2).clone();
+}
+Tensor select_copy(const Tensor& t, int dim, int64_t index) {
+  return defined_input(t, "select_copy").select(dim, index).clone();
+}
+Tensor slice_copy(const Tensor& t, int dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  return defined_input(t, "slice_copy").slice(dim, start, end, step).clone();
+}
+Tensor t_copy(const Tensor& t) { return defined_input(t, "t_copy").t().clone(); }
+Tensor transpose_copy(const Tensor& t, int dim0, int dim1) {
+  return defined_input(t, "transpose_copy").transpose(dim0, dim1).clone();
+}
+Tensor squeeze_copy(const Tensor& t) { return defined_input(t, "squeeze_copy").squeeze().clone(); }
+Tensor squeeze_copy(const Tensor& t, int dim) { return defined_input(t, "squeeze_copy").squeeze(dim).clone(); }
+Tensor unsqueeze_copy(const Tensor& t, int dim) { return defined_input(t, "unsqueeze_copy").unsqueeze(dim).clone(); }
+std::vector<Tensor> unbind_copy(const Tensor& t, int dim) { return copies(unbind(defined_input(t, "unbind_copy"), dim)); }
+std::vector<Tensor> split_copy(const Tensor& t, int64_t split_size, int dim) {
+  return copies(defined_input(t, "split_copy").split(split_size, dim));
+}
+std::vector<Tensor> split_with_sizes_copy(const Tensor& t, const std::vector<int64_t>& split_sizes, int dim) {
+  return copies(defined_input(t, "split_with_sizes_copy").split(split_sizes, dim));
+}
+
 Tensor atleast_1d(const Tensor& t) {
   detail::require_arg(t, "atleast_1d", "input");
   return t.dim() == 0 ? t.reshape({1}) : t;

@@ -197,6 +197,47 @@ TEST_CASE("unbind, movedim, swapaxes, ravel, narrow_copy, atleast_nd and broadca
   check_error<ShapeError>([&] { broadcast_tensors({iota({2}), iota({3})}); }, "broadcast");
 }
 
+TEST_CASE("the *_copy forms equal their views in new contiguous storage") {
+  Tensor x = iota({2, 3, 4});
+  auto same = [&](const Tensor& copy, const Tensor& view) {
+    CHECK(copy.raw_data() != x.raw_data());
+    CHECK(copy.is_contiguous());
+    CHECK(copy.sizes() == view.sizes());
+    CHECK(max_abs_diff(copy, view) == 0);
+  };
+  same(alias_copy(x), x);
+  same(detach_copy(x), x);
+  same(view_copy(x, {6, 4}), x.view({6, 4}));
+  same(permute_copy(x, {2, 0, 1}), x.permute({2, 0, 1}));
+  same(expand_copy(iota({3, 1}), {2, 3, 5}), iota({3, 1}).expand({2, 3, 5}));
+  same(as_strided_copy(x, {2, 2}, {1, 4}), x.as_strided({2, 2}, {1, 4}, 0));
+  same(as_strided_copy(x, {3}, {2}, 5), x.as_strided({3}, {2}, 5));
+  same(diagonal_copy(x, 1, 1, 2), diagonal(x, 1, 1, 2));
+  same(select_copy(x, 1, -1), x.select(1, -1));
+  same(slice_copy(x, 2, 1, std::nullopt, 2), x.slice(2, 1, std::nullopt, 2));
+  same(t_copy(iota({2, 3})), iota({2, 3}).t());
+  same(transpose_copy(x, 0, 2), x.transpose(0, 2));
+  same(squeeze_copy(iota({1, 3, 1})), iota({3}));
+  same(squeeze_copy(iota({1, 3, 1}), 0), iota({3, 1}));
+  same(unsqueeze_copy(x, -1), x.unsqueeze(-1));
+  std::vector<Tensor> ub = unbind_copy(x, 2), sp = split_copy(x, 3, 2), sw = split_with_sizes_copy(x, {1, 3}, 2);
+  REQUIRE(ub.size() == 4);
+  REQUIRE(sp.size() == 2);
+  REQUIRE(sw.size() == 2);
+  same(ub[3], x.select(2, 3));
+  same(sp[1], x.narrow(2, 3, 1));
+  same(sw[1], x.narrow(2, 1, 3));
+  Tensor leaf = iota({2, 3}, kFloat64).requires_grad_();
+  CHECK_FALSE(detach_copy(leaf).requires_grad());
+  check_grad("permute_copy", [](auto& v) { return permute_copy(v[0], {1, 0}) * 2.0; }, {grad_input({2, 3})});
+  check_grad("diagonal_copy", [](auto& v) { return diagonal_copy(v[0], -1); }, {grad_input({3, 3})});
+
+  check_error<ShapeError>([&] { view_copy(x, {5, 5}); }, "view");
+  check_error<IndexError>([&] { select_copy(x, 0, 2); }, "select");
+  check_error<ValueError>([&] { alias_copy(Tensor()); }, "alias_copy");
+  check_error<ValueError>([&] { as_strided_copy(x, {100000}, {1}); }, "as_strided");
+}
+
 TEST_CASE("diagonal, diag, diag_embed, diagflat and trace") {
   Tensor x = iota({3, 4});
   CHECK(host(diagonal(x, 1)) == std::vector<double>{1, 6, 11});
