@@ -106,10 +106,15 @@ vnn_status run_where(Device& d, cl_command_queue q, const vnn_op& op, const std:
   // Elements move as bits (an unsigned type of their size): half needs no
   // cl_khr_fp16 that way.
   Kernel* k = nullptr;
-  if (vnn_status st = get_kernel(d, "where", "vnn_where", std::string("-DT=") + dtype_info(out.dtype)->bits_storage, &k))
-    return st;
+  const std::string defs = std::string("-DT=") + dtype_info(out.dtype)->bits_storage;
   cl_mem mo = mem(out), mc = mem(c), ma = mem(a), mb = mem(b);
   cl_long oo = out.offset, co = c.offset, ao = a.offset, bo = b.offset, n = l.n;
+  if (contiguous(l, 0) && contiguous(l, 1) && contiguous(l, 2) && contiguous(l, 3)) {
+    if (vnn_status st = get_kernel(d, "where", "vnn_where_dense", defs, &k)) return st;
+    return launch(d, *k, q, l.n, what,
+                  {arg(mo), arg(oo), arg(mc), arg(co), arg(ma), arg(ao), arg(mb), arg(bo), arg(n)});
+  }
+  if (vnn_status st = get_kernel(d, "where", "vnn_where", defs, &k)) return st;
   return launch(d, *k, q, l.n, what,
                 {arg(mo), arg(oo), arg(mc), arg(co), arg(ma), arg(ao), arg(mb), arg(bo), arg(n), arg(l.ndim),
                  arg(l.sizes), arg(l.strides[0]), arg(l.strides[1]), arg(l.strides[2]), arg(l.strides[3])});

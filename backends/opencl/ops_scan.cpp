@@ -47,6 +47,36 @@ vnn_tensor_desc leading_dims(const vnn_tensor_desc& t, int nd) {
   return d;
 }
 
+// Block totals and their indices for `count` blocks (8 bytes each: the
+// widest compute type), from the queue's scratch pool.
+vnn_status carry_scratch(const Device& d, cl_command_queue q, const std::string& what, int64_t rows,
+                         int64_t blocks, Scratch* values, Scratch* indices) {
+  int64_t count = 0, bytes = 0;
+  if (!vnn::checked::mul(rows, blocks, &count) || !vnn::checked::bytes(count, 8, &bytes))
+    return fail(VNN_STATUS_OUT_OF_MEMORY, what, ": ", rows, " x ", blocks, " block totals overflow");
+  if (vnn_status st = Scratch::make(d, q, size_t(bytes), what + " (block totals)", values)) return st;
+  return Scratch::make(d, q, size_t(bytes), what + " (block indices)", indices);
+}
+
+// The CPU devices' scan: each row cut into `chunks` pieces, one work item
+// per piece (kernels/scan.cl vnn_scan_chunk_totals / vnn_scan_chunks).
+vnn_status scan_chunks(Device& d, cl_command_queue q, const std::string& what, const std::string& defs,
+                       std::vector<Arg> args, cl_long rows, cl_long n, int64_t chunks) {
+  Scratch values, indices;
+  if (vnn_status st = carry_scratch(d, q, what, rows, chunks, &values, &indices)) return st;
+  Kernel *kt = nullptr, *kc = nullptr, *ks = nullptr;
+  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_chunk_totals", defs, &kt)) return st;
+  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_carries", defs, &kc)) return st;
+  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_chunks", defs, &ks)) return st;
+  cl_mem tv = values.mem(), ti = indices.mem();
+  const cl_long nchunks = chunks, chunk = (n + chunks - 1) / chunks;
+  args.insert(args.end(), {arg(nchunks), arg(chunk), arg(tv), arg(ti)});
+  const int64_t items = rows * chunks;
+  if (vnn_status st = launch(d, *kt, q, items, what, args)) return st;
+  if (vnn_status st = launch(d, *kc, q, rows, what, {arg(rows), arg(nchunks), arg(tv), arg(ti)})) return st;
+  return launch(d, *ks, q, items, what, args);
+}
+
 // Largest power of two <= min(a, cap).
 size_t pow2_at_most(size_t a, size_t cap) {
   size_t p = 1;
@@ -92,35 +122,41 @@ vnn_status run_scan(Device& d, cl_command_queue q, const vnn_op& op) {
                            arg(os), arg(is), arg(xs), arg(lead.ndim), arg(lead.sizes), arg(lead.strides[0]),
                            arg(lead.strides[1]), arg(lead.strides[2])};
 
-  const int per = d.one_per_item ? 64 : 8;
+  const int per = 8;
   std::string defs = std::string("-DTI=") + dtype_info(in.dtype)->storage + " -DDTI=" + std::to_string(in.dtype) +
                      " -DTO=" + dtype_info(out.dtype)->storage + " -DDT=" + std::to_string(out.dtype) +
                      " -DFN=" + std::to_string(fn) + " -DPER=" + std::to_string(per);
-  // Rows in parallel while they fill the device (a CPU device's compute
-  // units) or are too short for a group's barriers to pay off.
-  const int64_t want = 4 * std::max<int64_t>(2, d.compute_units) * (d.one_per_item ? 1 : 64);
   size_t wg = pow2_at_most(d.max_work_group_size, 256);
+  defs += " -DWG=" + std::to_string(wg);
   Kernel* k = nullptr;
-  if (n <= 128 || rows >= want) {
-    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_rows", defs + " -DWG=" + std::to_string(wg), &k)) return st;
+  if (d.one_per_item) {
+    // A CPU device: a row per work item while rows fill its cores, else
+    // chunks of a row per work item (the Kokkos plugins' blocked scan).
+    const int64_t target = 4 * std::max<int64_t>(2, d.compute_units), min_chunk = 16384;
+    const int64_t chunks = rows >= target || n < 2 * min_chunk
+                               ? 1
+                               : std::min<int64_t>((target + rows - 1) / rows, n / min_chunk);
+    if (chunks > 1) return scan_chunks(d, q, what, defs, args, rows, n, chunks);
+  }
+  // A GPU: a row per work item for short rows or rows enough to fill it.
+  const int64_t want = 4 * std::max<int64_t>(2, d.compute_units) * 64;
+  if (d.one_per_item || n <= 128 || rows >= want) {
+    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_rows", defs, &k)) return st;
     return launch(d, *k, q, rows, what, args);
   }
-  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_blocks", defs + " -DWG=" + std::to_string(wg), &k)) return st;
+  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_blocks", defs, &k)) return st;
+  std::string wg_defs = defs;
   if (k->work_group_size < wg) {  // the compiled kernel takes fewer items
-    wg = pow2_at_most(k->work_group_size, wg);
-    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_blocks", defs + " -DWG=" + std::to_string(wg), &k))
-      return st;
+    const size_t fewer = pow2_at_most(k->work_group_size, wg);
+    wg_defs = defs.substr(0, defs.rfind(" -DWG=")) + " -DWG=" + std::to_string(fewer);
+    wg = fewer;
+    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_blocks", wg_defs, &k)) return st;
   }
-  const std::string wg_defs = defs + " -DWG=" + std::to_string(wg);
   const int64_t block = int64_t(wg) * per;
   const cl_long nblocks = (n + block - 1) / block;
-  int64_t groups = 0, bytes = 0;
-  if (!vnn::checked::mul(rows, nblocks, &groups) || !vnn::checked::bytes(groups, 8, &bytes))
-    return fail(VNN_STATUS_OUT_OF_MEMORY, what, ": ", rows, " x ", nblocks, " block totals overflow");
-  // Block totals and their indices (8 bytes each: the widest compute type).
   Scratch values, indices;
-  if (vnn_status st = Scratch::make(d, q, size_t(bytes), what + " (block totals)", &values)) return st;
-  if (vnn_status st = Scratch::make(d, q, size_t(bytes), what + " (block indices)", &indices)) return st;
+  if (vnn_status st = carry_scratch(d, q, what, rows, nblocks, &values, &indices)) return st;
+  const int64_t groups = rows * nblocks;  // checked by carry_scratch
   cl_mem tv = values.mem(), ti = indices.mem();
   const cl_int has_carry = nblocks > 1;
   const size_t global = size_t(groups) * wg;

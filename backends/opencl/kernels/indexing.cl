@@ -45,7 +45,8 @@ __kernel void vnn_indexing(__global T* direct, long direct_off, __global T* inde
                            long8 direct_strides, long8 indexed_strides, long8 index_strides,
                            long dim_stride, long bound, T alpha) {
   VNN_ITEMS(i, n) {
-    long8 idx = vnn_unravel(i, ndim, sizes);
+    // One dim: the index is i itself (no division per element).
+    long8 idx = ndim <= 1 ? (long8)(i, 0, 0, 0, 0, 0, 0, 0) : vnn_unravel(i, ndim, sizes);
     long j = index[index_off + vnn_dot8(idx, index_strides)];
     long d = direct_off + vnn_dot8(idx, direct_strides);
     long x = indexed_off + vnn_dot8(idx, indexed_strides) + j * dim_stride;

@@ -4,7 +4,11 @@
 // index of the running extreme. ops_scan.cpp picks the shape of work:
 // - vnn_scan_rows: one work item per row, scanning it serially (short rows,
 //   or rows enough to fill a CPU device);
-// - vnn_scan_totals, vnn_scan_carries, vnn_scan_blocks: rows cut into
+// - vnn_scan_chunk_totals, vnn_scan_carries, vnn_scan_chunks (CPU
+//   devices): rows cut into chunks, one work item per chunk: each chunk's
+//   total, then each row's totals scanned into carries, then each chunk
+//   scanned serially from its carry;
+// - vnn_scan_totals, vnn_scan_carries, vnn_scan_blocks (GPUs): rows cut into
 //   blocks of WG * PER elements, one work-group per block: each block's
 //   total (a tree in local memory), then each row's totals scanned into the
 //   carry into each block, then each block scanned from its carry. Inside a
@@ -159,6 +163,38 @@ __kernel void vnn_scan_rows(SCAN_ARGS) {
     (void)i0;
     State acc = vnn_identity();
     for (long j = 0; j < n; ++j) {
+      acc = vnn_combine(acc, vnn_element(in, x0, xs, j));
+      WRITE(j, acc)
+    }
+  }
+}
+
+// Rows cut into `nchunks` chunks of `chunk` elements, one work item per
+// chunk scanning it serially (CPU devices, whose work items run as loops
+// on a core: a group's barriers and strided items cost more there than a
+// second read of the row).
+#define CHUNK_PLACE                                              \
+  const long r = g / nchunks, c0 = (g - r * nchunks) * chunk;    \
+  const long c1 = c0 + chunk < n ? c0 + chunk : n;
+
+__kernel void vnn_scan_chunk_totals(SCAN_ARGS, long nchunks, long chunk, __global CT* tv, __global long* ti) {
+  VNN_ITEMS(g, rows * nchunks) {
+    CHUNK_PLACE
+    const long x0 = xo + vnn_row_offset(r, lnd, lsizes, l_xs);
+    State acc = vnn_identity();
+    for (long j = c0; j < c1; ++j) acc = vnn_combine(acc, vnn_element(in, x0, xs, j));
+    tv[g] = acc.v;
+    ti[g] = acc.i;
+  }
+}
+
+__kernel void vnn_scan_chunks(SCAN_ARGS, long nchunks, long chunk, __global CT* tv, __global long* ti) {
+  VNN_ITEMS(g, rows * nchunks) {
+    CHUNK_PLACE
+    ROW_BASES(r)
+    (void)i0;
+    State acc = {tv[g], ti[g]};
+    for (long j = c0; j < c1; ++j) {
       acc = vnn_combine(acc, vnn_element(in, x0, xs, j));
       WRITE(j, acc)
     }
