@@ -235,20 +235,23 @@ TEST_CASE("packed sequences of unequal lengths match each sequence run alone") {
   const std::vector<int64_t> lengths = {3, 5, 1, 4};
   const int64_t B = 4, T = 5, I = 3, H = 4;
   Tensor padded = uniform({B, T, I}, 11).to(dev);  // batch_first
-  for (Kind kind : {Kind::lstm, Kind::gru, Kind::rnn_tanh}) {
-    INFO("kind " << int(kind) << " on " << dev);
+  for (int variant = 0; variant < 4; ++variant) {  // LSTM, LSTM with proj_size 2, GRU, RNN
+    const Kind kind = variant < 2 ? Kind::lstm : variant == 2 ? Kind::gru : Kind::rnn_tanh;
+    const int64_t P = variant == 1 ? 2 : H;
+    INFO("kind " << int(kind) << (variant == 1 ? " proj_size 2" : "") << " on " << dev);
     Config c{kind, 2, true, true, true, true};
     Layer layer(c);
     layer.I = I;
     Generator gen(5);
     if (kind == Kind::lstm)
-      layer.mod = std::make_shared<nn::LSTMImpl>(nn::LSTMOptions(I, H).num_layers(2).bidirectional(true), &gen);
+      layer.mod = std::make_shared<nn::LSTMImpl>(
+          nn::LSTMOptions(I, H).num_layers(2).bidirectional(true).proj_size(variant == 1 ? 2 : 0), &gen);
     else if (kind == Kind::gru)
       layer.mod = std::make_shared<nn::GRUImpl>(nn::GRUOptions(I, H).num_layers(2).bidirectional(true), &gen);
     else
       layer.mod = std::make_shared<nn::RNNImpl>(nn::RNNOptions(I, H).num_layers(2).bidirectional(true), &gen);
     layer.mod->to(dev);
-    Tensor h0 = uniform({4, B, H}, 12).to(dev), c0 = uniform({4, B, H}, 13).to(dev);
+    Tensor h0 = uniform({4, B, P}, 12).to(dev), c0 = uniform({4, B, H}, 13).to(dev);
     R::PackedSequence packed =
         R::pack_padded_sequence(padded, from_vector<int64_t>(lengths, {B}), /*batch_first=*/true,
                                 /*enforce_sorted=*/false);
@@ -266,7 +269,7 @@ TEST_CASE("packed sequences of unequal lengths match each sequence run alone") {
     }
     auto [unpacked, lens] = R::pad_packed_sequence(out, /*batch_first=*/true, /*padding_value=*/-7.0);
     CHECK(lens.to_vector<int64_t>() == lengths);
-    REQUIRE(unpacked.sizes() == Shape{B, T, 2 * H});
+    REQUIRE(unpacked.sizes() == Shape{B, T, 2 * P});
     for (int64_t b = 0; b < B; ++b) {
       const int64_t L = lengths[size_t(b)];
       Tensor xb = padded.select(0, b).narrow(0, 0, L);
@@ -282,7 +285,7 @@ TEST_CASE("packed sequences of unequal lengths match each sequence run alone") {
       CHECK(max_abs_diff(unpacked.select(0, b).narrow(0, 0, L), alone.out) < 1e-5);
       CHECK(max_abs_diff(hn.select(1, b), alone.hn) < 1e-5);
       if (cn.defined()) CHECK(max_abs_diff(cn.select(1, b), alone.cn) < 1e-5);
-      if (L < T) CHECK(max_abs_diff(unpacked.select(0, b).narrow(0, L, T - L), full({T - L, 2 * H}, -7.0)) == 0);
+      if (L < T) CHECK(max_abs_diff(unpacked.select(0, b).narrow(0, L, T - L), full({T - L, 2 * P}, -7.0)) == 0);
     }
   }
 }
