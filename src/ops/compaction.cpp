@@ -107,8 +107,9 @@ Tensor nonzero(const Tensor& t0) {
   return stack(cols, 1);
 }
 
-std::vector<Tensor> nonzero_numpy(const Tensor& t) {
-  Tensor idx = nonzero(t.dim() == 0 ? compaction_checked(t, "nonzero_numpy").reshape({1}) : t);
+std::vector<Tensor> nonzero_numpy(const Tensor& t0) {
+  const Tensor& t = compaction_checked(t0, "nonzero_numpy");
+  Tensor idx = nonzero(t.dim() == 0 ? t.reshape({1}) : t);
   std::vector<Tensor> out;
   for (int d = 0; d < idx.size(1); ++d) out.push_back(idx.select(1, d).contiguous());
   return out;
@@ -116,7 +117,9 @@ std::vector<Tensor> nonzero_numpy(const Tensor& t) {
 
 Tensor argwhere(const Tensor& t) { return nonzero(t); }
 
-std::vector<Tensor> where(const Tensor& condition) { return nonzero_numpy(compaction_checked(condition, "where", "condition")); }
+std::vector<Tensor> where(const Tensor& condition) {
+  return nonzero_numpy(compaction_checked(condition, "where", "condition"));
+}
 
 Tensor count_nonzero(const Tensor& t, const Dims& dims) {
   const Tensor& x = compaction_checked(t, "count_nonzero");
@@ -153,8 +156,8 @@ Tensor masked_scatter(const Tensor& t0, const Tensor& mask, const Tensor& source
   check_mask(t, mask, op);
   compaction_checked(source, op, "source");
   detail::check_same_device(t, source, op, "source");
-  VNN_CHECK(DTypeError, source.dtype() == t.dtype(), op, ": source (", name(source.dtype()), ") must have self's dtype ",
-            name(t.dtype()), "; convert it with .to()");
+  VNN_CHECK(DTypeError, source.dtype() == t.dtype(), op, ": source (", name(source.dtype()),
+            ") must have self's dtype ", name(t.dtype()), "; convert it with .to()");
   VNN_CHECK(ShapeError, broadcast_shapes(t.sizes(), mask.sizes(), op) == t.sizes(), op, ": mask of shape ",
             mask.sizes(), " does not broadcast to self's shape ", t.sizes());
   Tensor m = flat_mask(mask, t.sizes());

@@ -25,7 +25,9 @@ const double kInf = std::numeric_limits<double>::infinity();
 
 TensorOptions on_device(DType dt) { return TensorOptions(device_under_test()).with(dt); }
 
-std::vector<double> host(const Tensor& t) { return t.to(Device("cpu", 0)).to(kFloat64).contiguous().to_vector<double>(); }
+std::vector<double> host(const Tensor& t) {
+  return t.to(Device("cpu", 0)).to(kFloat64).contiguous().to_vector<double>();
+}
 std::vector<int64_t> host_long(const Tensor& t) {
   return t.to(Device("cpu", 0)).to(kInt64).contiguous().to_vector<int64_t>();
 }
@@ -358,6 +360,8 @@ TEST_CASE("bad input: typed errors naming the op") {
   CHECK_THROWS_AS(cummax(t, -3), IndexError);
   CHECK_THROWS_AS(logcumsumexp(t.to(kInt64), 0), DTypeError);
   CHECK_THROWS_AS(cumsum(Tensor(), 0), ValueError);
+  CHECK_THROWS_AS(nonzero_numpy(Tensor()), ValueError);
+  CHECK_THROWS_AS(masked_select(t, Tensor()), ValueError);
   CHECK_THROWS_AS(t.cumsum_(0, kFloat64), DTypeError);
   CHECK_THROWS_AS(masked_select(t, t), DTypeError);
   CHECK_THROWS_AS(masked_select(t, zeros({4}, on_device(kBool))), ShapeError);
