@@ -153,7 +153,8 @@ Tensor prelu(const Tensor& input, const Tensor& weight) {
   VNN_CHECK(ValueError, weight.defined(), "prelu: argument 'weight' is an undefined tensor");
   VNN_CHECK(ShapeError, weight.dim() <= 1, "prelu: weight must be 1-D [1] or [channels], got shape ", weight.sizes());
   const int64_t k = weight.numel();
-  Tensor w = weight.reshape({k});
+  // One slope broadcasts as a 0-D tensor, so a 0-D input stays 0-D.
+  Tensor w = k == 1 ? weight.reshape({}) : weight.reshape({k});
   if (k != 1) {
     VNN_CHECK(ShapeError, input.dim() >= 1, "prelu: weight ", weight.sizes(), " has ", k,
               " slopes, but the input is a scalar; give one slope or an input with channels");

@@ -211,12 +211,14 @@ Tensor index_select(const Tensor& t, int dim, const Tensor& index) {
   require_defined(t, "index_select", "self");
   require_defined(index, "index_select", "index");
   if (index.dim() > 1) VNN_THROW(ShapeError, "index_select(): index must be 0-D or 1-D, got shape ", index.sizes());
+  VNN_CHECK(IndexError, t.dim() > 0 || index.numel() == 1, "index_select(): index to a 0-D tensor can have only 1 value, got ",
+            index.numel(), " (index shape ", index.sizes(), ")");
   Tensor t1 = as_1d(t);
   int d = detail::normalize_dim(dim, t.dim(), "index_select");
   Tensor idx = checked_index(index, t1, "index_select", d, t1.sizes()[d]).reshape({-1});
   Tensor out = run_index_select(t1, d, idx);
   detail::inherit_range(out, t1);  // picked values keep the source's bounds
-  return t.dim() == 0 ? out.reshape(index.sizes()) : out;
+  return t.dim() == 0 ? out.reshape({}) : out;  // a 0-D self gives a 0-D result, as PyTorch's
 }
 
 Tensor gather(const Tensor& t, int dim, const Tensor& index) {

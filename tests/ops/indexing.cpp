@@ -61,9 +61,11 @@ TEST_CASE("index_select matches loops on strided inputs, below and above the inl
   Tensor h = from_vector(std::vector<float>{1.5f, -2.f}, {2}, dev).to(kFloat16);
   CHECK(index_select(h, 0, full({}, 1, TensorOptions(dev).with(kInt64))).to_vector<float>() ==
         std::vector<float>{-2.f});
+  // A 0-D self takes one index and gives a 0-D result, as PyTorch's.
   Tensor s = full({}, 7, dev);
-  CHECK(index_select(s, 0, zeros({2}, TensorOptions(dev).with(kInt64))).to_vector<float>() ==
-        std::vector<float>{7.f, 7.f});
+  CHECK(index_select(s, 0, zeros({1}, TensorOptions(dev).with(kInt64))).sizes() == Shape{});
+  CHECK(index_select(s, 0, zeros({1}, TensorOptions(dev).with(kInt64))).item() == 7.0);
+  CHECK_THROWS_AS(index_select(s, 0, zeros({2}, TensorOptions(dev).with(kInt64))), IndexError);
 }
 
 TEST_CASE("gather matches loops, with negative dims and a strided source") {
