@@ -342,6 +342,14 @@ TEST_CASE("float64 finite differences of every backward") {
   check("cumprod with zeros", [](auto& v) { return cumprod(v[0], 1); }, {z});
   check("cumprod with zeros, dim 0", [](auto& v) { return cumprod(v[0], 0); }, {z});
   check("cumsum dtype", [](auto& v) { return cumsum(v[0], 1, kFloat64); }, {x});
+  check("cumsum_", [](auto& v) {
+    Tensor y = mul(v[0], 1.0);
+    return y.cumsum_(2);
+  }, {x});
+  check("cumprod_", [](auto& v) {
+    Tensor y = mul(v[0], 1.0);
+    return y.cumprod_(0);
+  }, {x});
   Tensor s = input({}, 0.5, 1.5, 4);
   check("0-D scans", [](auto& v) {
     return cumsum(v[0], 0) + cumprod(v[0], -1) + logcumsumexp(v[0], 0) + std::get<0>(cummax(v[0], 0));
