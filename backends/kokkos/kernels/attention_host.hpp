@@ -31,6 +31,7 @@
 #include <cstring>
 
 #include "kokkos/kernels/attention.hpp"
+#include "kokkos/kernels/vec_math.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define VNN_SDPA_X86 1
@@ -61,32 +62,9 @@
 
 namespace vnn::kernels {
 
-// exp for the softmax loops: Cephes' expf (range reduction by ln 2 in two
-// parts, degree-6 polynomial, ~1 ulp on [-87.3, 88]), written without
-// branches so that it vectorises; below -87.3 (and -inf) exactly 0, NaN
-// stays NaN.
-VNN_SDPA_INLINE float sdpa_exp(float x) {
-  const float lo = -87.33654f, hi = 88.0f;
-  float xc = x < lo ? lo : x;
-  xc = xc > hi ? hi : xc;
-  float fx = xc * 1.44269504088896341f;
-  fx = (fx + 12582912.0f) - 12582912.0f;  // round to nearest (|fx| < 2^22)
-  const int32_t n = int32_t(fx);
-  const float r = xc - fx * 0.693359375f + fx * 2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  const uint32_t keep = 0u - uint32_t(!(x < lo));  // all ones unless x < lo (NaN keeps its NaN)
-  const uint32_t bits = (uint32_t(n + 127) << 23) & keep;
-  float two_n;
-  std::memcpy(&two_n, &bits, sizeof two_n);
-  return p * two_n;
-}
-VNN_SDPA_INLINE double sdpa_exp(double x) { return std::exp(x); }
+// exp for the softmax loops: vec_exp (kernels/vec_math.hpp), which vectorises.
+VNN_SDPA_INLINE float sdpa_exp(float x) { return vec_exp(x); }
+VNN_SDPA_INLINE double sdpa_exp(double x) { return vec_exp(x); }
 
 // ---- row loops -------------------------------------------------------------
 
