@@ -33,22 +33,13 @@
 #include "kokkos/kernels/attention.hpp"
 #include "kokkos/kernels/vec_math.hpp"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The ISA variants and inlining of kernels/vec_math.hpp.
+#if defined(VNN_VEC_X86)
 #define VNN_SDPA_X86 1
-#if defined(__clang__)
-#define VNN_SDPA_TARGET_AVX512 \
-  __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi,bmi2"), min_vector_width(512)))
-#else
-#define VNN_SDPA_TARGET_AVX512 \
-  __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi,bmi2,prefer-vector-width=512")))
+#define VNN_SDPA_TARGET_AVX512 VNN_VEC_TARGET_AVX512
+#define VNN_SDPA_TARGET_AVX2 VNN_VEC_TARGET_AVX2
 #endif
-#define VNN_SDPA_TARGET_AVX2 __attribute__((target("avx2,fma,bmi,bmi2")))
-#endif
-#if defined(__GNUC__) || defined(__clang__)
-#define VNN_SDPA_INLINE inline __attribute__((always_inline))
-#else
-#define VNN_SDPA_INLINE inline
-#endif
+#define VNN_SDPA_INLINE VNN_VEC_INLINE
 #if defined(_OPENMP)
 #define VNN_SDPA_SIMD _Pragma("omp simd")
 #define VNN_SDPA_SIMD_SUM(x) _Pragma(VNN_SDPA_STR(omp simd reduction(+ : x)))
