@@ -48,10 +48,10 @@ std::vector<Tensor> where(const Tensor& condition);
 Tensor count_nonzero(const Tensor& t, const Dims& dims = {});
 /// The elements of t where mask (bool) is true, as a 1-D tensor; t and mask broadcast together.
 Tensor masked_select(const Tensor& t, const Tensor& mask);
-/// A copy of t whose elements where mask (bool, broadcast to t) is true take source's elements in order
-/// (source needs at least as many elements as mask has true ones).
+/// A copy of t whose elements where mask (bool) is true take source's elements in order; t and mask
+/// broadcast together (source needs at least as many elements as mask has true ones).
 Tensor masked_scatter(const Tensor& t, const Tensor& mask, const Tensor& source);
-/// masked_scatter in place.
+/// masked_scatter in place (mask broadcasts to t's shape).
 Tensor& masked_scatter_(Tensor& t, const Tensor& mask, const Tensor& source);
 
 /// The sum over `dims` (all when empty) counting NaN as 0 (integer tensors: sum).

@@ -158,9 +158,9 @@ Tensor masked_scatter(const Tensor& t0, const Tensor& mask, const Tensor& source
   detail::check_same_device(t, source, op, "source");
   VNN_CHECK(DTypeError, source.dtype() == t.dtype(), op, ": source (", name(source.dtype()),
             ") must have self's dtype ", name(t.dtype()), "; convert it with .to()");
-  VNN_CHECK(ShapeError, broadcast_shapes(t.sizes(), mask.sizes(), op) == t.sizes(), op, ": mask of shape ",
-            mask.sizes(), " does not broadcast to self's shape ", t.sizes());
-  Tensor m = flat_mask(mask, t.sizes());
+  // Out of place, self and mask broadcast together (PyTorch's expand_outplace).
+  const Shape shape = broadcast_shapes(t.sizes(), mask.sizes(), op);
+  Tensor m = flat_mask(mask, shape);
   const int64_t n = m.numel();
   MaskPartition p;
   {
@@ -172,11 +172,15 @@ Tensor masked_scatter(const Tensor& t0, const Tensor& mask, const Tensor& source
   // Differentiable in t (through where) and in source (through gather).
   Tensor taken = source.reshape({-1}).narrow(0, 0, p.count);
   Tensor placed = spread_back(taken, p.places, n);
-  return where(m, placed, t.reshape({-1})).reshape(t.sizes());
+  return where(m, placed, t.expand(shape).reshape({-1})).reshape(shape);
 }
 
 Tensor& masked_scatter_(Tensor& t, const Tensor& mask, const Tensor& source) {
-  compaction_checked(t, "masked_scatter_");
+  const char* op = "masked_scatter_";
+  compaction_checked(t, op);
+  compaction_checked(mask, op, "mask");
+  VNN_CHECK(ShapeError, broadcast_shapes(t.sizes(), mask.sizes(), op) == t.sizes(), op, ": mask of shape ",
+            mask.sizes(), " does not broadcast to self's shape ", t.sizes());
   auto compute = [&](const Tensor& old) { return masked_scatter(old, mask, source); };
   if (detail::needs_grad({&t, &source}) && is_floating(t.dtype()))
     return detail::inplace_with_grad(t, "masked_scatter_", compute);

@@ -375,9 +375,11 @@ TEST_CASE("bad input: typed errors naming the op") {
   CHECK_THROWS_AS(masked_select(t, zeros({4}, on_device(kBool))), ShapeError);
   CHECK_THROWS_AS(masked_scatter(t, ones({2, 3}, on_device(kBool)), zeros({5}, on_device(kFloat32))), ShapeError);
   CHECK_THROWS_AS(masked_scatter(t, ones({2, 3}, on_device(kBool)), zeros({6}, on_device(kFloat64))), DTypeError);
-  CHECK_THROWS_AS(masked_scatter(zeros({3}, on_device(kFloat32)), ones({2, 3}, on_device(kBool)),
-                                 zeros({6}, on_device(kFloat32))),
-                  ShapeError);
+  Tensor row = zeros({3}, on_device(kFloat32));
+  CHECK_THROWS_AS(row.masked_scatter_(ones({2, 3}, on_device(kBool)), zeros({6}, on_device(kFloat32))), ShapeError);
+  CHECK_THROWS_AS(masked_scatter(row, ones({2, 2}, on_device(kBool)), zeros({6}, on_device(kFloat32))), ShapeError);
+  // Out of place, self broadcasts to the mask's shape (as PyTorch).
+  CHECK(masked_scatter(row, ones({2, 3}, on_device(kBool)), zeros({6}, on_device(kFloat32))).sizes() == Shape{2, 3});
   CHECK_THROWS_AS(aminmax(zeros({0}, on_device(kFloat32))), IndexError);
   CHECK_THROWS_AS(nanmean(t.to(kInt32)), DTypeError);
   try {
