@@ -134,6 +134,13 @@ inline State vnn_element(__global const TI* in, long x0, long xs, long j) {
   return s;
 }
 
+// The combination of elements [b, e) of a row starting at x0.
+inline State vnn_range_total(__global const TI* in, long x0, long xs, long b, long e) {
+  State acc = vnn_identity();
+  for (long j = b; j < e; ++j) acc = vnn_combine(acc, vnn_element(in, x0, xs, j));
+  return acc;
+}
+
 // Row r's first element in a tensor whose leading dims have these strides.
 inline long vnn_row_offset(long r, int lnd, long8 sizes, long8 strides) {
   return lnd <= 1 ? r * strides.s0 : vnn_dot8(vnn_unravel(r, lnd, sizes), strides);
@@ -180,9 +187,7 @@ __kernel void vnn_scan_rows(SCAN_ARGS) {
 __kernel void vnn_scan_chunk_totals(SCAN_ARGS, long nchunks, long chunk, __global CT* tv, __global long* ti) {
   VNN_ITEMS(g, rows * nchunks) {
     CHUNK_PLACE
-    const long x0 = xo + vnn_row_offset(r, lnd, lsizes, l_xs);
-    State acc = vnn_identity();
-    for (long j = c0; j < c1; ++j) acc = vnn_combine(acc, vnn_element(in, x0, xs, j));
+    const State acc = vnn_range_total(in, xo + vnn_row_offset(r, lnd, lsizes, l_xs), xs, c0, c1);
     tv[g] = acc.v;
     ti[g] = acc.i;
   }
@@ -215,9 +220,7 @@ __kernel void vnn_scan_totals(SCAN_ARGS, long nblocks, __global CT* tv, __global
   __local CT lv[WG];
   __local long li[WG];
   BLOCK_PLACE
-  const long x0 = xo + vnn_row_offset(r, lnd, lsizes, l_xs);
-  State acc = vnn_identity();
-  for (long j = b0; j < b1; ++j) acc = vnn_combine(acc, vnn_element(in, x0, xs, j));
+  const State acc = vnn_range_total(in, xo + vnn_row_offset(r, lnd, lsizes, l_xs), xs, b0, b1);
   lv[lid] = acc.v;
   li[lid] = acc.i;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -257,8 +260,7 @@ __kernel void vnn_scan_blocks(SCAN_ARGS, long nblocks, __global CT* tv, __global
   BLOCK_PLACE
   ROW_BASES(r)
   (void)i0;
-  State acc = vnn_identity();
-  for (long j = b0; j < b1; ++j) acc = vnn_combine(acc, vnn_element(in, x0, xs, j));
+  const State acc = vnn_range_total(in, x0, xs, b0, b1);
   lv[lid] = acc.v;
   li[lid] = acc.i;
   barrier(CLK_LOCAL_MEM_FENCE);
