@@ -104,7 +104,10 @@ Tensor contract_pair(Tensor left, Tensor right, const std::vector<bool>& summed)
   Shape inverse;
   inverse.resize(n);
   for (int i = 0; i < n; ++i) inverse[int(order[i])] = i;
-  return bmm(l3, r3).reshape(sizes).permute(inverse);
+  // Integer sums give int64 (as PyTorch's), so the sides may differ; bmm
+  // takes neither uint8 nor bool: those multiply in int64, cast back.
+  DType dt = promote_types(l3.dtype(), r3.dtype()), work = detail::product_dtype(dt);
+  return bmm(l3.to(work), r3.to(work)).to(dt).reshape(sizes).permute(inverse);
 }
 
 }  // namespace

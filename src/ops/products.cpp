@@ -36,12 +36,21 @@ Tensor tensordot(const Tensor& a, const Tensor& b, const std::vector<int64_t>& d
   detail::check_same_device(a, b, "tensordot", "b");
   std::vector<int> da = detail::wrap_unique_dims(dims_a, a.dim(), "tensordot");
   std::vector<int> db = detail::wrap_unique_dims(dims_b, b.dim(), "tensordot");
+  DType dt = promote_types(a.dtype(), b.dtype()), work = detail::product_dtype(dt);
+  Tensor x = a.to(work), y = b.to(work);
   int64_t k = 1;
   for (size_t i = 0; i < da.size(); ++i) {
-    VNN_CHECK(ShapeError, a.size(da[i]) == b.size(db[i]), "tensordot: contracted dimensions need to match, but a ",
-              a.sizes(), " has size ", a.size(da[i]), " in dim ", da[i], " and b ", b.sizes(), " has size ",
-              b.size(db[i]), " in dim ", db[i]);
-    k *= a.size(da[i]);
+    int64_t sa = a.size(da[i]), sb = b.size(db[i]);
+    // A size-1 dim against a longer one broadcasts: sum the longer one first, as PyTorch.
+    if (sb == 1 && sa != 1) {
+      x = sum(x, da[i], true);
+    } else if (sa == 1 && sb != 1) {
+      y = sum(y, db[i], true);
+    } else {
+      VNN_CHECK(ShapeError, sa == sb, "tensordot: contracted dimensions need to match, but a ", a.sizes(),
+                " has size ", sa, " in dim ", da[i], " and b ", b.sizes(), " has size ", sb, " in dim ", db[i]);
+      k *= sa;
+    }
   }
   std::vector<int64_t> perm_a, perm_b;
   Shape out;
@@ -60,13 +69,12 @@ Tensor tensordot(const Tensor& a, const Tensor& b, const std::vector<int64_t>& d
       out.push_back(b.size(i));
       fb *= b.size(i);
     }
-  DType dt = promote_types(a.dtype(), b.dtype());
+  if (k == 0) return zeros(out, TensorOptions(a.device()).with(dt));  // an empty sum
   // One matmul of the permuted operands: the reshape copies only operands
   // whose contracted dims are not already innermost (a) / outermost (b).
-  Tensor ma = a.to(dt).permute(Shape(perm_a)).reshape({fa, k});
-  Tensor mb = b.to(dt).permute(Shape(perm_b)).reshape({k, fb});
-  if (k == 0) return zeros(out, TensorOptions(a.device()).with(dt));  // an empty sum
-  return mm(ma, mb).reshape(out);
+  Tensor ma = x.permute(Shape(perm_a)).reshape({fa, k});
+  Tensor mb = y.permute(Shape(perm_b)).reshape({k, fb});
+  return mm(ma, mb).reshape(out).to(dt);
 }
 
 Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims) {
@@ -210,7 +218,7 @@ Tensor cov(const Tensor& t, int64_t correction, const Tensor& fweights, const Te
   Tensor centred = sub(x, avg.unsqueeze(1));
   Tensor c = mm(centred, (w.defined() ? mul(centred, w) : centred).t());
   c = div(c, norm_factor);
-  return t.dim() < 2 ? c.squeeze() : c;
+  return c.squeeze();  // as PyTorch: one variable gives a 0-D result
 }
 
 Tensor corrcoef(const Tensor& t) {

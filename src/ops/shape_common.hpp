@@ -22,5 +22,9 @@ std::vector<int> wrap_unique_dims(const std::vector<int64_t>& dims, int ndim, co
 Tensor index_on(const std::vector<int64_t>& values, const Device& device);
 // The values of an integer tensor on the host (DTypeError for other dtypes).
 std::vector<int64_t> host_integers(const Tensor& t, const char* op, const char* arg);
+// The dtype a product of `dt` operands is computed in: dt for floating
+// types, int64 for the others (the matrix products take no uint8 or bool;
+// sums of integers give int64; the result cast back to dt wraps as dt would).
+inline DType product_dtype(DType dt) { return is_floating(dt) ? dt : kInt64; }
 
 }  // namespace vnn::detail

@@ -302,9 +302,10 @@ Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
   detail::require_arg(t, "combinations", "input");
   VNN_CHECK(ShapeError, t.dim() == 1, "combinations: expects a 1-D tensor, got shape ", t.sizes());
   if (r < 0) VNN_THROW(ValueError, "combinations: r must be non-negative, got ", r);
-  if (r == 0) return t.new_empty({0});
   int64_t n = t.size(0);
-  if (with_replacement ? n == 0 : r > n) return t.new_empty({0, r});
+  // No combinations: an empty selection, still in the graph.
+  if (r == 0) return index_select(t, 0, detail::index_on({}, t.device()));
+  if (with_replacement ? n == 0 : r > n) return index_select(t, 0, detail::index_on({}, t.device())).view({0, r});
   // The count, C(m, r) with m = n (or n + r - 1 with replacement), sizes the host index up front.
   int64_t m = 0, count = 1, cells = 0;
   bool fits = checked::add(n, with_replacement ? r - 1 : 0, &m);
@@ -327,9 +328,7 @@ Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
     ++at[size_t(i)];
     for (int64_t j = i + 1; j < r; ++j) at[size_t(j)] = with_replacement ? at[size_t(i)] : at[size_t(j - 1)] + 1;
   }
-  int64_t rows = int64_t(picks.size()) / r;
-  if (rows == 0) return t.new_empty({0, r});
-  return index_select(t, 0, detail::index_on(picks, t.device())).view({rows, r});
+  return index_select(t, 0, detail::index_on(picks, t.device())).view({int64_t(picks.size()) / r, r});
 }
 
 // ---- indexing by position ----------------------------------------------------------
@@ -354,17 +353,26 @@ Tensor take_along_dim(const Tensor& t, const Tensor& indices, std::optional<int6
   detail::require_arg(indices, "take_along_dim", "indices");
   VNN_CHECK(DTypeError, indices.dtype() == kInt64 || indices.dtype() == kInt32,
             "take_along_dim: indices must be int64 or int32, got ", name(indices.dtype()));
-  if (!dim) return with_op_name("take_along_dim", [&] { return gather(t.reshape({-1}), 0, indices.reshape({-1})); });
+  detail::check_same_device(t, indices, "take_along_dim", "indices");
+  // Negative indices count from the end, as PyTorch's; gather checks the rest.
+  auto wrapped = [](const Tensor& idx, int64_t n) {
+    Tensor i = idx.to(kInt64);
+    return where(lt(i, 0.0), add(i, full_like(i, double(n))), i);
+  };
+  if (!dim)
+    return with_op_name("take_along_dim",
+                        [&] { return gather(t.reshape({-1}), 0, wrapped(indices.reshape({-1}), t.numel())); });
   VNN_CHECK(ShapeError, t.dim() == indices.dim(), "take_along_dim: input of shape ", t.sizes(),
             " and indices of shape ", indices.sizes(), " must have the same number of dimensions");
   int d = detail::wrap_dim(*dim, t.dim(), "take_along_dim");
-  if (t.dim() == 0) return with_op_name("take_along_dim", [&] { return gather(t, 0, indices); });
+  if (t.dim() == 0) return with_op_name("take_along_dim", [&] { return gather(t, 0, wrapped(indices, 1)); });
   Shape self_sizes = t.sizes();
   self_sizes[d] = indices.size(d);
-  Shape common = with_op_name("take_along_dim", [&] { return broadcast_shapes(self_sizes, indices.sizes(), "take_along_dim"); });
-  Tensor idx = indices.expand(common);
+  Shape common = with_op_name("take_along_dim",
+                              [&] { return broadcast_shapes(self_sizes, indices.sizes(), "take_along_dim"); });
+  Tensor idx = wrapped(indices, t.size(d)).expand(common);
   common[d] = t.size(d);
-  // Broadcast views into one gather pass: nothing is materialised.
+  // Broadcast views into one gather pass: only the index is written (wrapped).
   return with_op_name("take_along_dim", [&] { return gather(t.expand(common), d, idx); });
 }
 

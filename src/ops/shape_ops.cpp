@@ -148,7 +148,7 @@ Tensor repeat(const Tensor& t, const Dims& repeats) {
             " elements, more than int64 can count");
   Tensor x = t;
   for (int i = 0; i < lead; ++i) x = x.unsqueeze(0);
-  if (out_shape.numel() == 0) return t.new_zeros(out_shape);
+  if (total == 0) return x.reshape({-1}).narrow(0, 0, 0).reshape(out_shape).clone();  // empty, still in the graph
   // Each repeated dim gets a stride-0 axis in front of it; one reshape then
   // copies the expanded view: every output element written once. A view
   // with more than kMaxDims dims is split into two passes.

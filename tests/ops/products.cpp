@@ -85,6 +85,15 @@ TEST_CASE("outer, inner, kron and tensordot against host loops") {
   Tensor tdt = tensordot(q, p, {0, 1}, {1, 2});  // [2, 3]: the transpose
   CHECK(max_abs_diff(tdt, td.t()) < 1e-12);
   CHECK(tensordot(a, b, 0).sizes() == Shape{3, 2});
+  // A contracted size-1 dim broadcasts against a longer one (the longer one summed first).
+  Tensor col = values({3, 1}, 8), wide = values({2, 4}, 9);
+  CHECK(max_abs_diff(tensordot(col, wide, {1}, {0}), outer(col.view({3}), wide.sum(0))) < 1e-12);
+  Tensor u8a = from_vector(std::vector<uint8_t>{200, 100, 3, 4}, {2, 2}, device_under_test());
+  Tensor u8 = tensordot(u8a, u8a, 1);  // [[200*200 + 100*3, ...]] mod 256
+  CHECK(u8.dtype() == kUInt8);
+  CHECK(host(u8) == std::vector<double>{double((200 * 200 + 100 * 3) % 256), double((200 * 100 + 100 * 4) % 256),
+                                       double((3 * 200 + 4 * 3) % 256), double((3 * 100 + 4 * 4) % 256)});
+  CHECK(max_abs_diff(einsum("ij,jk->ik", {u8a, u8a}), u8) == 0);
   CHECK(tensordot(values({2, 0}, 5), values({0, 3}, 6), 1).sizes() == Shape{2, 3});
   CHECK(host(tensordot(values({2, 0}, 5), values({0, 3}, 6), 1)) == std::vector<double>(6, 0.0));
 
@@ -240,6 +249,8 @@ TEST_CASE("cross, cdist, cov and corrcoef against host loops") {
       CHECK(std::abs(cc[r * 3 + s] - cv3[r * 3 + s] / std::sqrt(cv3[r * 4] * cv3[s * 4])) < 1e-12);
   CHECK(std::abs(cc[0] - 1.0) < 1e-12);
   CHECK(corrcoef(values({4}, 41)).item() == 1.0);
+  CHECK(corrcoef(values({1, 4}, 47)).dim() == 0);  // one variable: 0-D, as PyTorch
+  CHECK(cov(values({1, 4}, 48)).dim() == 0);
 
   Tensor i2 = values({4, 2}, 42);
   check_error<ShapeError>([&] { cross(i2, i2); }, "cross");

@@ -336,6 +336,13 @@ TEST_CASE("tril_indices, triu_indices, block_diag, cartesian_prod, combinations 
   CHECK(host(combinations(doubles({1, 2, 3}, {3}), 3)) == std::vector<double>{1, 2, 3});
   CHECK(combinations(iota({2}), 3).sizes() == Shape{0, 3});
   CHECK(combinations(iota({2}), 0).sizes() == Shape{0});
+  // Empty results stay in the graph, as PyTorch's.
+  Tensor leaf = iota({2}, kFloat64).requires_grad_();
+  CHECK(combinations(leaf, 3).requires_grad());
+  CHECK(combinations(leaf, 0).requires_grad());
+  CHECK(repeat(leaf, {0}).requires_grad());
+  CHECK(tile(leaf, {2, 0}).sizes() == Shape{2, 0});
+  CHECK(tile(leaf, {2, 0}).requires_grad());
 
   Tensor gx = doubles({1, 2, 3}, {3}), gy = doubles({10, 20}, {2});
   std::vector<Tensor> ij = meshgrid({gx, gy});
@@ -429,6 +436,10 @@ TEST_CASE("take, take_along_dim, index_copy, index_fill and the scatter-by-view 
   REQUIRE(tb.sizes() == Shape{2, 2});
   CHECK(host(tb) == std::vector<double>{20, 10, 50, 60});
   CHECK(host(take_along_dim(s, longs({5, 0}))) == std::vector<double>{50, 10});
+  // Negative indices count from the end, as PyTorch's.
+  CHECK(host(take_along_dim(s, from_vector(std::vector<int64_t>{-1, -3}, {2, 1}, dev), 1)) ==
+        std::vector<double>{20, 60});
+  CHECK(host(take_along_dim(s, longs({-1}))) == std::vector<double>{50});
 
   Tensor src = doubles({1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor ic = index_copy(zeros({4, 3}, TensorOptions(dev).with(kFloat64)), 0, longs({3, 0}), src);
@@ -466,6 +477,7 @@ TEST_CASE("take, take_along_dim, index_copy, index_fill and the scatter-by-view 
   check_error<DTypeError>([&] { take(x, ones({2}, dev)); }, "take");
   check_error<ShapeError>([&] { take_along_dim(s, longs({1}), 1); }, "take_along_dim");
   check_error<IndexError>([&] { take_along_dim(s, from_vector(std::vector<int64_t>{3, 0}, {2, 1}, dev), 1); }, "take_along_dim");
+  check_error<IndexError>([&] { take_along_dim(s, from_vector(std::vector<int64_t>{-4, 0}, {2, 1}, dev), 1); }, "take_along_dim");
   check_error<DTypeError>([&] { take_along_dim(s, ones({2, 1}, dev), 1); }, "take_along_dim");
   check_error<IndexError>([&] { index_copy(z, 0, longs({2, 0}), src); }, "index_copy");
   check_error<ShapeError>([&] { index_copy(z, 0, longs({1}), src); }, "index_copy");
