@@ -14,8 +14,8 @@
 //  - randn / normal_: Box-Muller on word pairs (0, 1) and (2, 3).
 //  - randint: low + x mod (high - low) for a 32-bit word x (ranges beyond
 //    2^32 only reach the first 2^32 values); int64 by default.
-//  - randperm: Fisher-Yates on the host from Philox words, then moved to
-//    the requested device; int64 by default.
+//  - randperm: a stable argsort on the requested device of one 64-bit
+//    key per position (two 31-bit words: high * 2^31 + low); int64 by default.
 #pragma once
 #include <cstdint>
 #include <mutex>

@@ -2,7 +2,9 @@
 // Random numbers: the core reserves Philox counters from a Generator and
 // the backend's VNN_OP_RANDOM fills the output (see include/vnn/random.h).
 #include "vnn/detail/message.h"
+#include "vnn/elementwise.h"
 #include "vnn/random.h"
+#include "vnn/sorting.h"
 
 #include <algorithm>
 #include <cmath>
@@ -146,26 +148,16 @@ Tensor randint(int64_t high, const Shape& shape, const TensorOptions& opt, Gener
 
 Tensor randperm(int64_t n, const TensorOptions& opt, Generator* gen) {
   if (n < 0) VNN_THROW(ValueError, "randperm: n must be non-negative, got ", n);
-  std::vector<int64_t> p = detail::host_vector<int64_t>(n, "randperm");  // checks n first
-  Generator& g = pick(gen);
-  uint64_t seed = 0;
-  // Two words (one 64-bit number) per swap.
-  const uint64_t offset = g.reserve(2 * n, &seed);
-  std::iota(p.begin(), p.end(), int64_t(0));
-  uint32_t c[4] = {};
-  for (int64_t j = n - 1, s = 0; j > 0; --j, ++s) {
-    const uint64_t ctr = offset + uint64_t(s) / 2u;
-    if (s % 2 == 0) {
-      c[0] = uint32_t(ctr);
-      c[1] = uint32_t(ctr >> 32);
-      c[2] = c[3] = 0;
-      philox4x32_10(c, uint32_t(seed), uint32_t(seed >> 32));
-    }
-    const int w = int(s % 2) * 2;
-    const uint64_t r = (uint64_t(c[w]) << 32) | c[w + 1];
-    std::swap(p[size_t(j)], p[size_t(r % uint64_t(j + 1))]);
-  }
-  return from_vector(p, {n}).to(opt.device(), opt.dtype_or(kInt64));
+  // A 62-bit Philox key per position (two words of 31 bits, so the key
+  // fits int64 without overflow; collisions are negligible, and the stable
+  // sort orders any by position), sorted on the device: the same
+  // permutation on every device for one seed.
+  detail::checked_nbytes({n, 2}, kInt64, "randperm");
+  const TensorOptions longs = TensorOptions(opt.device()).with(kInt64);
+  Tensor words = empty({n, 2}, longs);
+  fill_random(words, VNN_RANDOM_BITS, 0.0, 2147483648.0, gen, "randperm");
+  Tensor keys = add(mul(words.select(1, 0), full({}, 2147483648.0, longs)), words.select(1, 1));
+  return argsort(keys).to(opt.dtype_or(kInt64));
 }
 
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen) {

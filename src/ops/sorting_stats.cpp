@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ops built on sorted rows (vnn/sorting.h): quantile / nanquantile,
 // unique / unique_consecutive, bincount and histc. All on the tensor's
-// device: unique's compaction is a stable sort of its "first of a run"
-// flags (the firsts' positions come first, in order), its inverse a search
-// of those positions, so no prefix sum and no element loop on the host;
-// the host reads one count (the number of distinct values) or one bound.
+// device: unique's run starts are compacted by nonzero (a scan and a
+// scatter) and its inverse is a cumsum of the start flags, so no element
+// loop on the host; the host reads one count (the number of distinct
+// values) or one bound.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -18,6 +18,7 @@
 #include "vnn/error.h"
 #include "vnn/indexing.h"
 #include "vnn/reduction.h"
+#include "vnn/scan.h"
 #include "vnn/shape.h"
 #include "vnn/sorting.h"
 
@@ -125,18 +126,11 @@ Tensor quantile_tensor(const Tensor& t, const Tensor& q, std::optional<int64_t> 
   return quantile_impl(t, q.reshape({-1}), q.dim() == 0, dim, keepdim, interpolation, ignore_nan, op);
 }
 
-// The positions of the true flags of a 1-D bool tensor, ascending: a stable
-// sort of the negated flags puts them first, in order; `count` of them.
-Tensor true_positions(const Tensor& flags, int64_t count, const char* op) {
-  detail::SortedRows s = detail::sort_rows(logical_not(flags), 0, false, op);
-  return s.indices.narrow(0, 0, count);
-}
-
 // unique / unique_consecutive of `flat` (1-D) whose runs of equal values
 // are consecutive in `runs` (flat sorted, or flat itself), `order` the
 // positions in flat of runs' elements (undefined: the identity).
 std::tuple<Tensor, Tensor, Tensor> compact_runs(const Tensor& t, const Tensor& runs, const Tensor& order,
-                                                bool return_inverse, bool return_counts, const char* op) {
+                                                bool return_inverse, bool return_counts) {
   const int64_t n = runs.numel();
   const TensorOptions longs = TensorOptions(t.device()).with(kInt64);
   if (n == 0) {
@@ -146,8 +140,8 @@ std::tuple<Tensor, Tensor, Tensor> compact_runs(const Tensor& t, const Tensor& r
   Tensor first = cat({full({1}, 1.0, TensorOptions(t.device()).with(kBool)),
                       ne(runs.narrow(0, 1, n - 1), runs.narrow(0, 0, n - 1))},
                      0);
-  const int64_t u = sum(first).item<int64_t>();
-  Tensor starts = true_positions(first, u, op);  // [u], starts[0] = 0
+  Tensor starts = nonzero(first).view({-1});  // [u] ascending, starts[0] = 0 (one host read: u)
+  const int64_t u = starts.numel();
   detail::note_range(starts, 0, n - 1);
   Tensor values = index_select(runs, 0, starts);
   Tensor inverse, counts;
@@ -156,15 +150,9 @@ std::tuple<Tensor, Tensor, Tensor> compact_runs(const Tensor& t, const Tensor& r
     counts = sub(ends, starts);
   }
   if (return_inverse) {
-    // Run of element j: the starts after 0 that are <= j.
-    Tensor later = starts.narrow(0, 1, u - 1).contiguous().view({1, u - 1});
-    Tensor group = detail::search_rows(later, arange(0, n, 1, longs).view({1, n}), true, false, op).view({n});
-    if (order.defined()) {
-      inverse = scatter(zeros({n}, longs), 0, order, group);
-    } else {
-      inverse = group;
-    }
-    inverse = inverse.view(t.sizes());
+    // Run of element j: the number of starts up to j, less one.
+    Tensor group = sub(cumsum(first, 0), full({1}, 1.0, longs));
+    inverse = (order.defined() ? scatter(zeros({n}, longs), 0, order, group) : group).view(t.sizes());
   }
   return {values, inverse, counts};
 }
@@ -192,13 +180,13 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& t, bool /*sorted: always
   const char* op = "unique";
   Tensor flat = detail::sort_input(t, op).detach().reshape({-1});
   detail::SortedRows s = detail::sort_rows(flat, 0, false, op);
-  return compact_runs(t, s.values, s.indices, return_inverse, return_counts, op);
+  return compact_runs(t, s.values, s.indices, return_inverse, return_counts);
 }
 
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& t, bool return_inverse, bool return_counts) {
   const char* op = "unique_consecutive";
   Tensor flat = detail::sort_input(t, op).detach().reshape({-1});
-  return compact_runs(t, flat, Tensor(), return_inverse, return_counts, op);
+  return compact_runs(t, flat, Tensor(), return_inverse, return_counts);
 }
 
 Tensor bincount(const Tensor& t, const Tensor& weights, int64_t minlength) {

@@ -305,6 +305,21 @@ TEST_CASE("gradients of sort, topk, kthvalue, median and quantile (float64 finit
   check("nanquantile midpoint", [](auto& v) { return nanquantile(v[0], 0.7, 0, false, "midpoint"); });
 }
 
+TEST_CASE("randperm sorts Philox keys on the device: a permutation, the same on every device") {
+  Generator a(123), b(123);
+  Tensor p = randperm(100000, on_device(kInt64), &a);
+  CHECK(p.device() == device_under_test());
+  std::vector<int64_t> got = p.to_vector<int64_t>();
+  CHECK(randperm(100000, TensorOptions(vnn::test::reference_device()).with(kInt64), &b).to_vector<int64_t>() == got);
+  std::vector<int64_t> sorted = got;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int64_t> iota(sorted.size());
+  std::iota(iota.begin(), iota.end(), int64_t(0));
+  CHECK(sorted == iota);
+  CHECK(got != iota);
+  CHECK(randperm(7, on_device(kInt32)).dtype() == kInt32);
+}
+
 TEST_CASE("bad input throws typed errors naming the op") {
   Tensor t = from_vector(std::vector<double>{1, 2, 3}, {3}).to(device_under_test(), kFloat32);
   CHECK_THROWS_WITH(kthvalue(t, 4), Catch::Contains("kthvalue") && Catch::Contains("out of range"));

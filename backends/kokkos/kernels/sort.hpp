@@ -167,7 +167,18 @@ void sort_rows(const Exec& exec, const T* in, T* values, int64_t* positions, int
       int64_t i = lo, j = diag - lo;
       const int64_t count = stop - first < span ? stop - first : span;
       E* out = to + r * n + first;
-      for (int64_t k = 0; k < count; ++k) out[k] = (j >= nb || (i < na && P::less(a[i], b[j]))) ? a[i++] : b[j++];
+      if (nb == 0) {  // the row's last run, with no partner
+        for (int64_t k = 0; k < count; ++k) out[k] = a[i + k];
+        return;
+      }
+      // Branch-free: both heads read (clamped to their runs), one kept.
+      for (int64_t k = 0; k < count; ++k) {
+        const E x = a[i < na ? i : na - 1], y = b[j < nb ? j : nb - 1];
+        const bool take_a = j >= nb || (i < na && P::less(x, y));
+        out[k] = take_a ? x : y;
+        i += take_a;
+        j += !take_a;
+      }
     });
     src = to;
     dst = const_cast<E*>(from);

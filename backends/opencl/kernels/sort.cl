@@ -104,9 +104,17 @@ __kernel void vnn_sort_merge(__global const E* from, __global E* to, long rows, 
     long i = lo, j = diag - lo;
     const long count = min(stop - first, span);
     __global E* out = to + r * n + first;
-    for (long k = 0; k < count; ++k) {
-      if (j >= nb || (i < na && E_LESS(a[i], b[j]))) out[k] = a[i++];
-      else out[k] = b[j++];
+    if (nb == 0) {  // the row's last run, with no partner
+      for (long k = 0; k < count; ++k) out[k] = a[i + k];
+    } else {
+      // Branch-free: both heads read (clamped to their runs), one kept.
+      for (long k = 0; k < count; ++k) {
+        const E x = a[min(i, na - 1)], y = b[min(j, nb - 1)];
+        const int take_a = j >= nb || (i < na && E_LESS(x, y));
+        out[k] = take_a ? x : y;
+        i += take_a;
+        j += !take_a;
+      }
     }
   }
 }
