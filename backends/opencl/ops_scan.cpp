@@ -47,6 +47,21 @@ vnn_tensor_desc leading_dims(const vnn_tensor_desc& t, int nd) {
   return d;
 }
 
+// The scans one program holds (see Siblings): every function for a
+// floating output, all but LOGSUMEXP for an integer one. Built once.
+const Siblings& scan_siblings(int64_t fn, bool floating) {
+  static const auto make = [](int64_t count) {
+    std::vector<Siblings> by_fn(static_cast<size_t>(count), Siblings{});
+    for (int64_t f = 0; f < count; ++f) {
+      by_fn[size_t(f)].index = size_t(f);
+      for (int64_t g = 0; g < count; ++g) by_fn[size_t(f)].variants.push_back("-DFN=" + std::to_string(g));
+    }
+    return by_fn;
+  };
+  static const std::vector<Siblings> floats = make(VNN_SCAN_COUNT_), ints = make(VNN_SCAN_LOGSUMEXP);
+  return floating ? floats[size_t(fn)] : ints[size_t(fn)];
+}
+
 // Block totals and their indices for `count` blocks (8 bytes each: the
 // widest compute type), from the queue's scratch pool.
 vnn_status carry_scratch(const Device& d, cl_command_queue q, const std::string& what, int64_t rows,
@@ -61,13 +76,13 @@ vnn_status carry_scratch(const Device& d, cl_command_queue q, const std::string&
 // The CPU devices' scan: each row cut into `chunks` pieces, one work item
 // per piece (kernels/scan.cl vnn_scan_chunk_totals / vnn_scan_chunks).
 vnn_status scan_chunks(Device& d, cl_command_queue q, const std::string& what, const std::string& defs,
-                       std::vector<Arg> args, cl_long rows, cl_long n, int64_t chunks) {
+                       const Siblings& fns, std::vector<Arg> args, cl_long rows, cl_long n, int64_t chunks) {
   Scratch values, indices;
   if (vnn_status st = carry_scratch(d, q, what, rows, chunks, &values, &indices)) return st;
   Kernel *kt = nullptr, *kc = nullptr, *ks = nullptr;
-  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_chunk_totals", defs, &kt)) return st;
-  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_carries", defs, &kc)) return st;
-  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_chunks", defs, &ks)) return st;
+  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_chunk_totals", defs, fns, &kt)) return st;
+  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_carries", defs, fns, &kc)) return st;
+  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_chunks", defs, fns, &ks)) return st;
   cl_mem tv = values.mem(), ti = indices.mem();
   const cl_long nchunks = chunks, chunk = (n + chunks - 1) / chunks;
   args.insert(args.end(), {arg(nchunks), arg(chunk), arg(tv), arg(ti)});
@@ -125,7 +140,8 @@ vnn_status run_scan(Device& d, cl_command_queue q, const vnn_op& op) {
   const int per = 8;
   std::string defs = std::string("-DTI=") + dtype_info(in.dtype)->storage + " -DDTI=" + std::to_string(in.dtype) +
                      " -DTO=" + dtype_info(out.dtype)->storage + " -DDT=" + std::to_string(out.dtype) +
-                     " -DFN=" + std::to_string(fn) + " -DPER=" + std::to_string(per);
+                     " -DPER=" + std::to_string(per);
+  const Siblings& fns = scan_siblings(fn, out.dtype == VNN_FLOAT32 || out.dtype == VNN_FLOAT64);
   size_t wg = pow2_at_most(d.max_work_group_size, 256);
   defs += " -DWG=" + std::to_string(wg);
   Kernel* k = nullptr;
@@ -136,21 +152,21 @@ vnn_status run_scan(Device& d, cl_command_queue q, const vnn_op& op) {
     const int64_t chunks = rows >= target || n < 2 * min_chunk
                                ? 1
                                : std::min<int64_t>((target + rows - 1) / rows, n / min_chunk);
-    if (chunks > 1) return scan_chunks(d, q, what, defs, args, rows, n, chunks);
+    if (chunks > 1) return scan_chunks(d, q, what, defs, fns, args, rows, n, chunks);
   }
   // A GPU: a row per work item for short rows or rows enough to fill it.
   const int64_t want = 4 * std::max<int64_t>(2, d.compute_units) * 64;
   if (d.one_per_item || n <= 128 || rows >= want) {
-    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_rows", defs, &k)) return st;
+    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_rows", defs, fns, &k)) return st;
     return launch(d, *k, q, rows, what, args);
   }
-  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_blocks", defs, &k)) return st;
+  if (vnn_status st = get_kernel(d, "scan", "vnn_scan_blocks", defs, fns, &k)) return st;
   std::string wg_defs = defs;
   if (k->work_group_size < wg) {  // the compiled kernel takes fewer items
     const size_t fewer = pow2_at_most(k->work_group_size, wg);
     wg_defs = defs.substr(0, defs.rfind(" -DWG=")) + " -DWG=" + std::to_string(fewer);
     wg = fewer;
-    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_blocks", wg_defs, &k)) return st;
+    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_blocks", wg_defs, fns, &k)) return st;
   }
   const int64_t block = int64_t(wg) * per;
   const cl_long nblocks = (n + block - 1) / block;
@@ -162,8 +178,8 @@ vnn_status run_scan(Device& d, cl_command_queue q, const vnn_op& op) {
   const size_t global = size_t(groups) * wg;
   if (has_carry) {
     Kernel *kt = nullptr, *kc = nullptr;
-    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_totals", wg_defs, &kt)) return st;
-    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_carries", wg_defs, &kc)) return st;
+    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_totals", wg_defs, fns, &kt)) return st;
+    if (vnn_status st = get_kernel(d, "scan", "vnn_scan_carries", wg_defs, fns, &kc)) return st;
     if (kt->work_group_size < wg)
       return fail(VNN_STATUS_UNSUPPORTED, what, ": the block totals kernel runs at most ", kt->work_group_size,
                   " items per group, fewer than the scan's ", wg);

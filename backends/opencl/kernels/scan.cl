@@ -56,11 +56,16 @@
 #define LOAD(v) ((CT)(v))
 #endif
 
-// The running value and, for MAX / MIN, where it was found.
-typedef struct {
+// The running value and, for MAX / MIN, where it was found. A struct tag
+// of its own per function: one program holds every function's copy of this
+// file (ops_scan.cpp scan_siblings), and CT differs between them.
+#define VNN_SCAN_CAT2(a, b) a##b
+#define VNN_SCAN_CAT(a, b) VNN_SCAN_CAT2(a, b)
+#define State struct VNN_SCAN_CAT(vnn_scan_state_, FN)
+State {
   CT v;
   long i;
-} State;
+};
 
 #if FN == VNN_SCAN_SUM
 #define IDENTITY ((CT)0)
