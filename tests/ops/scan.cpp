@@ -145,6 +145,9 @@ TEST_CASE("long rows (the blocked scan) and many short rows (a row per item)") {
   check_close(host(cumsum(nan_row, 0)), host_scan(with_nan, {n}, 0, Fn::sum).values, 1e-9, 1e-9);
   auto [mx, mi] = cummax(nan_row, 0);
   CHECK(host_long(mi) == host_scan(with_nan, {n}, 0, Fn::max).indices);
+  std::vector<double> near_one = sample(n, 0.9999, 1.0001, 9);
+  check_close(host(cumprod(values_tensor(near_one, {n}, kFloat64), 0)), host_scan(near_one, {n}, 0, Fn::prod).values,
+              1e-10, 0);
   Tensor shorts = values_tensor(sample(20000 * 7, 0.5, 1.5, 5), {20000, 7}, kFloat64);
   check_scans(shorts, 1, 1e-12);
   check_scans(shorts.narrow(0, 0, 9), 0, 1e-12);
