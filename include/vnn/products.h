@@ -38,9 +38,9 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim = std:
 /// The cross product along dim (default the last), torch.linalg.cross.
 Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim = -1);
 /// The p-norm distance between each row of x1 [..., P, M] and of x2 [..., R, M]:
-/// [..., P, R] (batch dims broadcast). p = 2 with more than 25 rows uses the
-/// matmul expansion (as PyTorch's default compute mode); p >= 0.
-Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0);
+/// [..., P, R] (batch dims broadcast); p >= 0. compute_mode as PyTorch's: none or 0, p = 2 with
+/// more than 25 rows uses the matmul expansion; 1: p = 2 always does; 2: never.
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0, std::optional<int64_t> compute_mode = std::nullopt);
 /// The covariance matrix of the variables in the rows of t (observations in
 /// the columns; 1-D: one variable), divided by N - correction (weighted: as
 /// torch.cov). fweights: integer counts per observation; aweights: floating weights.

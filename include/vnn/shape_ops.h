@@ -39,11 +39,14 @@ Tensor rot90(const Tensor& t, int64_t k = 1, const Dims& dims = {0, 1});
 Tensor repeat(const Tensor& t, const Dims& repeats);
 /// repeat with `dims` padded by leading ones to t.dim() (torch.tile).
 Tensor tile(const Tensor& t, const Dims& dims);
-/// Each element repeated `repeats` times along dim (none: of the flattened tensor).
-Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim = std::nullopt);
+/// Each element repeated `repeats` times along dim (none: of the flattened tensor); output_size,
+/// when given, is the result's length along dim (ValueError when it is another).
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                         std::optional<int64_t> output_size = std::nullopt);
 /// Element i along dim repeated repeats[i] times (repeats: 0-D or 1-D integer
 /// tensor of non-negative counts; none: of the flattened tensor).
-Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim = std::nullopt);
+Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                         std::optional<int64_t> output_size = std::nullopt);
 /// int64 [0, 0, ..., 1, ...]: index i repeated repeats[i] times (repeats: 1-D integer counts).
 Tensor repeat_interleave(const Tensor& repeats);
 
@@ -194,6 +197,10 @@ Tensor& index_copy_(Tensor& self, int dim, const Tensor& index, const Tensor& so
 Tensor index_fill(const Tensor& self, int dim, const Tensor& index, double value);
 /// index_fill in place; returns self.
 Tensor& index_fill_(Tensor& self, int dim, const Tensor& index, double value);
+/// index_fill with a 0-D tensor value (differentiable in value too).
+Tensor index_fill(const Tensor& self, int dim, const Tensor& index, const Tensor& value);
+/// index_fill_ with a 0-D tensor value.
+Tensor& index_fill_(Tensor& self, int dim, const Tensor& index, const Tensor& value);
 /// A copy of self with src (of select's shape) written at self.select(dim, index).
 Tensor select_scatter(const Tensor& self, const Tensor& src, int dim, int64_t index);
 /// A copy of self with src (of the slice's shape) written at self.slice(dim, start, end, step).

@@ -152,7 +152,7 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
   return linalg_cross(a, b, *dim);
 }
 
-Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
   detail::require_arg(x1, "cdist", "x1");
   detail::require_arg(x2, "cdist", "x2");
   VNN_CHECK(ShapeError, x1.dim() >= 2 && x2.dim() >= 2, "cdist: x1 ", x1.sizes(), " and x2 ", x2.sizes(),
@@ -162,10 +162,14 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
   VNN_CHECK(DTypeError, is_floating(x1.dtype()) && is_floating(x2.dtype()),
             "cdist: only supports floating-point dtypes, got ", name(x1.dtype()), " and ", name(x2.dtype()));
   if (!(p >= 0)) VNN_THROW(ValueError, "cdist: p value must be >= 0, got ", p);
+  const int64_t mode = compute_mode.value_or(0);
+  if (mode < 0 || mode > 2)
+    VNN_THROW(ValueError, "cdist: compute_mode must be 0 (matmul past 25 rows), 1 (matmul) or 2 (no matmul), got ",
+              mode);
   detail::check_same_device(x1, x2, "cdist", "x2");
   DType dt = promote_types(x1.dtype(), x2.dtype());
   Tensor a = x1.to(dt), b = x2.to(dt);
-  if (p == 2.0 && (a.size(-2) > 25 || b.size(-2) > 25)) {
+  if (p == 2.0 && (mode == 1 || (mode == 0 && (a.size(-2) > 25 || b.size(-2) > 25)))) {
     // |a|^2 - 2 a.b + |b|^2 through one matmul (PyTorch's default mode for
     // more than 25 rows); clamped away from 0 as PyTorch, so sqrt's gradient stays finite.
     Tensor an = sum(mul(a, a), -1, true), bn = sum(mul(b, b), -1, true);

@@ -446,4 +446,18 @@ Tensor& index_fill_(Tensor& self, int dim, const Tensor& index, double value) {
   return self.masked_fill_(index_mask(self, a), value);
 }
 
+Tensor index_fill(const Tensor& self, int dim, const Tensor& index, const Tensor& value) {
+  IndexCopyArgs a = check_index_args(self, dim, index, "index_fill", true);
+  detail::require_arg(value, "index_fill", "value");
+  VNN_CHECK(ShapeError, value.dim() == 0, "index_fill: value must be a 0-dim tensor, got shape ", value.sizes());
+  detail::check_same_device(self, value, "index_fill", "value");
+  // where keeps both gradients: self's outside the mask, value's summed inside it.
+  return where(index_mask(self, a), value.to(self.dtype()), self);
+}
+
+Tensor& index_fill_(Tensor& self, int dim, const Tensor& index, const Tensor& value) {
+  Tensor result = index_fill(self, dim, index, value);
+  return detail::inplace_with_grad(self, "index_fill_", [&](const Tensor&) { return result; });
+}
+
 }  // namespace vnn

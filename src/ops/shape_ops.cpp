@@ -198,7 +198,15 @@ Tensor repeat_positions(const Tensor& x, int d, const std::vector<int64_t>& coun
 
 }  // namespace
 
-Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim) {
+namespace {
+void check_output_size(std::optional<int64_t> output_size, int64_t size) {
+  if (output_size && *output_size != size)
+    VNN_THROW(ValueError, "repeat_interleave: output_size ", *output_size, " differs from the repeated length ", size);
+}
+}  // namespace
+
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
   detail::require_arg(t, "repeat_interleave", "input");
   if (repeats < 0) VNN_THROW(ValueError, "repeat_interleave: repeats must be non-negative, got ", repeats);
   Tensor x = dim ? (t.dim() == 0 ? t.reshape({1}) : t) : t.flatten();
@@ -206,6 +214,7 @@ Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t
   int64_t out = 0;
   VNN_CHECK(ValueError, checked::mul(x.size(d), repeats, &out), "repeat_interleave: ", x.size(d), " x ", repeats,
             " repeats overflow int64 (input ", t.sizes(), ")");
+  check_output_size(output_size, out);
   int64_t inner = 1;
   for (int k = d + 1; k < x.dim(); ++k) inner *= x.size(k);
   if (inner == 1 && repeats > 0 && x.dim() < kMaxDims) {
@@ -219,7 +228,8 @@ Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t
   return repeat_positions(x, d, std::vector<int64_t>(size_t(x.size(d)), repeats), "repeat_interleave");
 }
 
-Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim) {
+Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
   detail::require_arg(t, "repeat_interleave", "input");
   VNN_CHECK(ShapeError, repeats.defined() && repeats.dim() <= 1, "repeat_interleave: repeats must be 0-D or 1-D, got shape ",
             repeats.defined() ? repeats.sizes().str() : std::string("(undefined)"));
@@ -229,7 +239,9 @@ Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<i
   if (counts.size() == 1) counts.assign(size_t(x.size(d)), counts[0]);
   VNN_CHECK(ShapeError, int64_t(counts.size()) == x.size(d), "repeat_interleave: repeats of shape ", repeats.sizes(),
             " must have one count per position of dimension ", d, " (size ", x.size(d), ", input ", t.sizes(), ")");
-  return repeat_positions(x, d, counts, "repeat_interleave");
+  Tensor out = repeat_positions(x, d, counts, "repeat_interleave");
+  check_output_size(output_size, out.size(d));
+  return out;
 }
 
 Tensor repeat_interleave(const Tensor& repeats) {

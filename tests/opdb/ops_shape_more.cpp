@@ -23,13 +23,13 @@ OPDB("rot90") { return vnn::rot90(c.in(), c.integer(0, "k", 1), Dims(c.ints(1, "
 OPDB("repeat") { return vnn::repeat(c.in(), Dims(c.ints(0, "repeats", {}))); };
 OPDB("tile") { return vnn::tile(c.in(), Dims(c.ints(0, "dims", {}))); };
 OPDB("repeat_interleave") {
-  if (c.kw("output_size")) gap("repeat_interleave(output_size=)");
-  std::optional<int64_t> dim;
+  std::optional<int64_t> dim, output_size;
   if (const Arg* d = c.get(1, "dim")) dim = d->integer();
+  if (const Arg* o = c.kw("output_size")) output_size = o->integer();
   const Arg* r = c.get(0, "repeats");
   if (!r) return vnn::repeat_interleave(c.in());
-  if (r->kind == Arg::Kind::tensor) return vnn::repeat_interleave(c.in(), r->t, dim);
-  return vnn::repeat_interleave(c.in(), r->integer(), dim);
+  if (r->kind == Arg::Kind::tensor) return vnn::repeat_interleave(c.in(), r->t, dim, output_size);
+  return vnn::repeat_interleave(c.in(), r->integer(), dim, output_size);
 };
 OPDB("unbind") { return vnn::unbind(c.in(), int(c.integer(0, "dim", 0))); };
 OPDB("unbind_copy") {
@@ -152,7 +152,7 @@ OPDB("index_fill") {
   const int dim = int(c.integer(0, "dim"));
   const Tensor& index = c.tensor(1, "index");
   const Arg* v = c.get(2, "value");
-  if (v->kind == Arg::Kind::tensor && v->t.requires_grad()) gap("index_fill's gradient for a tensor value");
+  if (v->kind == Arg::Kind::tensor) return vnn::index_fill(c.in(), dim, index, v->t);
   return vnn::index_fill(c.in(), dim, index, v->number());
 };
 OPDB("select_scatter") {
@@ -195,9 +195,12 @@ OPDB("cross") {
 OPDB("cdist") {
   const Tensor& b = c.tensor(0, "x2");
   const double p = c.number(1, "p", 2.0);
-  if (const Arg* m = c.get(2, "compute_mode"); m && m->str() != "use_mm_for_euclid_dist_if_necessary")
-    gap("cdist(compute_mode=" + m->s + ")");
-  return vnn::cdist(c.in(), b, p);
+  std::optional<int64_t> mode;
+  if (const Arg* m = c.get(2, "compute_mode")) {
+    const std::string& s = m->str();
+    mode = s == "use_mm_for_euclid_dist" ? 1 : s == "donot_use_mm_for_euclid_dist" ? 2 : 0;
+  }
+  return vnn::cdist(c.in(), b, p, mode);
 };
 OPDB("cov") {
   const int64_t corr = c.integer(SIZE_MAX, "correction", 1);

@@ -203,6 +203,10 @@ TEST_CASE("cross, cdist, cov and corrcoef against host loops") {
     }
   }
   CHECK(cdist(values({3, 2}, 37), values({4, 2}, 38)).sizes() == Shape{3, 4});
+  // compute_mode 1 (matmul) and 2 (differences) agree with the default.
+  Tensor c1 = values({30, 4}, 49), c2 = values({6, 4}, 50);
+  CHECK(max_abs_diff(cdist(c1, c2, 2.0, 1), cdist(c1, c2, 2.0, 2)) < 1e-12);
+  CHECK(max_abs_diff(cdist(c2, c2, 2.0, 1), cdist(c2, c2)) < 1e-7);  // sqrt of the 1e-30 floor on the diagonal
 
   Tensor obs = values({3, 6}, 39);
   std::vector<double> ov = host(obs);
@@ -260,6 +264,7 @@ TEST_CASE("cross, cdist, cov and corrcoef against host loops") {
   check_error<ShapeError>([&] { cdist(values({3}, 44), a); }, "cdist");
   check_error<ShapeError>([&] { cdist(a, i2); }, "cdist");
   check_error<ValueError>([&] { cdist(a, b, -1.0); }, "cdist");
+  check_error<ValueError>([&] { cdist(a, b, 2.0, 3); }, "cdist");
   check_error<DTypeError>([&] { cdist(a.to(kInt64), b.to(kInt64)); }, "cdist");
   check_error<ShapeError>([&] { cov(values({2, 2, 2}, 45)); }, "cov");
   check_error<ShapeError>([&] { cov(obs, 1, from_vector(std::vector<int64_t>{1, 1}, {2}, device_under_test())); }, "cov");

@@ -134,6 +134,10 @@ TEST_CASE("repeat, tile and repeat_interleave against host loops") {
   check_error<ShapeError>([&] { repeat(x, {2}); }, "repeat");
   check_error<ValueError>([&] { repeat(x, {std::numeric_limits<int64_t>::max(), 2}); }, "repeat");
   check_error<ValueError>([&] { tile(x, {-2}); }, "tile");
+  CHECK(repeat_interleave(x, counts, 1, 3).sizes() == Shape{2, 3});
+  CHECK(repeat_interleave(x, 2, 0, 4).sizes() == Shape{4, 3});
+  check_error<ValueError>([&] { repeat_interleave(x, 2, 0, 5); }, "repeat_interleave");
+  check_error<ValueError>([&] { repeat_interleave(x, counts, 1, 2); }, "repeat_interleave");
   check_error<ValueError>([&] { repeat_interleave(x, -1); }, "repeat_interleave");
   check_error<ValueError>([&] { repeat_interleave(x, std::numeric_limits<int64_t>::max(), 1); }, "repeat_interleave");
   check_error<ValueError>([&] { repeat_interleave(x, longs({1, -1, 1}), 1); }, "repeat_interleave");
@@ -456,6 +460,13 @@ TEST_CASE("take, take_along_dim, index_copy, index_fill and the scatter-by-view 
   Tensor g = iota({3, 2});
   g.index_fill_(0, longs({1}), 7);
   CHECK(host(g) == std::vector<double>{0, 1, 7, 7, 4, 5});
+  Tensor seven = full({}, 7.0, TensorOptions(dev).with(kFloat64));
+  CHECK(max_abs_diff(index_fill(iota({3, 4}), 1, longs({0, -1}), seven), index_fill(iota({3, 4}), 1, longs({0, -1}), 7)) == 0);
+  CHECK(index_fill(iota({3, 4}), 1, longs({0}), seven).dtype() == kFloat32);
+  Tensor g2 = iota({3, 2});
+  index_fill_(g2, 0, longs({2}), seven);
+  CHECK(host(g2) == std::vector<double>{0, 1, 2, 3, 7, 7});
+  check_error<ShapeError>([&] { index_fill(x, 1, longs({0}), doubles({1, 2}, {2})); }, "index_fill");
 
   Tensor z = zeros({2, 3}, TensorOptions(dev).with(kFloat64));
   CHECK(host(select_scatter(z, doubles({1, 2, 3}, {3}), 0, 1)) == std::vector<double>{0, 0, 0, 1, 2, 3});
@@ -540,6 +551,9 @@ TEST_CASE("gradients of the composed shape ops (float64 finite differences)") {
   check_grad("index_fill", [](auto& x) {
     return index_fill(x[0], 1, from_vector(std::vector<int64_t>{1}, {1}, x[0].device()), 0.5);
   }, {a});
+  check_grad("index_fill tensor value", [](auto& x) {
+    return index_fill(x[0], 1, from_vector(std::vector<int64_t>{0, 2}, {2}, x[0].device()), x[1]);
+  }, {a, grad_input({}, 37)});
   check_grad("select_scatter", [](auto& x) { return select_scatter(x[0], x[1], 1, 2); }, {a, grad_input({2}, 23)});
   check_grad("slice_scatter", [](auto& x) { return slice_scatter(x[0], x[1], 1, 0, 3, 2); },
              {a, grad_input({2, 2}, 29)});
