@@ -64,6 +64,8 @@ std::pair<Tensor, Tensor> run_scan(const Tensor& t, int d, vnn_scan_fn fn, DType
     outputs.push_back(&idx_v);
   }
   enqueue(VNN_OP_SCAN, op, {&in_v}, outputs, {}, {int64_t(fn)});
+  // Positions along d: the gradient's scatter through them needs no read.
+  if (idx.defined() && idx.numel() > 0) note_range(idx, 0, x.size(d) - 1);
   if (k != result) out = out.to(result);
   if (t.dim() == 0) {
     out = out.reshape({});
