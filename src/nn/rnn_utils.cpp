@@ -154,4 +154,27 @@ PackedSequence pack_sequence(const std::vector<Tensor>& sequences, bool enforce_
   return pack_padded_sequence(pad_sequence(sequences), index_tensor(len), false, enforce_sorted);
 }
 
+std::vector<Tensor> unpad_sequence(const Tensor& padded, const Tensor& lengths, bool batch_first) {
+  const char* op = "unpad_sequence";
+  VNN_CHECK(ValueError, padded.defined() && lengths.defined(), op, ": padded and lengths must be defined");
+  VNN_CHECK(ShapeError, padded.dim() >= 2, op, ": padded must be [T, B, *] ([B, T, *] with batch_first), got ",
+            padded.sizes());
+  Tensor x = batch_first ? padded : padded.transpose(0, 1);  // [B, T, *]
+  const std::vector<int64_t> len = lengths.to(kInt64).to_vector<int64_t>();
+  VNN_CHECK(ShapeError, lengths.dim() == 1 && int64_t(len.size()) == x.size(0), op, ": lengths ", lengths.sizes(),
+            " must have one entry per sequence (", x.size(0), ") of padded ", padded.sizes());
+  std::vector<Tensor> out;
+  for (size_t b = 0; b < len.size(); ++b) {
+    VNN_CHECK(ValueError, len[b] >= 0 && len[b] <= x.size(1), op, ": lengths[", b, "] = ", len[b],
+              " must be in [0, ", x.size(1), "]");
+    out.push_back(x.select(0, int64_t(b)).narrow(0, 0, len[b]));
+  }
+  return out;
+}
+
+std::vector<Tensor> unpack_sequence(const PackedSequence& sequence) {
+  auto [padded, lengths] = pad_packed_sequence(sequence, /*batch_first=*/true);
+  return unpad_sequence(padded, lengths, /*batch_first=*/true);
+}
+
 }  // namespace vnn::nn::utils::rnn

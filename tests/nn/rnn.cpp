@@ -306,6 +306,15 @@ TEST_CASE("pad_sequence, pack_sequence and the sorted path") {
   CHECK(back.sizes() == Shape{6, 3, 2});
   CHECK(max_abs_diff(back.narrow(0, 0, 4), p) == 0);
   CHECK(lens.to_vector<int64_t>() == std::vector<int64_t>{4, 2, 1});
+  std::vector<Tensor> back_seqs = R::unpack_sequence(R::pack_sequence({b, a, c}, /*enforce_sorted=*/false));
+  REQUIRE(back_seqs.size() == 3);
+  CHECK(max_abs_diff(back_seqs[0], b) == 0);
+  CHECK(max_abs_diff(back_seqs[1], a) == 0);
+  CHECK(max_abs_diff(back_seqs[2], c) == 0);
+  std::vector<Tensor> cut = R::unpad_sequence(p, from_vector<int64_t>({4, 2, 1}, {3}));
+  REQUIRE(cut.size() == 3);
+  CHECK(cut[1].sizes() == Shape{2, 2});
+  CHECK(max_abs_diff(cut[1], b) == 0);
   CHECK_THROWS_AS(R::pack_sequence({b, a}), ValueError);  // enforce_sorted with increasing lengths
   CHECK_THROWS_WITH(R::pack_padded_sequence(p, from_vector<int64_t>({4, 0, 1}, {3})),
                     Catch::Contains("pack_padded_sequence") && Catch::Contains("lengths[1]"));

@@ -207,6 +207,11 @@ std::tuple<Tensor, Tensor> pad_packed_sequence(const PackedSequence& sequence, b
 Tensor pad_sequence(const std::vector<Tensor>& sequences, bool batch_first = false, double padding_value = 0.0);
 /// pad_sequence then pack_padded_sequence with the sequences' lengths.
 PackedSequence pack_sequence(const std::vector<Tensor>& sequences, bool enforce_sorted = true);
+/// The sequences of a padded batch, each cut to its length (PyTorch 2.x's
+/// torch.nn.utils.rnn.unpad_sequence): padded [T, B, *] ([B, T, *] with batch_first).
+std::vector<Tensor> unpad_sequence(const Tensor& padded, const Tensor& lengths, bool batch_first = false);
+/// The sequences of a PackedSequence in the original batch order (PyTorch 2.x's unpack_sequence).
+std::vector<Tensor> unpack_sequence(const PackedSequence& sequence);
 
 }  // namespace utils::rnn
 
