@@ -212,11 +212,15 @@ vnn_status elementwise_kernel(Device& d, bool binary, int64_t fn, int32_t dt, in
 }
 
 // The form of an op over layout l (t = 0 out, 1 a, 2 b), p planned for kNd.
-int choose_form(const Device& d, bool binary, const Layout& l, int32_t dt, int32_t odt, NdPlan* p) {
+// vector_safe: false where the device's vector math is known to be wrong,
+// so the op runs one lane per item.
+int choose_form(const Device& d, bool binary, const Layout& l, int32_t dt, int32_t odt, bool vector_safe,
+                NdPlan* p) {
   const bool dense_oa = contiguous(l, 0) && contiguous(l, 1);
   const bool b_dense = !binary || contiguous(l, 2);
   const bool b_scalar = binary && !b_dense && l.ndim == 1 && l.strides[2].s[0] == 0;
-  const bool vec = dt == odt && (dt == VNN_FLOAT32 || dt == VNN_FLOAT64) && preferred_vector_width(d, dt) > 1;
+  const bool vec = vector_safe && dt == odt && (dt == VNN_FLOAT32 || dt == VNN_FLOAT64) &&
+                   preferred_vector_width(d, dt) > 1;
   if (dense_oa && (b_dense || b_scalar)) {
     if (vec) return b_scalar ? kVecScalar : kVec;
     if (binary) return b_scalar ? kDenseScalar : kDense;
@@ -233,7 +237,11 @@ vnn_status run_binary_unary(Device& d, cl_command_queue q, const vnn_op& op, con
   Layout l = binary ? make_layout(out, {&out, &a, &b}) : make_layout(out, {&out, &a});
   if (l.n == 0) return VNN_STATUS_OK;
   NdPlan p;
-  int form = choose_form(d, binary, l, a.dtype, out.dtype, &p);
+  // PoCL's double vector pow gets a lane wrong when another lane's base is 0
+  // (pow(2, 9) gave 2^-9 in lane 3 of [6 8 2 2 8 2 0 4]; found by test_opdb's
+  // float_power): float64 pow runs a lane per item.
+  const bool vector_safe = !(binary && op.ints[0] == VNN_BINARY_POW && a.dtype == VNN_FLOAT64);
+  int form = choose_form(d, binary, l, a.dtype, out.dtype, vector_safe, &p);
   Kernel* k = nullptr;
   if (vnn_status st = elementwise_kernel(d, binary, op.ints[0], a.dtype, out.dtype, form, &k)) return st;
   if (form >= kNd && k->work_group_size < p.local[0] * p.local[1] * p.local[2]) {

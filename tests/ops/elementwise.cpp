@@ -382,3 +382,13 @@ TEST_CASE("in-place sub_, div_, pow_, clamp_, relu_ keep self's dtype") {
   CHECK(h.dtype() == kFloat16);
   CHECK(h.to_vector<float>() == std::vector<float>{0, 2});
 }
+
+TEST_CASE("float64 pow with a zero base in the same vector gives every lane's exact power") {
+  // PoCL's double vector pow got lane 3 of [6 8 2 2 8 2 0 4] wrong (2^-9 for
+  // 2^9); the OpenCL plugin runs float64 pow a lane per item.
+  Device dev = device_under_test();
+  std::vector<double> base = {5, 1, 6, 5, 6, 4, 2, 5, 5, 9, 3, 1, 4, 2, 3, 2, 6, 8, 2, 2, 8, 2, 0, 4, 9};
+  Tensor x = from_vector(base, {int64_t(base.size())}).to(dev);
+  std::vector<double> got = pow(x, scalar_tensor(9.0, TensorOptions(kFloat64).device(dev))).cpu().to_vector<double>();
+  for (size_t i = 0; i < base.size(); ++i) CHECK(got[i] == std::pow(base[i], 9.0));
+}
