@@ -332,6 +332,8 @@ TEST_CASE("state-dict keys and shapes are PyTorch's") {
       want.push_back({"bias_hh" + s, {80}});
       want.push_back({"weight_hr" + s, {5, 20}});
     }
+  lstm->flatten_parameters();
+  CHECK(lstm->all_weights().size() == want.size());
   StateDict sd = lstm->state_dict();
   REQUIRE(sd.size() == want.size());
   for (size_t i = 0; i < want.size(); ++i) {

@@ -251,6 +251,9 @@ class RNNImplBase : public Module {
   std::string describe() const override;
   /// Draws every parameter again from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
   void reset_parameters(Generator* gen = nullptr);
+  /// LibTorch's cuDNN packing call: nothing to do here (the parameters are used where they are), kept so that
+  /// ported code compiles.
+  void flatten_parameters() {}
 
  protected:
   RNNImplBase(const detail::RNNShape& shape, Generator* gen);
