@@ -85,6 +85,13 @@ TEST_CASE("sort matches std::stable_sort on rows of 1, 7, 1000 and 300000") {
   check_sorted_rows(values(4 * 5000, 6, 300), 4, 5000, true, kInt64);
   check_sorted_rows(values(64 * 100, 7, 40), 64, 100, false, kInt32);
   check_sorted_rows(values(8 * 333, 8, 7), 8, 333, true, kFloat16);
+  // Long rows whose keys differ in one byte only (a radix sort skips the
+  // other passes), and long rows of 64-bit keys.
+  std::vector<double> mod7(2 * 100000);
+  for (size_t i = 0; i < mod7.size(); ++i) mod7[i] = double((i * 2654435761u) % 7);
+  check_sorted_rows(mod7, 2, 100000, false, kInt64);
+  check_sorted_rows(mod7, 2, 100000, true, kUInt8);
+  check_sorted_rows(values(2 * 70000, 9), 2, 70000, false, kFloat64);
 }
 
 TEST_CASE("sort along every dim of a 3-D tensor, with argsort and msort") {

@@ -17,14 +17,18 @@
 //      keys (exact; only a zero or NaN key reads the input again, for the
 //      sign of zero and the NaN's payload).
 // 32-bit keys travel packed with the position in one uint64 (8 bytes a
-// pair), 64-bit keys as a (key, position) struct.
+// pair), 64-bit keys as a (key, position) struct. On host spaces rows of
+// kRadixRow or more take an LSD radix sort of the pairs instead of steps
+// 1-2 (radix_row: 4 passes over a 16M-element row against 19 merges).
 //
 // SEARCHSORTED: one binary search per value, with PyTorch's comparisons
 // (left: the first position whose element is not < v; right: not <= v), so
 // NaN values and rows that are not sorted give its positions.
 #pragma once
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "common/op_params.hpp"
 #include "kokkos/kernels/dispatch.hpp"
@@ -113,6 +117,58 @@ struct WidePair {
   KOKKOS_INLINE_FUNCTION static bool less(E a, E b) { return a.key < b.key || (a.key == b.key && a.pos < b.pos); }
 };
 
+// Rows at least this long sort by radix on host spaces (radix_row).
+inline constexpr int64_t kRadixRow = 65536;
+
+#if !defined(__CUDACC__) && !defined(__HIPCC__)
+// Host spaces, long rows: an LSD radix sort of one row of pairs (in position
+// order) by key, 8 bits a pass: each pass counts the digits of every chunk
+// of the row, turns the counts into each (digit, chunk)'s first slot and
+// scatters each chunk in order, so equal keys keep their position order
+// (stable, as the merges). A pass whose digit is the same for the whole row
+// is skipped. 4 passes for 32-bit keys, 8 for 64-bit ones, against
+// log2(N / kBlock) merges. Returns the buffer holding the sorted row.
+template <class Exec, class P, class U>
+typename P::E* radix_row(const Exec& exec, typename P::E* src, typename P::E* dst, int64_t n) {
+  using E = typename P::E;
+  const int64_t chunks = 4 * int64_t(exec.concurrency() > 0 ? exec.concurrency() : 1);
+  const int64_t per = (n + chunks - 1) / chunks;
+  std::vector<int64_t> counts(size_t(chunks) * 256);
+  for (int shift = 0; shift < int(sizeof(U)) * 8; shift += 8) {
+    std::fill(counts.begin(), counts.end(), int64_t(0));
+    int64_t* slot = counts.data();
+    const E* from = src;
+    E* to = dst;
+    Kokkos::parallel_for("vnn::sort_radix_count", Range<Exec>(exec, 0, chunks), [=](int64_t c) {
+      const int64_t end = (c + 1) * per < n ? (c + 1) * per : n;
+      int64_t* own = slot + c * 256;
+      for (int64_t i = c * per; i < end; ++i) ++own[(P::key(from[i]) >> shift) & 255];
+    });
+    exec.fence();
+    int64_t next = 0;
+    bool one_digit = false;
+    for (int d = 0; d < 256; ++d) {
+      const int64_t first = next;
+      for (int64_t c = 0; c < chunks; ++c) {
+        const int64_t k = slot[c * 256 + d];
+        slot[c * 256 + d] = next;
+        next += k;
+      }
+      one_digit = one_digit || next - first == n;
+    }
+    if (one_digit) continue;
+    Kokkos::parallel_for("vnn::sort_radix_scatter", Range<Exec>(exec, 0, chunks), [=](int64_t c) {
+      const int64_t end = (c + 1) * per < n ? (c + 1) * per : n;
+      int64_t* own = slot + c * 256;
+      for (int64_t i = c * per; i < end; ++i) to[own[(P::key(from[i]) >> shift) & 255]++] = from[i];
+    });
+    exec.fence();
+    std::swap(src, dst);
+  }
+  return src;
+}
+#endif
+
 template <class Exec, class P, class T>
 void sort_rows(const Exec& exec, const T* in, T* values, int64_t* positions, int64_t rows, int64_t n,
                bool descending) {
@@ -130,11 +186,14 @@ void sort_rows(const Exec& exec, const T* in, T* values, int64_t* positions, int
                               size_t(n > kBlock ? total : 0));
   E* src = buf_a.data();
   E* dst = buf_b.data();
+  const bool radix = host && n >= kRadixRow;
+  // Radix rows start from the pairs in position order (blocks of 1).
+  const int64_t block = radix ? 1 : kBlock;
 
-  const int64_t blocks = (n + kBlock - 1) / kBlock;
+  const int64_t blocks = (n + block - 1) / block;
   Kokkos::parallel_for("vnn::sort_blocks", Range<Exec>(exec, 0, rows * blocks), KOKKOS_LAMBDA(int64_t t) {
-    const int64_t r = t / blocks, begin = (t % blocks) * kBlock;
-    const int64_t end = begin + kBlock < n ? begin + kBlock : n;
+    const int64_t r = t / blocks, begin = (t % blocks) * block;
+    const int64_t end = begin + block < n ? begin + block : n;
     E* row = src + r * n;
     const T* x = in + r * n;
     for (int64_t j = begin; j < end; ++j) {
@@ -145,7 +204,22 @@ void sort_rows(const Exec& exec, const T* in, T* values, int64_t* positions, int
     }
   });
 
-  for (int64_t w = kBlock; w < n; w *= 2) {
+#if !defined(__CUDACC__) && !defined(__HIPCC__)
+  if constexpr (host) {
+    if (radix) {
+      exec.fence();
+      for (int64_t r = 0; r < rows; ++r) {
+        E* sorted = radix_row<Exec, P, U>(exec, src + r * n, dst + r * n, n);
+        if (sorted != src + r * n) {  // an odd number of passes ran: back into src
+          E* row = src + r * n;
+          Kokkos::parallel_for("vnn::sort_radix_copy", Range<Exec>(exec, 0, n), [=](int64_t i) { row[i] = sorted[i]; });
+          exec.fence();
+        }
+      }
+    }
+  }
+#endif
+  for (int64_t w = radix ? n : kBlock; w < n; w *= 2) {
     const int64_t span = kChunk < 2 * w ? kChunk : 2 * w;
     const int64_t items = (n + span - 1) / span;
     const E* from = src;
