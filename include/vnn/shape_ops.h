@@ -185,6 +185,14 @@ std::vector<Tensor> dsplit(const Tensor& t, const std::vector<int64_t>& indices)
 /// The elements of the flattened t at `index` (int64/int32, any shape, negative
 /// counts from the end); the result has index's shape.
 Tensor take(const Tensor& t, const Tensor& index);
+/// A copy of self with source's elements written at the flat positions `index` (negative
+/// count from the end); accumulate: added instead (torch.put). index and source have as many elements.
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
+/// put in place; returns self.
+Tensor& put_(Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
+/// The coordinates in a tensor of `shape` of each flat index (negative count from the end):
+/// one int64 tensor of indices' shape per dim (torch.unravel_index).
+std::vector<Tensor> unravel_index(const Tensor& indices, const Shape& shape);
 /// gather(t, dim, indices) with t and indices broadcast except along dim;
 /// dim none: take of the flattened t (no negative indices).
 Tensor take_along_dim(const Tensor& t, const Tensor& indices, std::optional<int64_t> dim = std::nullopt);

@@ -348,6 +348,58 @@ Tensor take(const Tensor& t, const Tensor& index) {
   return index_select(t.reshape({-1}), 0, detail::index_on(idx, t.device())).view(index.sizes());
 }
 
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  detail::require_arg(self, "put", "input");
+  detail::require_arg(source, "put", "source");
+  std::vector<int64_t> at = detail::host_integers(index, "put", "index");
+  detail::check_same_device(self, index, "put", "index");
+  detail::check_same_device(self, source, "put", "source");
+  VNN_CHECK(DTypeError, source.dtype() == self.dtype(), "put: self (", name(self.dtype()), ") and source (",
+            name(source.dtype()), ") must have the same dtype");
+  VNN_CHECK(ShapeError, index.numel() == source.numel(), "put: index of shape ", index.sizes(),
+            " and source of shape ", source.sizes(), " must have as many elements");
+  int64_t n = self.numel();
+  for (int64_t& i : at) {
+    if (i < -n || i >= n)
+      VNN_THROW(IndexError, "put: index ", i, " is out of range for a tensor of ", n, " elements (shape ", self.sizes(),
+                ")");
+    if (i < 0) i += n;
+  }
+  Tensor flat = self.reshape({-1}), values = source.reshape({-1});
+  if (!accumulate) return scatter_along(flat, 0, at, values).view(self.sizes());
+  if (at.empty()) return self.clone();
+  return index_add(flat, 0, detail::index_on(at, self.device()), values).view(self.sizes());
+}
+
+Tensor& put_(Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  Tensor result = put(self, index, source, accumulate);
+  return detail::inplace_with_grad(self, "put_", [&](const Tensor&) { return result; });
+}
+
+std::vector<Tensor> unravel_index(const Tensor& indices, const Shape& shape) {
+  std::vector<int64_t> flat = detail::host_integers(indices, "unravel_index", "indices");
+  for (int64_t s : shape)
+    if (s < 0) VNN_THROW(ValueError, "unravel_index: shape ", shape, " cannot have negative sizes");
+  int64_t total = 0;
+  VNN_CHECK(ValueError, checked::numel(shape.data(), shape.size(), &total), "unravel_index: shape ", shape,
+            " has more elements than int64 can count");
+  std::vector<std::vector<int64_t>> coords(size_t(shape.size()), std::vector<int64_t>(flat.size()));
+  for (size_t e = 0; e < flat.size(); ++e) {
+    int64_t i = flat[e];
+    if (i < -total || i >= total)
+      VNN_THROW(IndexError, "unravel_index: index ", i, " is out of range for shape ", shape, " (", total,
+                " elements)");
+    if (i < 0) i += total;
+    for (int k = shape.size() - 1; k >= 0; --k) {
+      coords[size_t(k)][e] = i % shape[k];
+      i /= shape[k];
+    }
+  }
+  std::vector<Tensor> out;
+  for (const auto& c : coords) out.push_back(from_vector(c, indices.sizes(), indices.device()));
+  return out;
+}
+
 Tensor take_along_dim(const Tensor& t, const Tensor& indices, std::optional<int64_t> dim) {
   detail::require_arg(t, "take_along_dim", "input");
   detail::require_arg(indices, "take_along_dim", "indices");

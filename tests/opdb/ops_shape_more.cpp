@@ -140,6 +140,10 @@ VNN_OPDB_SPLIT("dsplit", dsplit)
 
 // ---- indexing forms ----------------------------------------------------------
 OPDB("take") { return vnn::take(c.in(), c.tensor(0, "index")); };
+OPDB("put") {
+  return vnn::put(c.in(), c.tensor(0, "index"), c.tensor(1, "source"), c.boolean(2, "accumulate", false));
+};
+OPDB("unravel_index") { return vnn::unravel_index(c.in(), Shape(c.ints(0, "shape", {}))); };
 OPDB("take_along_dim") {
   std::optional<int64_t> dim;
   if (const Arg* d = c.get(1, "dim")) dim = d->integer();

@@ -432,6 +432,26 @@ TEST_CASE("take, take_along_dim, index_copy, index_fill and the scatter-by-view 
   CHECK(host(tk) == std::vector<double>{0, 5, 5, 2});
   CHECK(x.take(longs({})).sizes() == Shape{0});
 
+  Tensor pv = put(x, longs({0, -1, 2}), doubles({7, 8, 9}, {3}).to(kFloat32));
+  CHECK(host(pv) == std::vector<double>{7, 1, 9, 3, 4, 8});
+  CHECK(host(x.view({-1})) == std::vector<double>{0, 1, 2, 3, 4, 5});
+  CHECK(host(put(x, longs({1, 1}), doubles({2, 3}, {2}).to(kFloat32), true)) ==
+        std::vector<double>{0, 6, 2, 3, 4, 5});
+  Tensor xp = iota({2, 3});
+  put_(xp, from_vector(std::vector<int64_t>{5}, {1, 1}, dev), doubles({-1}, {1}).to(kFloat32));
+  CHECK(host(xp) == std::vector<double>{0, 1, 2, 3, 4, -1});
+  std::vector<Tensor> coords = unravel_index(from_vector(std::vector<int64_t>{0, 5, -1, 7}, {2, 2}, dev), {2, 4});
+  REQUIRE(coords.size() == 2);
+  CHECK(coords[0].sizes() == Shape{2, 2});
+  CHECK(host(coords[0]) == std::vector<double>{0, 1, 1, 1});
+  CHECK(host(coords[1]) == std::vector<double>{0, 1, 3, 3});
+  check_error<IndexError>([&] { put(x, longs({6}), doubles({1}, {1}).to(kFloat32)); }, "put");
+  check_error<ShapeError>([&] { put(x, longs({0, 1}), doubles({1}, {1}).to(kFloat32)); }, "put");
+  check_error<DTypeError>([&] { put(x, longs({0}), doubles({1}, {1})); }, "put");
+  check_error<IndexError>([&] { unravel_index(longs({8}), {2, 4}); }, "unravel_index");
+  check_error<ValueError>([&] { unravel_index(longs({0}), {2, -4}); }, "unravel_index");
+  check_error<DTypeError>([&] { unravel_index(ones({1}, dev), {2}); }, "unravel_index");
+
   Tensor s = doubles({10, 30, 20, 60, 40, 50}, {2, 3});
   Tensor pick = from_vector(std::vector<int64_t>{1, 0}, {2, 1}, dev);
   CHECK(host(take_along_dim(s, pick, 1)) == std::vector<double>{30, 60});
@@ -537,6 +557,12 @@ TEST_CASE("gradients of the composed shape ops (float64 finite differences)") {
   check_grad("take", [](auto& x) {
     return take(x[0], from_vector(std::vector<int64_t>{0, -1, 3, 3}, {2, 2}, x[0].device()));
   }, {a});
+  check_grad("put", [](auto& x) {
+    return put(x[0], from_vector(std::vector<int64_t>{4, -1}, {2}, x[0].device()), x[1]);
+  }, {a, grad_input({2}, 41)});
+  check_grad("put accumulate", [](auto& x) {
+    return put(x[0], from_vector(std::vector<int64_t>{1, 1}, {2}, x[0].device()), x[1], true);
+  }, {a, grad_input({2}, 43)});
   check_grad("take_along_dim", [](auto& x) {
     return take_along_dim(x[0], from_vector(std::vector<int64_t>{2, 0}, {1, 2}, x[0].device()), 1);
   }, {a});
