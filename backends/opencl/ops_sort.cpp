@@ -32,6 +32,37 @@ std::string type_defines(int32_t dtype, bool wide) {
          " -DWIDE=" + (wide ? "1" : "0");
 }
 
+// Rows at least this long sort by radix on CPU devices (radix_passes).
+constexpr cl_long kRadixRow = 65536;
+
+// The radix passes of kernels/sort.cl over rows of pairs in *src (every
+// pass runs: an even count, so the result is back in *src).
+vnn_status radix_passes(Device& d, cl_command_queue q, const std::string& defs, cl_long rows, cl_long n,
+                        int key_bits, cl_mem* src, cl_mem* dst, const std::string& what) {
+  Kernel *count_k = nullptr, *offsets_k = nullptr, *scatter_k = nullptr;
+  if (vnn_status st = get_kernel(d, "sort", "vnn_sort_radix_count", defs, &count_k)) return st;
+  if (vnn_status st = get_kernel(d, "sort", "vnn_sort_radix_offsets", defs, &offsets_k)) return st;
+  if (vnn_status st = get_kernel(d, "sort", "vnn_sort_radix_scatter", defs, &scatter_k)) return st;
+  cl_long chunks = 4 * cl_long(d.compute_units > 0 ? d.compute_units : 1);
+  int64_t slots = 0, bytes = 0;
+  if (!vnn::checked::mul(rows, chunks * 256, &slots) || !vnn::checked::bytes(slots, 8, &bytes))
+    return fail(VNN_STATUS_OUT_OF_MEMORY, what, ": radix counts of ", rows, " rows overflow");
+  Scratch counts;
+  if (vnn_status st = Scratch::make(d, q, size_t(bytes), what + " (radix counts)", &counts)) return st;
+  cl_mem cm = counts.mem();
+  for (cl_int shift = 0; shift < key_bits; shift += 8) {
+    if (vnn_status st = launch(d, *count_k, q, rows * chunks, what,
+                               {arg(*src), arg(cm), arg(rows), arg(n), arg(chunks), arg(shift)}))
+      return st;
+    if (vnn_status st = launch(d, *offsets_k, q, rows, what, {arg(cm), arg(rows), arg(chunks)})) return st;
+    if (vnn_status st = launch(d, *scatter_k, q, rows * chunks, what,
+                               {arg(*src), arg(*dst), arg(cm), arg(rows), arg(n), arg(chunks), arg(shift)}))
+      return st;
+    std::swap(*src, *dst);
+  }
+  return VNN_STATUS_OK;
+}
+
 vnn_status run_sort_rows(Device& d, cl_command_queue q, const vnn_op& op, const vnn::kernels::SortRows& s,
                          const std::string& what) {
   const vnn_tensor_desc &in = op.inputs[0], &vals = op.outputs[0], &pos = op.outputs[1];
@@ -51,15 +82,21 @@ vnn_status run_sort_rows(Device& d, cl_command_queue q, const vnn_op& op, const 
   if (s.n > kBlock)
     if (vnn_status st = Scratch::make(d, q, size_t(bytes), what + " (merged pairs)", &b)) return st;
   cl_mem src = a.mem(), dst = b.mem(), in_m = mem(in);
-  cl_long rows = s.rows, n = s.n, block = kBlock, in_off = in.offset, count = total;
+  const bool gpu = (d.cl_type & CL_DEVICE_TYPE_GPU) != 0;
+  // CPU devices sort long rows by radix (from the pairs in position order:
+  // blocks of 1), GPUs by the merges below.
+  const bool radix = !gpu && s.n >= kRadixRow;
+  cl_long rows = s.rows, n = s.n, block = radix ? 1 : kBlock, in_off = in.offset, count = total;
   cl_int descending = s.descending ? 1 : 0;
   if (vnn_status st = launch(d, *blocks_k, q, rows * ((n + block - 1) / block), what,
                              {arg(src), arg(in_m), arg(in_off), arg(rows), arg(n), arg(block), arg(descending)}))
     return st;
+  if (radix)
+    if (vnn_status st = radix_passes(d, q, defs, rows, n, key64 ? 64 : 32, &src, &dst, what)) return st;
   // Outputs per merge item: long sequential runs on CPU devices, short ones
   // on GPUs (a power of two, so an item never spans two merges).
-  const cl_long chunk = (d.cl_type & CL_DEVICE_TYPE_GPU) ? 256 : 4096;
-  for (cl_long w = kBlock; w < n; w *= 2) {
+  const cl_long chunk = gpu ? 256 : 4096;
+  for (cl_long w = radix ? n : kBlock; w < n; w *= 2) {
     cl_long span = chunk < 2 * w ? chunk : 2 * w;
     if (vnn_status st = launch(d, *merge_k, q, rows * ((n + span - 1) / span), what,
                                {arg(src), arg(dst), arg(rows), arg(n), arg(w), arg(span)}))

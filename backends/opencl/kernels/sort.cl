@@ -130,6 +130,48 @@ __kernel void vnn_sort_finish(__global const E* pairs, __global const T* in, lon
   }
 }
 
+// CPU devices, long rows: an LSD radix sort of the pairs (in position
+// order) by key, 8 bits a pass, as backends/kokkos/kernels/sort.hpp's
+// radix_row: item (row, chunk) counts its chunk's digits, one item per row
+// turns the counts into each (digit, chunk)'s first slot, and item (row,
+// chunk) scatters its chunk in order (stable). counts: [rows, chunks, 256].
+__kernel void vnn_sort_radix_count(__global const E* pairs, __global long* counts, long rows, long n, long chunks,
+                                   int shift) {
+  VNN_ITEMS(t, rows * chunks) {
+    const long r = t / chunks, c = t % chunks, per = (n + chunks - 1) / chunks;
+    __global long* own = counts + t * 256;
+    for (int d = 0; d < 256; ++d) own[d] = 0;
+    __global const E* row = pairs + r * n;
+    const long end = min((c + 1) * per, n);
+    for (long i = c * per; i < end; ++i) ++own[(E_KEY(row[i]) >> shift) & 255];
+  }
+}
+
+__kernel void vnn_sort_radix_offsets(__global long* counts, long rows, long chunks) {
+  VNN_ITEMS(r, rows) {
+    __global long* row = counts + r * chunks * 256;
+    long next = 0;
+    for (int d = 0; d < 256; ++d)
+      for (long c = 0; c < chunks; ++c) {
+        const long k = row[c * 256 + d];
+        row[c * 256 + d] = next;
+        next += k;
+      }
+  }
+}
+
+__kernel void vnn_sort_radix_scatter(__global const E* from, __global E* to, __global long* counts, long rows,
+                                     long n, long chunks, int shift) {
+  VNN_ITEMS(t, rows * chunks) {
+    const long r = t / chunks, c = t % chunks, per = (n + chunks - 1) / chunks;
+    __global long* own = counts + t * 256;
+    __global const E* row = from + r * n;
+    __global E* out = to + r * n;
+    const long end = min((c + 1) * per, n);
+    for (long i = c * per; i < end; ++i) out[own[(E_KEY(row[i]) >> shift) & 255]++] = row[i];
+  }
+}
+
 #ifdef OUT_T
 // PyTorch's comparisons: left, the first position whose element is not < v;
 // right, not <= v (NaN values and unsorted rows give its answers too).
