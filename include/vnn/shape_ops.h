@@ -129,6 +129,11 @@ Tensor diag(const Tensor& t, int64_t diagonal = 0);
 /// A view of the diagonal `offset` of the (dim1, dim2) planes, as the last
 /// dim; dims dim1 and dim2 are removed. Length 0 when the offset passes the edge.
 Tensor diagonal(const Tensor& t, int64_t offset = 0, int dim1 = 0, int dim2 = 1);
+/// The windows of `size` elements every `step` along dim, as a view with the window as a new
+/// last dim (Tensor.unfold: dim's size becomes (n - size) / step + 1).
+Tensor unfold(const Tensor& t, int dim, int64_t size, int64_t step);
+/// unfold, copied (at::unfold_copy).
+Tensor unfold_copy(const Tensor& t, int dim, int64_t size, int64_t step);
 /// A tensor whose (dim1, dim2) planes of the result hold t's last dim on
 /// diagonal `offset`, zero elsewhere (the inverse of diagonal).
 Tensor diag_embed(const Tensor& t, int64_t offset = 0, int dim1 = -2, int dim2 = -1);

@@ -24,25 +24,31 @@ namespace vnn {
 
 namespace {
 
-// The flat positions of view's elements, row-major, relative to element 0
-// of a contiguous tensor starting at storage offset `base`.
-std::vector<int64_t> view_positions(const Tensor& view, int64_t base) {
-  int64_t n = view.numel();
-  int nd = view.dim();
+// The storage positions of the elements of a strided view (sizes, strides,
+// first element at `offset`), in row-major order.
+std::vector<int64_t> strided_positions(const Shape& sizes, const Shape& strides, int64_t offset) {
+  int64_t n = sizes.numel();
+  int nd = sizes.size();
   std::vector<int64_t> pos, at(size_t(nd), 0);
   detail::check_host_bytes(n, sizeof(int64_t), "scatter positions");
   pos.reserve(size_t(n));
-  int64_t p = view.storage_offset() - base;
+  int64_t p = offset;
   for (int64_t e = 0; e < n; ++e) {
     pos.push_back(p);
     for (int k = nd - 1; k >= 0; --k) {
-      p += view.stride(k);
-      if (++at[size_t(k)] < view.size(k)) break;
-      p -= view.stride(k) * view.size(k);
+      p += strides[k];
+      if (++at[size_t(k)] < sizes[k]) break;
+      p -= strides[k] * sizes[k];
       at[size_t(k)] = 0;
     }
   }
   return pos;
+}
+
+// The flat positions of view's elements, row-major, relative to element 0
+// of a contiguous tensor starting at storage offset `base`.
+std::vector<int64_t> view_positions(const Tensor& view, int64_t base) {
+  return strided_positions(view.sizes(), view.strides(), view.storage_offset() - base);
 }
 
 // A copy of self with src's elements written at flat positions `pos` of
@@ -112,7 +118,41 @@ Tensor scatter_along(const Tensor& self, int d, const std::vector<int64_t>& at, 
 
 }  // namespace
 
-// ---- diagonals ----------------------------------------------------------------
+// ---- diagonals and windows -----------------------------------------------------
+
+Tensor unfold(const Tensor& t, int dim, int64_t size, int64_t step) {
+  detail::require_arg(t, "unfold", "input");
+  int d = detail::wrap_dim(dim, t.dim(), "unfold");
+  int64_t n = t.dim() == 0 ? 1 : t.size(d);
+  if (step <= 0) VNN_THROW(ValueError, "unfold: step must be positive, got ", step);
+  if (size < 0 || size > n)
+    VNN_THROW(ShapeError, "unfold: size ", size, " must be in [0, ", n, "], the size of dimension ", d, " of shape ",
+              t.sizes());
+  if (t.dim() == 0) return t.reshape({1}).narrow(0, 0, size);  // PyTorch's: the window alone
+  VNN_CHECK(ShapeError, t.dim() < kMaxDims, "unfold: a tensor of shape ", t.sizes(), " already has ", kMaxDims,
+            " dims, the most a window dim can be added to");
+  Shape sz = t.sizes(), st = t.strides();
+  int64_t dim_stride = st[d];
+  sz[d] = (n - size) / step + 1;
+  st[d] = dim_stride * step;
+  sz.push_back(size);
+  st.push_back(dim_stride);
+  Tensor view = detail::view_of(t, sz, st, t.storage_offset(), "unfold");
+  // The gradient: every window element added back at its input position
+  // (windows overlap when step < size), one index_add into zeros.
+  Shape in_sizes = t.sizes(), in_strides = detail::contiguous_strides(in_sizes);
+  Shape pos_strides = in_strides;
+  pos_strides[d] = in_strides[d] * step;
+  pos_strides.push_back(in_strides[d]);
+  detail::record_view("UnfoldBackward", view, t, [in_sizes, sz, pos_strides](const Tensor& g) {
+    Tensor flat = zeros({in_sizes.numel()}, TensorOptions(g.device()).with(g.dtype()));
+    std::vector<int64_t> pos = strided_positions(sz, pos_strides, 0);
+    if (!pos.empty()) flat = index_add(flat, 0, detail::index_on(pos, g.device()), g.reshape({-1}));
+    return flat.view(in_sizes);
+  });
+  return view;
+}
+
 
 Tensor diagonal(const Tensor& t, int64_t offset, int dim1, int dim2) {
   detail::require_arg(t, "diagonal", "input");

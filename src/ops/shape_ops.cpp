@@ -333,6 +333,9 @@ Tensor slice_copy(const Tensor& t, int dim, std::optional<int64_t> start, std::o
   return defined_input(t, "slice_copy").slice(dim, start, end, step).clone();
 }
 Tensor t_copy(const Tensor& t) { return defined_input(t, "t_copy").t().clone(); }
+Tensor unfold_copy(const Tensor& t, int dim, int64_t size, int64_t step) {
+  return unfold(defined_input(t, "unfold_copy"), dim, size, step).clone();
+}
 Tensor transpose_copy(const Tensor& t, int dim0, int dim1) {
   return defined_input(t, "transpose_copy").transpose(dim0, dim1).clone();
 }

@@ -140,6 +140,12 @@ VNN_OPDB_SPLIT("dsplit", dsplit)
 
 // ---- indexing forms ----------------------------------------------------------
 OPDB("take") { return vnn::take(c.in(), c.tensor(0, "index")); };
+OPDB("unfold") {
+  return vnn::unfold(c.in(), int(c.integer(0, "dimension")), c.integer(1, "size"), c.integer(2, "step"));
+};
+OPDB("unfold_copy") {
+  return vnn::unfold_copy(c.in(), int(c.integer(0, "dimension")), c.integer(1, "size"), c.integer(2, "step"));
+};
 OPDB("put") {
   return vnn::put(c.in(), c.tensor(0, "index"), c.tensor(1, "source"), c.boolean(2, "accumulate", false));
 };

@@ -224,6 +224,7 @@ TEST_CASE("the *_copy forms equal their views in new contiguous storage") {
   same(squeeze_copy(iota({1, 3, 1})), iota({3}));
   same(squeeze_copy(iota({1, 3, 1}), 0), iota({3, 1}));
   same(unsqueeze_copy(x, -1), x.unsqueeze(-1));
+  same(unfold_copy(x, 2, 2, 1), unfold(x, 2, 2, 1));
   std::vector<Tensor> ub = unbind_copy(x, 2), sp = split_copy(x, 3, 2), sw = split_with_sizes_copy(x, {1, 3}, 2);
   REQUIRE(ub.size() == 4);
   REQUIRE(sp.size() == 2);
@@ -240,6 +241,26 @@ TEST_CASE("the *_copy forms equal their views in new contiguous storage") {
   check_error<IndexError>([&] { select_copy(x, 0, 2); }, "select");
   check_error<ValueError>([&] { alias_copy(Tensor()); }, "alias_copy");
   check_error<ValueError>([&] { as_strided_copy(x, {100000}, {1}); }, "as_strided");
+}
+
+TEST_CASE("unfold: sliding windows as a view") {
+  Tensor x = iota({2, 7});
+  Tensor w = unfold(x, 1, 3, 2);
+  REQUIRE(w.sizes() == Shape{2, 3, 3});
+  CHECK(w.raw_data() == x.raw_data());
+  std::vector<double> wv = host(w);
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t k = 0; k < 3; ++k) CHECK(wv[size_t(r * 9 + i * 3 + k)] == double(r * 7 + i * 2 + k));
+  CHECK(unfold(x, 0, 2, 1).sizes() == Shape{1, 7, 2});
+  CHECK(unfold(x, -1, 7, 5).sizes() == Shape{2, 1, 7});
+  CHECK(unfold(x, 1, 0, 3).sizes() == Shape{2, 3, 0});
+  CHECK(host(unfold(iota({}), 0, 1, 1)) == std::vector<double>{0});
+  check_grad("unfold overlapping", [](auto& v) { return unfold(v[0], 1, 3, 1) * 2.0; }, {grad_input({2, 5})});
+  check_grad("unfold strided", [](auto& v) { return unfold(v[0], 0, 2, 3); }, {grad_input({8, 2}, 9)});
+  check_error<ValueError>([&] { unfold(x, 1, 3, 0); }, "unfold");
+  check_error<ShapeError>([&] { unfold(x, 1, 8, 1); }, "unfold");
+  check_error<IndexError>([&] { unfold(x, 2, 1, 1); }, "unfold");
 }
 
 TEST_CASE("diagonal, diag, diag_embed, diagflat and trace") {
