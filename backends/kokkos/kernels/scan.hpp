@@ -82,7 +82,7 @@ template <class C> struct ScanOp<C, VNN_SCAN_LOGSUMEXP> {
   KOKKOS_INLINE_FUNCTION static void combine(ScanState<C>& a, const ScanState<C>& b) { a.v = log_add_exp(a.v, b.v); }
 };
 
-constexpr bool scan_indexed(int fn) { return fn == VNN_SCAN_MAX || fn == VNN_SCAN_MIN; }
+KOKKOS_INLINE_FUNCTION constexpr bool scan_indexed(int fn) { return fn == VNN_SCAN_MAX || fn == VNN_SCAN_MIN; }
 
 // The type a scan of out dtype O computes in: float32 sums, products and
 // logsumexps in double (as PyTorch's CPU kernels accumulate), the rest in O.
