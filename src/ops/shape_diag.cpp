@@ -373,38 +373,36 @@ Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
 
 // ---- indexing by position ----------------------------------------------------------
 
-Tensor take(const Tensor& t, const Tensor& index) {
-  detail::require_arg(t, "take", "input");
-  std::vector<int64_t> idx = detail::host_integers(index, "take", "index");
-  detail::check_same_device(t, index, "take", "index");
+namespace {
+// index's values as positions in the flattened t: checked, negative ones counted from the end.
+std::vector<int64_t> flat_positions(const Tensor& t, const Tensor& index, const char* op) {
+  detail::require_arg(t, op, "input");
+  std::vector<int64_t> at = detail::host_integers(index, op, "index");
+  detail::check_same_device(t, index, op, "index");
   int64_t n = t.numel();
-  for (int64_t& i : idx) {
+  for (int64_t& i : at) {
     if (i < -n || i >= n)
-      VNN_THROW(IndexError, "take: index ", i, " is out of range for a tensor of ", n, " elements (shape ", t.sizes(),
+      VNN_THROW(IndexError, op, ": index ", i, " is out of range for a tensor of ", n, " elements (shape ", t.sizes(),
                 ")");
     if (i < 0) i += n;
   }
-  if (idx.empty()) return t.new_empty(index.sizes());
-  return index_select(t.reshape({-1}), 0, detail::index_on(idx, t.device())).view(index.sizes());
+  return at;
+}
+}  // namespace
+
+Tensor take(const Tensor& t, const Tensor& index) {
+  std::vector<int64_t> at = flat_positions(t, index, "take");
+  return index_select(t.reshape({-1}), 0, detail::index_on(at, t.device())).view(index.sizes());
 }
 
 Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
-  detail::require_arg(self, "put", "input");
+  std::vector<int64_t> at = flat_positions(self, index, "put");
   detail::require_arg(source, "put", "source");
-  std::vector<int64_t> at = detail::host_integers(index, "put", "index");
-  detail::check_same_device(self, index, "put", "index");
   detail::check_same_device(self, source, "put", "source");
   VNN_CHECK(DTypeError, source.dtype() == self.dtype(), "put: self (", name(self.dtype()), ") and source (",
             name(source.dtype()), ") must have the same dtype");
   VNN_CHECK(ShapeError, index.numel() == source.numel(), "put: index of shape ", index.sizes(),
             " and source of shape ", source.sizes(), " must have as many elements");
-  int64_t n = self.numel();
-  for (int64_t& i : at) {
-    if (i < -n || i >= n)
-      VNN_THROW(IndexError, "put: index ", i, " is out of range for a tensor of ", n, " elements (shape ", self.sizes(),
-                ")");
-    if (i < 0) i += n;
-  }
   Tensor flat = self.reshape({-1}), values = source.reshape({-1});
   if (!accumulate) return scatter_along(flat, 0, at, values).view(self.sizes());
   if (at.empty()) return self.clone();
