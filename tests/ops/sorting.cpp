@@ -295,7 +295,7 @@ TEST_CASE("bincount and histc against host loops") {
             .to_vector<double>() == std::vector<double>{1, 3});
 }
 
-TEST_CASE("gradients of sort, topk, kthvalue, median and quantile (float64 finite differences)") {
+TEST_CASE("gradients of sort, topk, kthvalue, median, mode and quantile (float64 finite differences)") {
   Generator gen(5);
   Tensor x = rand({3, 7}, on_device(kFloat64), &gen).requires_grad_();
   auto check = [&](const char* name, std::function<Tensor(const std::vector<Tensor>&)> f) {
@@ -310,6 +310,8 @@ TEST_CASE("gradients of sort, topk, kthvalue, median and quantile (float64 finit
   check("median", [](auto& v) { return std::get<0>(median(v[0], 1, true)); });
   check("quantile", [](auto& v) { return quantile(v[0], 0.3, 1); });
   check("nanquantile midpoint", [](auto& v) { return nanquantile(v[0], 0.7, 0, false, "midpoint"); });
+  check("mode", [](auto& v) { return std::get<0>(mode(v[0], 1)); });
+  check("nanmedian", [](auto& v) { return std::get<0>(nanmedian(v[0], 0)); });
 }
 
 TEST_CASE("randperm sorts Philox keys on the device: a permutation, the same on every device") {
