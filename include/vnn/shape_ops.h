@@ -53,6 +53,8 @@ Tensor repeat_interleave(const Tensor& repeats);
 // ---- views and dim moves ------------------------------------------------------
 /// The views t.select(dim, i) for each i.
 std::vector<Tensor> unbind(const Tensor& t, int dim = 0);
+/// A view without those of `dims` whose size is 1 (torch.squeeze with a dim tuple; one dim: vnn/indexing.h).
+Tensor squeeze(const Tensor& t, const Dims& dims);
 /// A view with dims `source` moved to positions `destination`, the others in order.
 Tensor movedim(const Tensor& t, const Dims& source, const Dims& destination);
 /// movedim.

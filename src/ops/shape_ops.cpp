@@ -263,6 +263,15 @@ std::vector<Tensor> unbind(const Tensor& t, int dim) {
   return out;
 }
 
+Tensor squeeze(const Tensor& t, const Dims& dims) {
+  detail::require_arg(t, "squeeze", "input");
+  std::vector<int> ds = detail::wrap_unique_dims(dims.vec(), t.dim(), "squeeze");
+  std::sort(ds.rbegin(), ds.rend());  // the last first, so the earlier positions hold
+  Tensor out = t.view(t.sizes());
+  for (int d : ds) out = out.squeeze(d);
+  return out;
+}
+
 Tensor movedim(const Tensor& t, const Dims& source, const Dims& destination) {
   detail::require_arg(t, "movedim", "input");
   VNN_CHECK(ValueError, source.vec().size() == destination.vec().size(), "movedim: source ", Shape(source.vec()).str(),

@@ -140,6 +140,7 @@ VNN_OPDB_SPLIT("dsplit", dsplit)
 
 // ---- indexing forms ----------------------------------------------------------
 OPDB("take") { return vnn::take(c.in(), c.tensor(0, "index")); };
+OPDB("squeeze.multiple") { return vnn::squeeze(c.in(), Dims(c.ints(0, "dim", {}))); };
 OPDB("unfold") {
   return vnn::unfold(c.in(), int(c.integer(0, "dimension")), c.integer(1, "size"), c.integer(2, "step"));
 };

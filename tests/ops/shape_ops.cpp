@@ -177,6 +177,14 @@ TEST_CASE("unbind, movedim, swapaxes, ravel, narrow_copy, atleast_nd and broadca
   CHECK(nc.raw_data() != x.raw_data());
   CHECK(max_abs_diff(nc, x.narrow(2, 1, 2)) == 0);
 
+  Tensor ones3 = iota({1, 3, 1, 1});
+  CHECK(squeeze(ones3, {0, -1}).sizes() == Shape{3, 1});
+  CHECK(squeeze(ones3, {0, 1, 2, 3}).sizes() == Shape{3});
+  CHECK(squeeze(ones3, std::vector<int64_t>{}).sizes() == ones3.sizes());
+  CHECK(squeeze(ones3, {2, 0}).raw_data() == ones3.raw_data());
+  CHECK(squeeze(iota({}), {0}).sizes() == Shape{});
+  check_error<ValueError>([&] { squeeze(ones3, {0, -4}); }, "squeeze");
+  check_error<IndexError>([&] { squeeze(ones3, {0, 4}); }, "squeeze");
   CHECK(atleast_1d(iota({})).sizes() == Shape{1});
   CHECK(atleast_2d(iota({3})).sizes() == Shape{1, 3});
   CHECK(atleast_3d(iota({3})).sizes() == Shape{1, 3, 1});
