@@ -32,8 +32,11 @@ std::string type_defines(int32_t dtype, bool wide) {
          " -DWIDE=" + (wide ? "1" : "0");
 }
 
-// Rows at least this long sort by radix on CPU devices (radix_passes).
+// Rows at least this long sort by radix on CPU devices (radix_passes);
+// rows from kRowRadix, when there are enough to fill the compute units, by
+// radix one row per item (vnn_sort_radix_rows).
 constexpr cl_long kRadixRow = 65536;
+constexpr cl_long kRowRadix = 256;
 
 // The radix passes of kernels/sort.cl over rows of pairs in *src (every
 // pass runs: an even count, so the result is back in *src).
@@ -85,14 +88,24 @@ vnn_status run_sort_rows(Device& d, cl_command_queue q, const vnn_op& op, const 
   const bool gpu = (d.cl_type & CL_DEVICE_TYPE_GPU) != 0;
   // CPU devices sort long rows by radix (from the pairs in position order:
   // blocks of 1), GPUs by the merges below.
-  const bool radix = !gpu && s.n >= kRadixRow;
+  const bool long_radix = !gpu && s.n >= kRadixRow;
+  const bool row_radix = !gpu && !long_radix && s.n >= kRowRadix &&
+                         s.rows >= 2 * cl_long(d.compute_units > 0 ? d.compute_units : 1);
+  const bool radix = long_radix || row_radix;
   cl_long rows = s.rows, n = s.n, block = radix ? 1 : kBlock, in_off = in.offset, count = total;
   cl_int descending = s.descending ? 1 : 0;
   if (vnn_status st = launch(d, *blocks_k, q, rows * ((n + block - 1) / block), what,
                              {arg(src), arg(in_m), arg(in_off), arg(rows), arg(n), arg(block), arg(descending)}))
     return st;
-  if (radix)
+  if (long_radix)
     if (vnn_status st = radix_passes(d, q, defs, rows, n, key64 ? 64 : 32, &src, &dst, what)) return st;
+  if (row_radix) {
+    Kernel* rows_k = nullptr;
+    if (vnn_status st = get_kernel(d, "sort", "vnn_sort_radix_rows", defs, &rows_k)) return st;
+    cl_int key_bits = key64 ? 64 : 32;
+    if (vnn_status st = launch(d, *rows_k, q, rows, what, {arg(src), arg(dst), arg(rows), arg(n), arg(key_bits)}))
+      return st;
+  }
   // Outputs per merge item: long sequential runs on CPU devices, short ones
   // on GPUs (a power of two, so an item never spans two merges).
   const cl_long chunk = gpu ? 256 : 4096;

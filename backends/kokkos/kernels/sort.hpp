@@ -19,7 +19,9 @@
 // 32-bit keys travel packed with the position in one uint64 (8 bytes a
 // pair), 64-bit keys as a (key, position) struct. On host spaces rows of
 // kRadixRow or more take an LSD radix sort of the pairs instead of steps
-// 1-2 (radix_row: 4 passes over a 16M-element row against 19 merges).
+// 1-2 (radix_row: 4 passes over a 16M-element row against 19 merges), and
+// many rows of kRowRadix or more the same radix one row per item
+// (radix_each_row).
 //
 // SEARCHSORTED: one binary search per value, with PyTorch's comparisons
 // (left: the first position whose element is not < v; right: not <= v), so
@@ -117,8 +119,11 @@ struct WidePair {
   KOKKOS_INLINE_FUNCTION static bool less(E a, E b) { return a.key < b.key || (a.key == b.key && a.pos < b.pos); }
 };
 
-// Rows at least this long sort by radix on host spaces (radix_row).
+// Rows at least this long sort by radix on host spaces (radix_row); rows
+// from kRowRadix, when there are enough of them to fill the threads, by
+// radix one row per item (radix_each_row).
 inline constexpr int64_t kRadixRow = 65536;
+inline constexpr int64_t kRowRadix = 256;
 
 #if !defined(__CUDACC__) && !defined(__HIPCC__)
 // Host spaces, long rows: an LSD radix sort of one row of pairs (in position
@@ -167,6 +172,39 @@ typename P::E* radix_row(const Exec& exec, typename P::E* src, typename P::E* ds
   }
   return src;
 }
+
+// Host spaces, many rows of kRowRadix to kRadixRow: each item sorts whole
+// rows by the same LSD radix (stable), sequentially; rows run in parallel.
+// The sorted rows end in src.
+template <class Exec, class P, class U>
+void radix_each_row(const Exec& exec, typename P::E* src, typename P::E* dst, int64_t rows, int64_t n) {
+  using E = typename P::E;
+  Kokkos::parallel_for("vnn::sort_radix_rows", Range<Exec>(exec, 0, rows), [=](int64_t r) {
+    E* from = src + r * n;
+    E* to = dst + r * n;
+    int64_t slot[256];
+    for (int shift = 0; shift < int(sizeof(U)) * 8; shift += 8) {
+      for (int d = 0; d < 256; ++d) slot[d] = 0;
+      for (int64_t i = 0; i < n; ++i) ++slot[(P::key(from[i]) >> shift) & 255];
+      int64_t next = 0;
+      bool one_digit = false;
+      for (int d = 0; d < 256; ++d) {
+        const int64_t k = slot[d];
+        one_digit = one_digit || k == n;
+        slot[d] = next;
+        next += k;
+      }
+      if (one_digit) continue;
+      for (int64_t i = 0; i < n; ++i) to[slot[(P::key(from[i]) >> shift) & 255]++] = from[i];
+      E* t = from;
+      from = to;
+      to = t;
+    }
+    if (from != src + r * n)
+      for (int64_t i = 0; i < n; ++i) src[r * n + i] = from[i];
+  });
+  exec.fence();
+}
 #endif
 
 template <class Exec, class P, class T>
@@ -186,7 +224,9 @@ void sort_rows(const Exec& exec, const T* in, T* values, int64_t* positions, int
                               size_t(n > kBlock ? total : 0));
   E* src = buf_a.data();
   E* dst = buf_b.data();
-  const bool radix = host && n >= kRadixRow;
+  const bool long_radix = host && n >= kRadixRow;
+  const bool row_radix = host && !long_radix && n >= kRowRadix && rows >= 2 * int64_t(exec.concurrency());
+  const bool radix = long_radix || row_radix;
   // Radix rows start from the pairs in position order (blocks of 1).
   const int64_t block = radix ? 1 : kBlock;
 
@@ -206,7 +246,9 @@ void sort_rows(const Exec& exec, const T* in, T* values, int64_t* positions, int
 
 #if !defined(__CUDACC__) && !defined(__HIPCC__)
   if constexpr (host) {
-    if (radix) {
+    if (row_radix) {
+      radix_each_row<Exec, P, U>(exec, src, dst, rows, n);
+    } else if (long_radix) {
       exec.fence();
       for (int64_t r = 0; r < rows; ++r) {
         E* sorted = radix_row<Exec, P, U>(exec, src + r * n, dst + r * n, n);

@@ -172,6 +172,35 @@ __kernel void vnn_sort_radix_scatter(__global const E* from, __global E* to, __g
   }
 }
 
+// CPU devices, many shorter rows: one item sorts a whole row by the same
+// radix, sequentially (rows in parallel); the sorted row ends in `pairs`.
+__kernel void vnn_sort_radix_rows(__global E* pairs, __global E* scratch, long rows, long n, int key_bits) {
+  VNN_ITEMS(r, rows) {
+    __global E* from = pairs + r * n;
+    __global E* to = scratch + r * n;
+    long slot[256];
+    for (int shift = 0; shift < key_bits; shift += 8) {
+      for (int d = 0; d < 256; ++d) slot[d] = 0;
+      for (long i = 0; i < n; ++i) ++slot[(E_KEY(from[i]) >> shift) & 255];
+      long next = 0;
+      int one_digit = 0;
+      for (int d = 0; d < 256; ++d) {
+        const long k = slot[d];
+        one_digit = one_digit || k == n;
+        slot[d] = next;
+        next += k;
+      }
+      if (one_digit) continue;
+      for (long i = 0; i < n; ++i) to[slot[(E_KEY(from[i]) >> shift) & 255]++] = from[i];
+      __global E* t = from;
+      from = to;
+      to = t;
+    }
+    if (from != pairs + r * n)
+      for (long i = 0; i < n; ++i) pairs[r * n + i] = from[i];
+  }
+}
+
 #ifdef OUT_T
 // PyTorch's comparisons: left, the first position whose element is not < v;
 // right, not <= v (NaN values and unsorted rows give its answers too).
