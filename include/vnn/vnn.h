@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The umbrella header: #include <vnn/vnn.h>
 #pragma once
+#include "vnn/composite.h"
 #include "vnn/creation.h"
 #include "vnn/data/dataloader.h"
 #include "vnn/data/dataset.h"
@@ -9,6 +10,7 @@
 #include "vnn/io/safetensors.h"
 #include "vnn/amp.h"
 #include "vnn/attention.h"
+#include "vnn/advanced_index.h"
 #include "vnn/autograd.h"
 #include "vnn/device.h"
 #include "vnn/dtype.h"
@@ -23,6 +25,7 @@
 #include "vnn/optim.h"
 #include "vnn/random.h"
 #include "vnn/reduction.h"
+#include "vnn/samplers.h"
 #include "vnn/scan.h"
 #include "vnn/shape.h"
 #include "vnn/shape_ops.h"

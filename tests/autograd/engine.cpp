@@ -12,7 +12,7 @@ using vnn::test::device_under_test;
 
 namespace {
 // y = (x [1, n] @ w [n, 1]) as a one-element tensor.
-Tensor dot(const Tensor& x, const Tensor& w) { return matmul(x.reshape({1, -1}), w.reshape({-1, 1})).view({}); }
+Tensor flat_dot(const Tensor& x, const Tensor& w) { return matmul(x.reshape({1, -1}), w.reshape({-1, 1})).view({}); }
 }  // namespace
 
 TEST_CASE("gradients of a product through views, accumulated until cleared") {
@@ -20,7 +20,7 @@ TEST_CASE("gradients of a product through views, accumulated until cleared") {
   Tensor x = from_vector<float>({1, 2, 3, 4}, {4}).to(dev).requires_grad_();
   Tensor w = from_vector<float>({5, 6, 7, 8}, {2, 2}).to(dev).requires_grad_();
   CHECK(x.is_leaf());
-  Tensor y = dot(x, w.transpose(0, 1));  // w^T flattened: 5, 7, 6, 8
+  Tensor y = flat_dot(x, w.transpose(0, 1));  // w^T flattened: 5, 7, 6, 8
   CHECK(y.requires_grad());
   CHECK_FALSE(y.is_leaf());
   CHECK(y.grad_fn_name() == "ViewBackward");
@@ -28,7 +28,7 @@ TEST_CASE("gradients of a product through views, accumulated until cleared") {
   CHECK(x.grad().to_vector<float>() == std::vector<float>{5, 7, 6, 8});
   CHECK(w.grad().to_vector<float>() == std::vector<float>{1, 3, 2, 4});  // d/dw of sum x_k w^T_k
   CHECK(x.grad().device() == dev);
-  dot(x, w.transpose(0, 1)).backward();  // accumulates
+  flat_dot(x, w.transpose(0, 1)).backward();  // accumulates
   CHECK(x.grad().to_vector<float>() == std::vector<float>{10, 14, 12, 16});
   x.set_grad(Tensor());
   CHECK_FALSE(x.grad().defined());
@@ -38,7 +38,7 @@ TEST_CASE("retain_graph, second backward, and non-scalar roots") {
   Device dev = device_under_test();
   Tensor x = from_vector<float>({1, 2}, {2}).to(dev).requires_grad_();
   Tensor w = from_vector<float>({3, 4}, {2}).to(dev);
-  Tensor y = dot(x, w);
+  Tensor y = flat_dot(x, w);
   y.backward(Tensor(), /*retain_graph=*/true);
   y.backward();
   CHECK(x.grad().to_vector<float>() == std::vector<float>{6, 8});
@@ -56,12 +56,12 @@ TEST_CASE("no_grad, detach and requires_grad rules") {
   Tensor x = ones({3}, dev).requires_grad_();
   {
     autograd::NoGradGuard guard;
-    CHECK_FALSE(dot(x, x.detach()).requires_grad());
+    CHECK_FALSE(flat_dot(x, x.detach()).requires_grad());
   }
   CHECK(autograd::grad_enabled());
   CHECK_FALSE(x.detach().requires_grad());
   CHECK(x.detach().raw_data() == x.raw_data());
-  CHECK_THROWS_AS(dot(x, x).requires_grad_(false), ValueError);  // not a leaf
+  CHECK_THROWS_AS(flat_dot(x, x).requires_grad_(false), ValueError);  // not a leaf
   CHECK_THROWS_AS(ones({2}, TensorOptions(dev).with(kInt64)).requires_grad_(), DTypeError);
   CHECK_THROWS_AS(x.fill_(2.0), ValueError);  // in-place on a leaf that requires grad
   {
@@ -75,7 +75,7 @@ TEST_CASE("a tensor saved for backward and then modified in place is caught") {
   Device dev = device_under_test();
   Tensor w = ones({4}, dev).requires_grad_();
   Tensor x = arange(0.0, 4, 1, dev).clone();
-  Tensor y = dot(x, w);  // saves x
+  Tensor y = flat_dot(x, w);  // saves x
   x.fill_(7.0);
   try {
     y.backward();
@@ -96,11 +96,11 @@ TEST_CASE("hooks, retain_grad and autograd::grad") {
     ++calls;
     return matmul(g.view({2, 1}), full({1, 1}, 10.0, dev)).view({2});  // scale by 10
   });
-  dot(mid, w).backward();
+  flat_dot(mid, w).backward();
   CHECK(calls == 1);
   CHECK(mid.grad().to_vector<float>() == std::vector<float>{3, 4});
   CHECK(x.grad().to_vector<float>() == std::vector<float>{30, 40});
-  Tensor y = dot(x, w);
+  Tensor y = flat_dot(x, w);
   std::vector<Tensor> g = autograd::grad({y}, {w});
   CHECK(g[0].to_vector<float>() == std::vector<float>{1, 2});
   CHECK(w.grad().to_vector<float>() == std::vector<float>{1, 2});  // from the first backward only
@@ -110,7 +110,7 @@ TEST_CASE("gradients flow across devices and dtypes") {
   Device dev = device_under_test();
   Tensor x = from_vector<double>({1, 2, 3}, {3}).requires_grad_();  // on cpu
   Tensor w = from_vector<float>({4, 5, 6}, {3}).to(dev);
-  Tensor y = dot(x.to(dev, kFloat32), w);
+  Tensor y = flat_dot(x.to(dev, kFloat32), w);
   y.backward();
   CHECK(x.grad().device() == Device("cpu"));
   CHECK(x.grad().dtype() == kFloat64);
