@@ -69,9 +69,10 @@ TEST_CASE("index_select of whole rows matches loops, block path and general walk
   Tensor x = base.to(dev);
   Tensor wide = from_vector(std::vector<int64_t>{7, -1, 2, -1, 39, -1}, {3, 2}).to(dev);
   check_index_select(x, 0, wide.select(1, 0));
+  // A 0-D source takes one index and gives a 0-D result, as PyTorch's.
   Tensor s = full(Shape{}, 4.5, TensorOptions(dev));
-  CHECK(index_select(s, 0, from_vector(std::vector<int64_t>{0, 0}, {2}).to(dev)).cpu().to_vector<float>() ==
-        std::vector<float>{4.5f, 4.5f});
+  CHECK(index_select(s, 0, from_vector(std::vector<int64_t>{0}, {1}).to(dev)).item() == 4.5);
+  CHECK_THROWS_AS(index_select(s, 0, from_vector(std::vector<int64_t>{0, 0}, {2}).to(dev)), IndexError);
   CHECK_THROWS_AS(index_select(x, 0, from_vector(std::vector<int64_t>{40}, {1}).to(dev)), IndexError);
 }
 

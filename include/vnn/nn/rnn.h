@@ -256,6 +256,7 @@ class RNNImplBase : public Module {
   void flatten_parameters() {}
 
  protected:
+  /// Registers the parameters of `shape`, drawn from U(-1/sqrt(H), 1/sqrt(H)) with `gen`.
   RNNImplBase(const detail::RNNShape& shape, Generator* gen);
   /// Runs every layer: input packed as data [N, I] with batch_sizes (one per step), h0 [L*D, B, Hout] and
   /// (LSTM) c0 [L*D, B, H], both defined; returns (output data [N, D*Hout], h_n, c_n).
@@ -266,6 +267,7 @@ class RNNImplBase : public Module {
   /// A packed input through run(): (output, h_n, c_n), hx given in the original batch order.
   std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> run_packed(const utils::rnn::PackedSequence& input,
                                                                      const Tensor& h0, const Tensor& c0);
+  /// (Re)registers every layer's parameters under PyTorch's names and draws them.
   void build(Generator* gen);
   /// clone() of a derived layer: a copy of `self` rebuilt, then given this module's state.
   template <class Self>
@@ -275,6 +277,7 @@ class RNNImplBase : public Module {
     return finish_clone(copy, [&c] { c.build(nullptr); }, device);
   }
 
+  /// Mode, sizes, layers, directions and options.
   detail::RNNShape shape_;
   /// Parameters of layer l, direction d at index l * D + d: w_ih, w_hh, b_ih, b_hh, w_hr.
   std::vector<std::vector<Tensor>> weights_;
@@ -362,7 +365,9 @@ class RNNCellImplBase : public Module {
   void reset_parameters(Generator* gen = nullptr);
 
  protected:
+  /// A cell named `name` of vnn_rnn_cell_mode `mode`, its parameters drawn with `gen`.
   RNNCellImplBase(const char* name, int mode, int64_t input_size, int64_t hidden_size, bool bias, Generator* gen);
+  /// (Re)registers the parameters and draws them.
   void build(Generator* gen);
   /// clone() of a derived cell: a copy of `self` rebuilt, then given this module's state.
   template <class Self>
@@ -373,8 +378,13 @@ class RNNCellImplBase : public Module {
   }
   /// input [B, I] or [I] and its state checked; returns (batched input, batched state, whether unbatched).
   std::tuple<Tensor, Tensor, bool> batched(const Tensor& input, const Tensor& hx, const char* state_name) const;
+  /// The vnn_rnn_cell_mode of the cell.
   int mode_;
+  /// Feature sizes of the input and of the hidden state.
+  ///@{
   int64_t input_size_, hidden_size_;
+  ///@}
+  /// Whether the cell has bias_ih / bias_hh.
   bool bias_;
 };
 
