@@ -187,9 +187,10 @@ OPDB("nn.functional.scaled_dot_product_attention") {
   const double p = c.number(3, "dropout_p", 0.0);
   if (p != 0.0) gap("scaled_dot_product_attention with dropout (random)");
   const bool causal = c.boolean(4, "is_causal", false);
-  if (c.get(5, "scale")) gap("scaled_dot_product_attention(scale=)");
-  if (c.boolean(6, "enable_gqa", false)) gap("scaled_dot_product_attention(enable_gqa=True)");
-  return F::scaled_dot_product_attention(c.in(), k, v, mask ? mask->tensor() : Tensor(), 0.0, causal);
+  std::optional<double> scale;
+  if (const Arg* s = c.get(5, "scale")) scale = s->number();
+  const bool gqa = c.boolean(6, "enable_gqa", false);
+  return F::scaled_dot_product_attention(c.in(), k, v, mask ? mask->tensor() : Tensor(), 0.0, causal, scale, gqa);
 };
 
 // ---- classification losses ---------------------------------------------------------
