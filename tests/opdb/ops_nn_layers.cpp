@@ -104,6 +104,13 @@ OPDB("nn.functional.adaptive_avg_pool1d") {
   return F::adaptive_avg_pool1d(c.in(), nn::AdaptiveAvgPool1dOptions(size1(c.get(0, "output_size"), 0)));
 };
 
+OPDB("nn.functional.adaptive_max_pool1d") {
+  const int64_t out = size1(c.get(0, "output_size"), 0);
+  if (c.boolean(1, "return_indices", false))
+    return F::adaptive_max_pool1d_with_indices(c.in(), nn::AdaptiveMaxPool1dOptions(out));
+  return F::adaptive_max_pool1d(c.in(), nn::AdaptiveMaxPool1dOptions(out));
+};
+
 // ---- padding and resampling ---------------------------------------------------------
 vnn::PadMode pad_mode(const std::string& m) {
   if (m == "constant") return vnn::kConstant;
@@ -150,6 +157,22 @@ OPDB("nn.functional.interpolate.linear") { return interpolate(c, vnn::kLinear); 
 OPDB("nn.functional.interpolate.bilinear") { return interpolate(c, vnn::kBilinear); };
 OPDB("nn.functional.interpolate.trilinear") { return interpolate(c, vnn::kTrilinear); };
 OPDB("nn.functional.interpolate.area") { return interpolate(c, vnn::kArea); };
+// The deprecated upsample_* forms: interpolate with their fixed mode
+// (bilinear with align_corners=True, as PyTorch's upsample_bilinear).
+OPDB("nn.functional.upsample_nearest") {
+  F::InterpolateFuncOptions o;
+  o.mode(vnn::kNearest);
+  if (const Arg* s = c.get(0, "size")) o.size(s->ints());
+  if (const Arg* f = c.get(1, "scale_factor")) o.scale_factor({f->number()});
+  return F::interpolate(c.in(), o);
+};
+OPDB("nn.functional.upsample_bilinear") {
+  F::InterpolateFuncOptions o;
+  o.mode(vnn::kBilinear).align_corners(true);
+  if (const Arg* s = c.get(0, "size")) o.size(s->ints());
+  if (const Arg* f = c.get(1, "scale_factor")) o.scale_factor({f->number(), f->number()});
+  return F::interpolate(c.in(), o);
+};
 
 // ---- normalization, embedding, attention ---------------------------------------------
 OPDB("nn.functional.group_norm") {

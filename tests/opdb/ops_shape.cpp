@@ -173,6 +173,16 @@ OPDB("arange") {
   return vnn::arange(c.input().number(), end->number(), step ? step->number() : 1.0, o);
 };
 
+// The functional fill / zero_ of op_db: vnn's fill_ / zero_ on a copy.
+OPDB("fill") {
+  Tensor t = c.in().clone();
+  return t.fill_(c.number(0, "value"));
+};
+OPDB("zero_") {
+  Tensor t = c.in().clone();
+  return t.zero_();
+};
+
 // ---- conversions -----------------------------------------------------------
 #define VNN_OPDB_CONVERSION(KEY, DT)                                                          \
   OPDB(KEY) {                                                                                 \
