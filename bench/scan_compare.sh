@@ -6,22 +6,4 @@
 #     SCAN_BENCH: the scan_bench binary (e.g. build/bin/scan_bench)
 # Prints one table: per op and n, each device's ms and GB/s, the copy GB/s
 # measured in the same run, and torch / vnn time ratios (> 1: vnn faster).
-set -euo pipefail
-export LC_ALL=C
-bench=${1:?scan_bench binary}
-samples=${2:-5}
-here=$(cd "$(dirname "$0")" && pwd)
-py=$("$here/torch2_venv.sh")
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-"$bench" --samples "$samples" > "$out/vnn.txt"
-"$py" "$here/scan_bench_torch.py" --samples "$samples" > "$out/torch.txt"
-grep '^#' "$out/torch.txt" "$out/vnn.txt" | sed 's/^[^:]*://'
-echo "| op | n | device | vnn ms | vnn GB/s | copy GB/s (device) | torch cpu ms | torch GB/s | torch / vnn |"
-echo "|---|---|---|---|---|---|---|---|---|"
-awk 'NR == FNR { if ($1 !~ /^#/) { tms[$2 "_" $3] = $4; tgb[$2 "_" $3] = $5 } next }
-     $1 !~ /^#/ && $2 != "copy" {
-       k = $2 "_" $3
-       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n", $2, $3, $1, $4, $5, $6, tms[k], tgb[k], tms[k] / $4 }' \
-  "$out/torch.txt" "$out/vnn.txt"
+exec "$(cd "$(dirname "$0")" && pwd)/op_compare.sh" scan GB/s "$@"
