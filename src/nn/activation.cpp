@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "nn/inplace.hpp"
 #include "tensor/tensor_impl.hpp"
 #include "vnn/detail/message.h"
 #include "vnn/elementwise.h"
@@ -26,12 +27,7 @@ void act_check_input(const Tensor& t, const char* op) {
             "; convert it with .to(vnn::kFloat)");
 }
 
-// The inplace options: the result is computed out of place, then copied in.
-Tensor act_finish(Tensor& input, const Tensor& y, bool inplace) {
-  if (!inplace) return y;
-  input.copy_(y);
-  return input;
-}
+using ::vnn::nn::detail::write_into_input;
 
 // log(1 + exp(z)) without overflow: max(z, 0) + log1p(exp(-|z|)).
 Tensor act_softplus(const Tensor& z) { return add(vnn::relu(z), log1p(exp(neg(abs(z))))); }
@@ -47,7 +43,7 @@ Tensor elu(Tensor input, const ELUFuncOptions& o) {
   act_check_input(input, "elu");
   const double a = o.alpha();
   Tensor neg_part = mul(sub(exp(clamp_max(input, 0.0)), 1.0), a);
-  return act_finish(input, where(gt(input, 0.0), input, neg_part), o.inplace());
+  return write_into_input(input, where(gt(input, 0.0), input, neg_part), o.inplace());
 }
 
 Tensor selu(Tensor input, const SELUFuncOptions& o) {
@@ -55,13 +51,13 @@ Tensor selu(Tensor input, const SELUFuncOptions& o) {
   constexpr double alpha = 1.6732632423543772848170429916717;
   constexpr double scale = 1.0507009873554804934193349852946;
   Tensor y = where(gt(input, 0.0), mul(input, scale), mul(sub(exp(clamp_max(input, 0.0)), 1.0), alpha * scale));
-  return act_finish(input, y, o.inplace());
+  return write_into_input(input, y, o.inplace());
 }
 
 Tensor celu(Tensor input, const CELUFuncOptions& o) {
   act_check_input(input, "celu");
   VNN_CHECK(ValueError, o.alpha() != 0.0, "celu: alpha must not be 0 (it divides x), got ", o.alpha());
-  return act_finish(input, where(gt(input, 0.0), input, act_expm1_neg(input, o.alpha())), o.inplace());
+  return write_into_input(input, where(gt(input, 0.0), input, act_expm1_neg(input, o.alpha())), o.inplace());
 }
 
 Tensor glu(const Tensor& input, const GLUFuncOptions& o) {
@@ -78,12 +74,12 @@ Tensor hardtanh(Tensor input, const HardtanhFuncOptions& o) {
   act_check_input(input, "hardtanh");
   VNN_CHECK(ValueError, o.max_val() >= o.min_val(), "hardtanh: max_val (", o.max_val(),
             ") must be greater than or equal to min_val (", o.min_val(), ")");
-  return act_finish(input, clamp(input, o.min_val(), o.max_val()), o.inplace());
+  return write_into_input(input, clamp(input, o.min_val(), o.max_val()), o.inplace());
 }
 
 Tensor relu6(Tensor input, const ReLU6FuncOptions& o) {
   act_check_input(input, "relu6");
-  return act_finish(input, clamp(input, 0.0, 6.0), o.inplace());
+  return write_into_input(input, clamp(input, 0.0, 6.0), o.inplace());
 }
 
 Tensor hardswish(const Tensor& input) {
@@ -116,7 +112,7 @@ Tensor tanhshrink(const Tensor& input) {
 
 Tensor threshold(Tensor input, const ThresholdFuncOptions& o) {
   act_check_input(input, "threshold");
-  return act_finish(input, where(gt(input, o.threshold()), input, o.value()), o.inplace());
+  return write_into_input(input, where(gt(input, o.threshold()), input, o.value()), o.inplace());
 }
 
 Tensor logsigmoid(const Tensor& input) {

@@ -6,6 +6,7 @@
 
 #include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
+#include "nn/inplace.hpp"
 #include "vnn/autograd.h"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
@@ -62,7 +63,9 @@ DropoutImpl::DropoutImpl(const DropoutOptions& opt) : Cloneable("Dropout"), opti
   VNN_CHECK(ValueError, p >= 0.0 && p <= 1.0, "Dropout: p must be in [0, 1], got ", p);
 }
 
-Tensor DropoutImpl::forward(const Tensor& x) {
+Tensor DropoutImpl::forward(const Tensor& x) { return detail::write_into_input(x, drop(x), options.inplace()); }
+
+Tensor DropoutImpl::drop(const Tensor& x) const {
   double p = options.p();
   if (!is_training() || p == 0.0) return x;
   if (p == 1.0) return mul(x, 0.0);
@@ -120,8 +123,10 @@ std::string EmbeddingImpl::describe() const {
   return s + ")";
 }
 
-Tensor ReLUImpl::forward(const Tensor& x) { return relu(x); }
-Tensor LeakyReLUImpl::forward(const Tensor& x) { return leaky_relu(x, options.negative_slope()); }
+Tensor ReLUImpl::forward(const Tensor& x) { return detail::write_into_input(x, relu(x), options.inplace()); }
+Tensor LeakyReLUImpl::forward(const Tensor& x) {
+  return detail::write_into_input(x, leaky_relu(x, options.negative_slope()), options.inplace());
+}
 std::string LeakyReLUImpl::describe() const {
   return "LeakyReLU(negative_slope=" + std::to_string(options.negative_slope()) + ")";
 }

@@ -35,7 +35,7 @@ Tensor BatchNormImplBase<D>::forward(const Tensor& x) {
   bool ok_dim = expected_dim_ == 2 ? (x.dim() == 2 || x.dim() == 3) : x.dim() == expected_dim_;
   if (!ok_dim || x.size(1) != n)
     VNN_THROW(ShapeError, this->type_name(), ": expected input [N, ", n,
-              (expected_dim_ == 4 ? ", H, W]" : "] or [N, C, L]"), ", got ", x.sizes());
+              (expected_dim_ == 5 ? ", D, H, W]" : expected_dim_ == 4 ? ", H, W]" : "] or [N, C, L]"), ", got ", x.sizes());
   bool use_batch = this->is_training() || !running_mean.defined();
   if (this->is_training() && num_batches_tracked.defined()) {
     autograd::NoGradGuard g;
@@ -53,6 +53,7 @@ std::string BatchNormImplBase<D>::describe() const {
 
 template class BatchNormImplBase<BatchNorm1dImpl>;
 template class BatchNormImplBase<BatchNorm2dImpl>;
+template class BatchNormImplBase<BatchNorm3dImpl>;
 
 LayerNormImpl::LayerNormImpl(const LayerNormOptions& opt) : Cloneable("LayerNorm"), options(opt) { reset(); }
 

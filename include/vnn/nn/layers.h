@@ -98,6 +98,8 @@ struct DropoutOptions {
   DropoutOptions(double p = 0.5) : p_(p) {}  // NOLINT: implicit, as LibTorch's
   /// Probability of zeroing an element, in [0, 1].
   VNN_ARG(double, p);
+  /// Write the result into the input (computed out of place, then copied in).
+  VNN_ARG(bool, inplace) = false;
 };
 
 /// Zeroes elements with probability p in training (scaling the rest by
@@ -114,6 +116,9 @@ class DropoutImpl : public Cloneable<DropoutImpl> {
   std::string describe() const override;
   /// The options the layer was built with.
   DropoutOptions options;
+
+ private:
+  Tensor drop(const Tensor& x) const;
 };
 /// The holder of DropoutImpl.
 VNN_MODULE(Dropout);
@@ -155,14 +160,22 @@ class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
 };
 VNN_MODULE(Embedding);
 
-// Activations without options.
+/// Options of ReLU: inplace.
+struct ReLUOptions {
+  /// ReLUOptions(inplace), implicit as LibTorch's.
+  ReLUOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT: implicit, as LibTorch's
+  /// Write the result into the input (computed out of place, then copied in).
+  VNN_ARG(bool, inplace);
+};
 /// max(x, 0) elementwise (torch.nn.ReLU).
 class ReLUImpl : public Cloneable<ReLUImpl> {
  public:
-  /// A ReLU layer.
-  ReLUImpl() : Cloneable("ReLU") {}
+  /// A ReLU layer from options.
+  explicit ReLUImpl(const ReLUOptions& options = {}) : Cloneable("ReLU"), options(options) {}
   void reset() override {}
   Tensor forward(const Tensor& x) override;
+  /// The options the layer was built with.
+  ReLUOptions options;
 };
 /// The holder of ReLUImpl.
 VNN_MODULE(ReLU);
@@ -220,6 +233,8 @@ VNN_MODULE(Tanh);
 struct LeakyReLUOptions {
   /// Slope applied to negative inputs (default 0.01).
   VNN_ARG(double, negative_slope) = 0.01;
+  /// Write the result into the input (computed out of place, then copied in).
+  VNN_ARG(bool, inplace) = false;
 };
 /// x for x >= 0, negative_slope * x below (torch.nn.LeakyReLU).
 class LeakyReLUImpl : public Cloneable<LeakyReLUImpl> {

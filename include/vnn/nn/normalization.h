@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Normalization layers: BatchNorm1d/2d, LayerNorm, GroupNorm, with
+// Normalization layers: BatchNorm1d/2d/3d, LayerNorm, GroupNorm, with
 // LibTorch's options:
 //   vnn::nn::BatchNorm2d bn(vnn::nn::BatchNorm2dOptions(64).momentum(0.3).eps(1e-3));   // or BatchNorm2d(64)
 #pragma once
@@ -30,11 +30,13 @@ struct BatchNormOptions {
 using BatchNorm1dOptions = BatchNormOptions;
 /// Options of BatchNorm2d.
 using BatchNorm2dOptions = BatchNormOptions;
+/// Options of BatchNorm3d.
+using BatchNorm3dOptions = BatchNormOptions;
 
-/// Batch normalisation over [N, C] or [N, C, L] (1d) or [N, C, H, W] (2d):
+/// Batch normalisation over [N, C] or [N, C, L] (1d), [N, C, H, W] (2d) or [N, C, D, H, W] (3d):
 /// batch statistics in training (running statistics updated with
-/// momentum), running statistics in eval. Derived: BatchNorm1dImpl or
-/// BatchNorm2dImpl (instantiated in normalization.cpp).
+/// momentum), running statistics in eval. Derived: BatchNorm1dImpl,
+/// BatchNorm2dImpl or BatchNorm3dImpl (instantiated in normalization.cpp).
 template <class Derived>
 class BatchNormImplBase : public Cloneable<Derived> {
  public:
@@ -89,6 +91,19 @@ class BatchNorm2dImpl : public BatchNormImplBase<BatchNorm2dImpl> {
 };
 /// The holder of BatchNorm2dImpl.
 VNN_MODULE(BatchNorm2d);
+/// Batch normalisation over [N, C, D, H, W] per channel (torch.nn.BatchNorm3d).
+class BatchNorm3dImpl : public BatchNormImplBase<BatchNorm3dImpl> {
+ public:
+  /// A BatchNorm3d from options.
+  explicit BatchNorm3dImpl(const BatchNormOptions& options) : BatchNormImplBase("BatchNorm3d", 5, options) {}
+  /// BatchNorm3d(num_features, eps, momentum, affine, track_running_stats).
+  explicit BatchNorm3dImpl(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = true,
+                           bool track_running_stats = true)
+      : BatchNorm3dImpl(BatchNormOptions(num_features).eps(eps).momentum(momentum).affine(affine).track_running_stats(
+            track_running_stats)) {}
+};
+/// The holder of BatchNorm3dImpl.
+VNN_MODULE(BatchNorm3d);
 
 /// Options of LayerNorm: the trailing shape normalised over, eps, affine.
 struct LayerNormOptions {
