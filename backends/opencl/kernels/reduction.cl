@@ -119,10 +119,13 @@ inline int vnn_better(CT v, long i, CT a, long ai) {
 // (common.cl vnn_advance) instead of an unravel, a division per dim, per
 // element (a sum over dims 0, 2 of [64, 32, 784], a conv bias gradient,
 // took 6 ms on PoCL that way). Past the row's end the digits are not used.
+// An empty row (a trail size 0: a sum over the batch of an empty batch)
+// unravels nothing: the unravel would divide by that 0 (SIGFPE on PoCL).
 #define TRAIL_OFF(j) (trail_ndim <= 1 ? (j) * trail_strides.s0 : vnn_dot8(ix_, trail_strides))
-#define TRAIL_LOOP(j0, j1, step)                                                               \
-  const long8 st_ = trail_ndim <= 1 ? (long8)(0) : vnn_unravel((step), trail_ndim, trail_sizes);  \
-  long8 ix_ = trail_ndim <= 1 ? (long8)(0) : vnn_unravel((j0), trail_ndim, trail_sizes);          \
+#define TRAIL_LOOP(j0, j1, step)                                                                     \
+  const bool flat_ = trail_ndim <= 1 || (j0) >= (j1);                                                \
+  const long8 st_ = flat_ ? (long8)(0) : vnn_unravel((step), trail_ndim, trail_sizes);                \
+  long8 ix_ = flat_ ? (long8)(0) : vnn_unravel((j0), trail_ndim, trail_sizes);                        \
   for (long j = (j0), o_ = TRAIL_OFF(j0); j < (j1);                                            \
        j += (step), ix_ = vnn_advance(ix_, st_, trail_ndim, trail_sizes), o_ = TRAIL_OFF(j))
 
