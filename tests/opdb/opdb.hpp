@@ -88,6 +88,11 @@ class Call {
   const Arg* get(size_t i, const char* name = nullptr);
   const Arg* kw(const char* name) { return get(SIZE_MAX, name); }
   bool has(size_t i, const char* name = nullptr);
+  // Whether argument i / keyword `name` was passed at all, None included
+  // (momentum=None differs from no momentum). Does not mark it used.
+  bool given(size_t i, const char* name = nullptr) const {
+    return i < args_.size() || (name && kwargs_.count(name));
+  }
   // The same, converted, with a default where absent or None.
   const Tensor& tensor(size_t i, const char* name = nullptr);
   int64_t integer(size_t i, const char* name, std::optional<int64_t> dflt = std::nullopt);
