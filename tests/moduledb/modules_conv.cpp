@@ -1,33 +1,43 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // module_db mappings of the convolutions, pools and padding layers.
 // Positions follow torch.nn's constructors.
+#include <type_traits>
+
 #include "moddb.hpp"
 
 namespace vnn::moddb {
 namespace {
 
-// A 1-D size: an int or a one-element list; `dflt` where absent or None.
-int64_t size1(Call& c, size_t i, const char* name, int64_t dflt) {
+// An n-D size: an int (every dim) or n ints; `dflt` where absent or None,
+// a None inside is a gap (PyTorch: keep the input's size there).
+std::vector<int64_t> dims(Call& c, size_t i, const char* name, size_t n, int64_t dflt) {
   const Arg* a = c.get(i, name);
-  if (!a) return dflt;
-  auto v = a->ints();
-  if (v.size() != 1)
-    throw std::invalid_argument(std::string("module_db: ") + name + " has " + std::to_string(v.size()) + " values");
-  return v[0];
-}
-// A 2-D size: an int (both) or two ints; a None inside is a gap.
-Size2 size2(Call& c, size_t i, const char* name, int64_t dflt) {
-  const Arg* a = c.get(i, name);
-  if (!a) return Size2(dflt);
+  if (!a) return std::vector<int64_t>(n, dflt);
   if (a->kind == Arg::Kind::list)
     for (const auto& x : a->items)
       if (x.none()) gap(std::string(name) + " with None (keep the input's size)");
   auto v = a->ints();
-  if (v.size() == 1) return Size2(v[0]);
-  if (v.size() != 2)
+  if (v.size() == 1) v.assign(n, v[0]);
+  if (v.size() != n)
     throw std::invalid_argument(std::string("module_db: ") + name + " has " + std::to_string(v.size()) + " values");
-  return Size2(v[0], v[1]);
+  return v;
 }
+// The same as vnn's size type S: int64_t, Size2 or Size3.
+template <class S>
+S size_of(Call& c, size_t i, const char* name, int64_t dflt) {
+  if constexpr (std::is_same_v<S, int64_t>) {
+    return dims(c, i, name, 1, dflt)[0];
+  } else if constexpr (std::is_same_v<S, Size2>) {
+    auto v = dims(c, i, name, 2, dflt);
+    return Size2(v[0], v[1]);
+  } else {
+    auto v = dims(c, i, name, 3, dflt);
+    return Size3(v[0], v[1], v[2]);
+  }
+}
+int64_t size1(Call& c, size_t i, const char* name, int64_t dflt) { return size_of<int64_t>(c, i, name, dflt); }
+Size2 size2(Call& c, size_t i, const char* name, int64_t dflt) { return size_of<Size2>(c, i, name, dflt); }
+
 // A pool's stride: None (or absent) means the kernel size.
 template <class S>
 S pool_stride(const S& stride, Call& c, size_t i, const S& kernel) {
@@ -62,6 +72,37 @@ MODDB("nn.Conv2d") {
   o.stride(size2(c, 3, "stride", 1)).padding(size2(c, 4, "padding", 0)).dilation(size2(c, 5, "dilation", 1));
   return unary(nn::Conv2d(o.groups(c.integer(6, "groups", 1)).bias(c.boolean(7, "bias", true))));
 };
+
+MODDB("nn.Conv3d") {
+  nn::Conv3dOptions o(c.integer(0, "in_channels"), c.integer(1, "out_channels"),
+                      size_of<Size3>(c, 2, "kernel_size", 0));
+  o.stride(size_of<Size3>(c, 3, "stride", 1));
+  const Arg* pad = c.get(4, "padding");
+  if (pad && pad->kind == Arg::Kind::string)
+    o.padding(nn::Conv3dPadding(pad->s));
+  else
+    o.padding(size_of<Size3>(c, 4, "padding", 0));
+  o.dilation(size_of<Size3>(c, 5, "dilation", 1)).groups(c.integer(6, "groups", 1)).bias(c.boolean(7, "bias", true));
+  return unary(nn::Conv3d(o.padding_mode(pad_mode(c.str(8, "padding_mode", "zeros")))));
+};
+// ConvTranspose1d/2d/3d(in, out, kernel_size, stride, padding, output_padding, groups, bias, dilation,
+// padding_mode); forward(input, output_size=None).
+template <class Holder, class S>
+Built conv_transpose(Call& c) {
+  nn::ConvTransposeOptions<S> o(c.integer(0, "in_channels"), c.integer(1, "out_channels"),
+                                size_of<S>(c, 2, "kernel_size", 0));
+  o.stride(size_of<S>(c, 3, "stride", 1)).padding(size_of<S>(c, 4, "padding", 0));
+  o.output_padding(size_of<S>(c, 5, "output_padding", 0)).groups(c.integer(6, "groups", 1));
+  o.bias(c.boolean(7, "bias", true)).dilation(size_of<S>(c, 8, "dilation", 1));
+  auto p = Holder(o.padding_mode(pad_mode(c.str(9, "padding_mode", "zeros")))).ptr();
+  return {p, [p](Call& f) -> Arg {
+            if (!f.has(1, "output_size")) return p->forward(f.tensor(0, "input"));
+            return p->forward(f.tensor(0, "input"), f.ints(1, "output_size", {}));
+          }};
+}
+MODDB("nn.ConvTranspose1d") { return conv_transpose<nn::ConvTranspose1d, int64_t>(c); };
+MODDB("nn.ConvTranspose2d") { return conv_transpose<nn::ConvTranspose2d, Size2>(c); };
+MODDB("nn.ConvTranspose3d") { return conv_transpose<nn::ConvTranspose3d, Size3>(c); };
 
 // ---- pools -----------------------------------------------------------------------------
 // A max pool whose forward returns (values, indices) with return_indices=True.
