@@ -70,10 +70,11 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivLossOptions&
   if (o.log_target()) {
     loss = mul(exp(t), sub(t, input));
   } else {
-    // xlogy(t, t) - t * input: 0 where t == 0 (log evaluated on a safe value there).
-    Tensor pos = gt(t, 0.0);
-    Tensor safe = where(pos, t, 1.0);
-    loss = sub(where(pos, mul(t, log(safe)), 0.0), mul(t, input));
+    // xlogy(t, t) - t * input: 0 where t == 0 (log evaluated on a safe value
+    // there), NaN where t < 0, as PyTorch's.
+    Tensor nonzero = ne(t, 0.0);
+    Tensor safe = where(nonzero, t, 1.0);
+    loss = sub(where(nonzero, mul(t, log(safe)), 0.0), mul(t, input));
   }
   const KLDivReduction& r = o.reduction();
   if (r.batchmean) {

@@ -137,6 +137,12 @@ TEST_CASE("KLDivLoss: log_target, zero targets, batchmean") {
   check_grad("kl_div log_target", [&](const std::vector<Tensor>& t) {
     return F::kl_div(t[0], t[1], KLDivLossOptions().log_target(true));
   }, {ig, tg});
+  // A negative target is outside KL's domain: NaN there (PyTorch's xlogy), 0 where it is 0.
+  Tensor odd = on_dev(Vec{0.5, -0.25, 0.0, 0.75, 0.1, 0.2}, {2, 3});
+  Vec got = F::kl_div(I, odd, KLDivLossOptions().reduction(Reduction::none)).to(kFloat64).to_vector<double>();
+  CHECK(std::isnan(got[1]));
+  CHECK(got[2] == 0.0);
+  CHECK(got[0] == Approx(0.5 * (std::log(0.5) - inp[0])).epsilon(1e-12));
   CHECK_THROWS_AS(F::kl_div(I, on_dev(tgt, {3, 2})), ShapeError);
 }
 
