@@ -66,4 +66,4 @@ struct Registrar {
 // MODDB("nn.Foo") { ...; return unary(nn::Foo(...)); };  registers the entry's mapping.
 #define MODDB(key)                                                                                                    \
   static const ::vnn::moddb::Registrar VNN_MODDB_JOIN(moddb_registrar_, __COUNTER__) = ::vnn::moddb::Registrar(key) = \
-      [](::vnn::opdb::Call & c) -> ::vnn::moddb::Built
+      []([[maybe_unused]] ::vnn::opdb::Call & c) -> ::vnn::moddb::Built

@@ -17,10 +17,7 @@ int64_t softmax_dim(Call& c) {
 }
 
 // ---- activations -----------------------------------------------------------------
-MODDB("nn.ReLU") {
-  no_inplace(c, 0);
-  return unary(nn::ReLU());
-};
+MODDB("nn.ReLU") { return unary(nn::ReLU(nn::ReLUOptions(c.boolean(0, "inplace", false)))); };
 MODDB("nn.ReLU6") { return unary(nn::ReLU6(nn::ReLU6Options(c.boolean(0, "inplace", false)))); };
 MODDB("nn.SELU") { return unary(nn::SELU(nn::SELUOptions(c.boolean(0, "inplace", false)))); };
 MODDB("nn.ELU") {
@@ -56,9 +53,9 @@ MODDB("nn.Softplus") {
   return unary(nn::Softplus(o));
 };
 MODDB("nn.LeakyReLU") {
-  const double slope = c.number(0, "negative_slope", 0.01);
-  no_inplace(c, 1);
-  return unary(nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(slope)));
+  nn::LeakyReLUOptions o;
+  o.negative_slope(c.number(0, "negative_slope", 0.01)).inplace(c.boolean(1, "inplace", false));
+  return unary(nn::LeakyReLU(o));
 };
 MODDB("nn.PReLU") {
   nn::PReLUOptions o;
@@ -108,6 +105,23 @@ nn::BatchNormOptions batch_norm_options(Call& c) {
 }
 MODDB("nn.BatchNorm1d") { return unary(nn::BatchNorm1d(batch_norm_options(c))); };
 MODDB("nn.BatchNorm2d") { return unary(nn::BatchNorm2d(batch_norm_options(c))); };
+MODDB("nn.BatchNorm3d") { return unary(nn::BatchNorm3d(batch_norm_options(c))); };
+// InstanceNorm1d/2d/3d(num_features, eps, momentum, affine=False, track_running_stats=False).
+template <class Holder>
+Built instance_norm(Call& c) {
+  nn::InstanceNormOptions o(c.integer(0, "num_features"));
+  if (c.given(2, "momentum") && !c.has(2, "momentum")) gap("InstanceNorm(momentum=None): cumulative average");
+  o.eps(c.number(1, "eps", 1e-5)).momentum(c.number(2, "momentum", 0.1)).affine(c.boolean(3, "affine", false));
+  return unary(Holder(o.track_running_stats(c.boolean(4, "track_running_stats", false))));
+}
+MODDB("nn.InstanceNorm1d") { return instance_norm<nn::InstanceNorm1d>(c); };
+MODDB("nn.InstanceNorm2d") { return instance_norm<nn::InstanceNorm2d>(c); };
+MODDB("nn.InstanceNorm3d") { return instance_norm<nn::InstanceNorm3d>(c); };
+MODDB("nn.LocalResponseNorm") {
+  nn::LocalResponseNormOptions o(c.integer(0, "size"));
+  o.alpha(c.number(1, "alpha", 1e-4)).beta(c.number(2, "beta", 0.75)).k(c.number(3, "k", 1.0));
+  return unary(nn::LocalResponseNorm(o));
+};
 MODDB("nn.GroupNorm") {
   nn::GroupNormOptions o(c.integer(0, "num_groups"), c.integer(1, "num_channels"));
   return unary(nn::GroupNorm(o.eps(c.number(2, "eps", 1e-5)).affine(c.boolean(3, "affine", true))));
