@@ -10,6 +10,7 @@
 #pragma once
 #include <string>
 
+#include "vnn/nn/functional.h"  // DropoutFuncOptions
 #include "vnn/nn/layers.h"
 #include "vnn/nn/module.h"
 #include "vnn/nn/options.h"
