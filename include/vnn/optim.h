@@ -5,4 +5,6 @@
 #include "vnn/optim/clip.h"
 #include "vnn/optim/optimizer.h"
 #include "vnn/optim/optimizers.h"
+#include "vnn/optim/optimizers_adaptive.h"
+#include "vnn/optim/optimizers_classic.h"
 #include "vnn/optim/scheduler.h"

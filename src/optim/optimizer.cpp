@@ -5,6 +5,7 @@
 #include "vnn/detail/message.h"
 #include "vnn/optim/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -184,6 +185,7 @@ StateDict Optimizer::state_dict() const {
         std::string prefix = "state." + std::to_string(index) + ".";
         out.emplace_back(prefix + "step", scalar64(double(it->second.step)));
         for (auto& [k, b] : it->second.buffers) out.emplace_back(prefix + k, b.clone());
+        for (auto& [k, v] : it->second.scalars) out.emplace_back(prefix + k, scalar64(v));
       }
       ++index;
     }
@@ -206,6 +208,7 @@ Optimizer::LoadedState Optimizer::check_state_dict(const StateDict& dict) const 
   std::unordered_map<const void*, ParamState> state;
   std::set<std::string> seen_params;
   const std::string who = std::string(name_) + ".load_state_dict: ";
+  const std::vector<std::string> scalar_names = scalar_state_names();
   for (auto& [key, t] : dict) {
     auto parts = split_key(key);
     int64_t idx = -1;
@@ -236,6 +239,9 @@ Optimizer::LoadedState Optimizer::check_state_dict(const StateDict& dict) const 
         if (!(step >= 0 && step <= 9007199254740992.0) || step != std::floor(step))
           VNN_THROW(ValueError, who, "'", key, "' = ", step, " is not a step count (a non-negative integer)");
         st.step = int64_t(step);
+      } else if (std::find(scalar_names.begin(), scalar_names.end(), parts[2]) != scalar_names.end()) {
+        VNN_CHECK(ShapeError, t.numel() == 1, who, "'", key, "' must hold one value, got shape ", t.shape_str());
+        st.scalars[parts[2]] = t.item();
       } else {
         VNN_CHECK(ShapeError, t.sizes() == p.sizes(), who, "'", key, "' has shape ", t.shape_str(), " but parameter ",
                   idx, " has shape ", p.shape_str());

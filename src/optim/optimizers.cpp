@@ -12,31 +12,14 @@
 
 #include "vnn/backend_abi.h"
 #include "vnn/error.h"
+#include "optim/optim_util.hpp"
 
 namespace vnn::optim {
 
-namespace {
-
-std::string fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-// Throws unless lo <= value (and value < hi when hi_open); NaN fails.
-void require(const char* opt, const char* option, const std::map<std::string, double>& o, double lo,
-             double hi = INFINITY, bool hi_open = false) {
-  double v = o.at(option);
-  bool ok = v >= lo && (hi_open ? v < hi : v <= hi);
-  VNN_CHECK(ValueError, ok, opt, ": invalid ", option, " value ", fmt(v), " (expected ",
-            (hi_open ? "in [" + fmt(lo) + ", " + fmt(hi) + ")" : ">= " + fmt(lo)), ")");
-}
-
-int64_t flag(const std::map<std::string, double>& o, const char* k) { return o.at(k) != 0.0 ? 1 : 0; }
-
-std::vector<ParamGroup> one_group(std::vector<Tensor> params) { return {ParamGroup(std::move(params))}; }
-
-}  // namespace
+using util::flag;
+using util::fmt;
+using util::one_group;
+using util::require;
 
 // ---- SGD -------------------------------------------------------------------
 

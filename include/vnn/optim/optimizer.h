@@ -63,6 +63,9 @@ struct ParamState {
   int64_t step = 0;
   /// The optimizer's buffers for this parameter ("exp_avg", "momentum_buffer", ...).
   std::map<std::string, Tensor> buffers;
+  /// Host-side scalars of the state that PyTorch keeps as 0-dim tensors
+  /// (NAdam's "mu_product", ASGD's "eta" and "mu"); saved as "state.<i>.<name>".
+  std::map<std::string, double> scalars;
 };
 
 /// The base of SGD, Adam, AdamW, RMSprop and Adagrad: parameter groups, per-parameter state, state_dict.
@@ -127,6 +130,8 @@ class Optimizer {
   Optimizer(const char* name, std::map<std::string, double> defaults, bool master_weights = false);
   /// Called by the constructors of subclasses (virtual validate is usable then).
   void init(std::vector<ParamGroup> groups);
+  /// The names of the scalar state entries (ParamState::scalars) this optimizer keeps; load_state_dict reads those keys as one value.
+  virtual std::vector<std::string> scalar_state_names() const { return {}; }
   /// Throws ValueError naming the first invalid option.
   virtual void validate(const std::map<std::string, double>& options) const = 0;
   /// Updates one parameter (grad already checked against it, contiguous, on

@@ -9,7 +9,7 @@
 
 namespace vnn::optim {
 
-/// Declares option `name` (a double stored under `key`) with setter name(v) and getter name(); undefined again at the end of this header.
+/// Declares option `name` (a double stored under `key`) with setter name(v) and getter name(); the optimizer headers share it.
 #define VNN_OPTIM_OPTION(name, key)                          \
   auto& name(double v) { values[key] = v; return *this; }    \
   double name() const { return values.at(key); }
@@ -128,8 +128,6 @@ struct AdagradOptions : MasterWeightsOption<AdagradOptions> {
   /// Maximise the objective instead of minimising it.
   auto& maximize(bool v) { values["maximize"] = v; return *this; }
 };
-
-#undef VNN_OPTIM_OPTION
 
 /// Stochastic gradient descent with momentum, dampening, Nesterov and weight decay (torch.optim.SGD).
 class SGD : public Optimizer {
