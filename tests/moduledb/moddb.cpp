@@ -30,16 +30,9 @@ namespace {
 const bool missing_registered = [] {
   // clang-format off: one line each, so that removals do not conflict
   const char* missing[] = {
-      "nn.AdaptiveAvgPool3d",
       "nn.AdaptiveMaxPool2d",
-      "nn.AdaptiveMaxPool3d",
-      "nn.AvgPool3d",
       "nn.Bilinear",
       "nn.CTCLoss",
-      "nn.LPPool1d",
-      "nn.LPPool2d",
-      "nn.LPPool3d",
-      "nn.MaxPool3d",
       "nn.MultiLabelMarginLoss",
       "nn.MultiMarginLoss",
       "nn.Softmax2d",

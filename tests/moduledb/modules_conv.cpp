@@ -155,6 +155,40 @@ MODDB("nn.AdaptiveMaxPool1d") {
   return max_pool(nn::AdaptiveMaxPool1d(o), c.boolean(1, "return_indices", false));
 };
 
+MODDB("nn.MaxPool3d") {
+  const Size3 k = size_of<Size3>(c, 0, "kernel_size", 0);
+  nn::MaxPool3dOptions o(k);
+  o.stride(pool_stride(size_of<Size3>(c, 1, "stride", 0), c, 1, k)).padding(size_of<Size3>(c, 2, "padding", 0));
+  o.dilation(size_of<Size3>(c, 3, "dilation", 1)).ceil_mode(c.boolean(5, "ceil_mode", false));
+  return max_pool(nn::MaxPool3d(o), c.boolean(4, "return_indices", false));
+};
+MODDB("nn.AvgPool3d") {
+  const Size3 k = size_of<Size3>(c, 0, "kernel_size", 0);
+  nn::AvgPool3dOptions o(k);
+  o.stride(pool_stride(size_of<Size3>(c, 1, "stride", 0), c, 1, k)).padding(size_of<Size3>(c, 2, "padding", 0));
+  o.ceil_mode(c.boolean(3, "ceil_mode", false)).count_include_pad(c.boolean(4, "count_include_pad", true));
+  if (c.has(5, "divisor_override")) o.divisor_override(c.integer(5, "divisor_override"));
+  return unary(nn::AvgPool3d(o));
+};
+MODDB("nn.AdaptiveAvgPool3d") {
+  return unary(nn::AdaptiveAvgPool3d(nn::AdaptiveAvgPool3dOptions(size_of<Size3>(c, 0, "output_size", 0))));
+};
+MODDB("nn.AdaptiveMaxPool3d") {
+  nn::AdaptiveMaxPool3dOptions o(size_of<Size3>(c, 0, "output_size", 0));
+  return max_pool(nn::AdaptiveMaxPool3d(o), c.boolean(1, "return_indices", false));
+};
+// LPPool1d/2d/3d(norm_type, kernel_size, stride=None, ceil_mode=False).
+template <class Holder, class S>
+Built lp_pool(Call& c) {
+  const S k = size_of<S>(c, 1, "kernel_size", 0);
+  nn::LPPoolOptions<S> o(c.number(0, "norm_type"), k);
+  o.stride(pool_stride(size_of<S>(c, 2, "stride", 0), c, 2, k)).ceil_mode(c.boolean(3, "ceil_mode", false));
+  return unary(Holder(o));
+}
+MODDB("nn.LPPool1d") { return lp_pool<nn::LPPool1d, int64_t>(c); };
+MODDB("nn.LPPool2d") { return lp_pool<nn::LPPool2d, Size2>(c); };
+MODDB("nn.LPPool3d") { return lp_pool<nn::LPPool3d, Size3>(c); };
+
 // ---- padding ---------------------------------------------------------------------------
 // padding: one int for every side, or the 2 * D pads.
 template <size_t D>
