@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # One op benchmark of vnn (bench/NAME_bench.cpp on cpu:0 and opencl:0)
 # beside PyTorch 2.x's CPU (bench/NAME_bench_torch.py), same sizes, threads
-# and run; scan_compare.sh and sort_compare.sh call it.
+# and run; scan_compare.sh, sort_compare.sh and conv_compare.sh call it.
 #   bench/op_compare.sh NAME UNIT BENCH [SAMPLES]
-#     NAME:  scan, sort (picks NAME_bench_torch.py)
+#     NAME:  scan, sort, conv (picks NAME_bench_torch.py)
 #     UNIT:  what the rate column holds (GB/s, Melem/s)
 #     BENCH: the NAME_bench binary (e.g. build/bin/scan_bench)
 # Both sides print "device op n ms rate copy_GB/s" lines (torch: device cpu).
