@@ -108,3 +108,32 @@ TEST_CASE("loss errors name shapes and values") {
   CHECK_THROWS_AS(mse_loss(zeros({3}, dev), zeros({4}, dev)), ShapeError);
   CHECK_THROWS_AS(reduction_from_string("avg"), ValueError);
 }
+
+TEST_CASE("loss modules keep their weights as buffers: state_dict keys, to(), load_state_dict") {
+  const Device dev = device_under_test();
+  Tensor w = from_vector<double>({0.5, 1.0, 2.0}, {3});
+  Tensor z = logits_fixture(), t = targets_fixture();
+  CrossEntropyLoss ce(CrossEntropyLossOptions().weight(w));
+  CHECK(ce->state_dict().size() == 1);
+  CHECK(ce->state_dict().contains("weight"));
+  ce->to(dev);
+  CHECK(ce->weight.device() == dev);
+  const double weighted = ce(z, t).item();
+  // PyTorch's checkpoints carry the weights: loading them changes the loss.
+  StateDict state;
+  state.emplace_back("weight", from_vector<double>({1.0, 1.0, 1.0}, {3}));
+  ce->load_state_dict(state);
+  CHECK(ce(z, t).item() == Approx(CrossEntropyLoss()(z, t).item()).epsilon(1e-12));
+  CHECK(weighted != Approx(ce(z, t).item()));
+  CHECK(NLLLoss(NLLLossOptions().weight(w))->state_dict().contains("weight"));
+  CHECK(BCELoss(BCELossOptions().weight(w))->state_dict().contains("weight"));
+  BCEWithLogitsLoss bce(BCEWithLogitsLossOptions().weight(w).pos_weight(w));
+  CHECK(bce->state_dict().contains("weight"));
+  CHECK(bce->state_dict().contains("pos_weight"));
+  CHECK(MultiLabelSoftMarginLoss(MultiLabelSoftMarginLossOptions().weight(w))->state_dict().contains("weight"));
+  // Without weights nothing is registered, and a clone keeps the buffer.
+  CHECK(CrossEntropyLoss()->state_dict().size() == 0);
+  auto copy = std::dynamic_pointer_cast<CrossEntropyLossImpl>(ce->clone());
+  REQUIRE(copy);
+  CHECK(copy->weight.to(kFloat64).to_vector<double>() == std::vector<double>{1.0, 1.0, 1.0});
+}

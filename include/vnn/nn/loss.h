@@ -107,21 +107,36 @@ struct BCEWithLogitsLossOptions {
   VNN_ARG(Reduction, reduction) = Reduction::mean;
 };
 
+namespace detail {
+/// Registers a loss's weights `t` as buffer `name` of `m` when defined (LibTorch's
+/// loss modules keep them as buffers: state_dict() holds them, to() moves them).
+inline Tensor loss_weight_buffer(Module& m, const char* name, const Tensor& t) {
+  return t.defined() ? m.register_buffer(name, t) : Tensor();
+}
+}  // namespace detail
+
 /// Module forms (holders as the layers'): loss(input, target). Losses have
-/// no parameters; clone() copies the options.
+/// no parameters; class weights are buffers ("weight", "pos_weight"), as
+/// LibTorch's; clone() copies the options and the buffers.
 class CrossEntropyLossImpl : public Cloneable<CrossEntropyLossImpl> {
  public:
   /// A CrossEntropyLoss with the given options.
   explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options = {})
-      : Cloneable("CrossEntropyLoss"), options(options) {}
-  void reset() override {}
+      : Cloneable("CrossEntropyLoss"), options(options) {
+    reset();
+  }
+  void reset() override { weight = detail::loss_weight_buffer(*this, "weight", options.weight()); }
   using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
-  /// cross_entropy(input, target, options): logits [N, C] against int64 class indices [N].
-  Tensor forward(const Tensor& input, const Tensor& target) { return cross_entropy(input, target, options); }
+  /// cross_entropy(input, target, options) with the weight buffer: logits [N, C] against int64 class indices [N].
+  Tensor forward(const Tensor& input, const Tensor& target) {
+    return cross_entropy(input, target, CrossEntropyLossOptions(options).weight(weight));
+  }
   /// forward(input, target).
   Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
   /// The options the loss was built with.
   CrossEntropyLossOptions options;
+  /// The class weights [C], buffer "weight" (undefined without).
+  Tensor weight;
 };
 /// The holder of CrossEntropyLossImpl.
 VNN_MODULE(CrossEntropyLoss);
@@ -130,15 +145,19 @@ VNN_MODULE(CrossEntropyLoss);
 class NLLLossImpl : public Cloneable<NLLLossImpl> {
  public:
   /// An NLLLoss with the given options.
-  explicit NLLLossImpl(const NLLLossOptions& options = {}) : Cloneable("NLLLoss"), options(options) {}
-  void reset() override {}
+  explicit NLLLossImpl(const NLLLossOptions& options = {}) : Cloneable("NLLLoss"), options(options) { reset(); }
+  void reset() override { weight = detail::loss_weight_buffer(*this, "weight", options.weight()); }
   using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
-  /// nll_loss(input, target, options).
-  Tensor forward(const Tensor& input, const Tensor& target) { return nll_loss(input, target, options); }
+  /// nll_loss(input, target, options) with the weight buffer.
+  Tensor forward(const Tensor& input, const Tensor& target) {
+    return nll_loss(input, target, NLLLossOptions(options).weight(weight));
+  }
   /// forward(input, target).
   Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
   /// The options the loss was built with.
   NLLLossOptions options;
+  /// The class weights [C], buffer "weight" (undefined without).
+  Tensor weight;
 };
 /// The holder of NLLLossImpl.
 VNN_MODULE(NLLLoss);
@@ -203,20 +222,22 @@ VNN_MODULE(SmoothL1Loss);
 class BCELossImpl : public Cloneable<BCELossImpl> {
  public:
   /// A BCELoss with the given options.
-  explicit BCELossImpl(const BCELossOptions& options = {}) : Cloneable("BCELoss"), options(options) {}
+  explicit BCELossImpl(const BCELossOptions& options = {}) : Cloneable("BCELoss"), options(options) { reset(); }
   /// BCELoss(weight, reduction).
   explicit BCELossImpl(Tensor weight, Reduction r = Reduction::mean)
       : BCELossImpl(BCELossOptions().weight(weight).reduction(r)) {}
-  void reset() override {}
+  void reset() override { weight = detail::loss_weight_buffer(*this, "weight", options.weight()); }
   using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
-  /// binary_cross_entropy(input, target, options.weight(), options.reduction()).
+  /// binary_cross_entropy(input, target, weight, options.reduction()).
   Tensor forward(const Tensor& input, const Tensor& target) {
-    return binary_cross_entropy(input, target, options.weight(), options.reduction());
+    return binary_cross_entropy(input, target, weight, options.reduction());
   }
   /// forward(input, target).
   Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
   /// The options the loss was built with.
   BCELossOptions options;
+  /// The weights, buffer "weight" (undefined without).
+  Tensor weight;
 };
 /// The holder of BCELossImpl.
 VNN_MODULE(BCELoss);
@@ -226,21 +247,29 @@ class BCEWithLogitsLossImpl : public Cloneable<BCEWithLogitsLossImpl> {
  public:
   /// A BCEWithLogitsLoss with the given options.
   explicit BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options = {})
-      : Cloneable("BCEWithLogitsLoss"), options(options) {}
+      : Cloneable("BCEWithLogitsLoss"), options(options) {
+    reset();
+  }
   /// BCEWithLogitsLoss(weight, pos_weight, reduction).
   explicit BCEWithLogitsLossImpl(Tensor weight, Tensor pos_weight = Tensor(), Reduction r = Reduction::mean)
       : BCEWithLogitsLossImpl(BCEWithLogitsLossOptions().weight(weight).pos_weight(pos_weight).reduction(r)) {}
-  void reset() override {}
+  void reset() override {
+    weight = detail::loss_weight_buffer(*this, "weight", options.weight());
+    pos_weight = detail::loss_weight_buffer(*this, "pos_weight", options.pos_weight());
+  }
   using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
-  /// binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction) with the options'.
+  /// binary_cross_entropy_with_logits(input, target, weight, pos_weight, options.reduction()).
   Tensor forward(const Tensor& input, const Tensor& target) {
-    return binary_cross_entropy_with_logits(input, target, options.weight(), options.pos_weight(),
-                                            options.reduction());
+    return binary_cross_entropy_with_logits(input, target, weight, pos_weight, options.reduction());
   }
   /// forward(input, target).
   Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
   /// The options the loss was built with.
   BCEWithLogitsLossOptions options;
+  /// The weights and the positive-class weights, buffers "weight" and "pos_weight" (undefined without).
+  ///@{
+  Tensor weight, pos_weight;
+  ///@}
 };
 /// The holder of BCEWithLogitsLossImpl.
 VNN_MODULE(BCEWithLogitsLoss);

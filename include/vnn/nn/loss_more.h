@@ -186,6 +186,30 @@ inline Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const 
   /** The holder of Name##Impl. */                                                                      \
   VNN_MODULE(Name)
 
+/// VNN_LOSS2 for a loss whose options hold weights: they are buffer "weight"
+/// (state_dict key, moved by to()), as LibTorch's.
+#define VNN_WEIGHTED_LOSS2(Name, Opts, fn)                                                               \
+  /** torch.nn.Name: fn(input, target, options) with the weight buffer. */                              \
+  class Name##Impl : public Cloneable<Name##Impl> {                                                     \
+   public:                                                                                              \
+    /** The loss with the given options. */                                                             \
+    explicit Name##Impl(const Opts& options = {}) : Cloneable(#Name), options(options) { reset(); }    \
+    void reset() override { weight = detail::loss_weight_buffer(*this, "weight", options.weight()); }  \
+    using Module::forward; /* the one-tensor form throws: a loss takes (input, target) */              \
+    /** fn(input, target, options) with the weight buffer. */                                           \
+    Tensor forward(const Tensor& input, const Tensor& target) {                                         \
+      return fn(input, target, Opts(options).weight(weight));                                           \
+    }                                                                                                   \
+    /** forward(input, target). */                                                                      \
+    Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }     \
+    /** The options the loss was built with. */                                                         \
+    Opts options;                                                                                       \
+    /** The weights, buffer "weight" (undefined without). */                                            \
+    Tensor weight;                                                                                      \
+  };                                                                                                    \
+  /** The holder of Name##Impl. */                                                                      \
+  VNN_MODULE(Name)
+
 /// Declares torch.nn's loss module Name of three tensors (NameImpl and its holder) over fn.
 #define VNN_LOSS3(Name, Opts, fn)                                                                        \
   /** torch.nn.Name: fn(a, b, c, options). */                                                           \
@@ -217,12 +241,13 @@ VNN_LOSS2(KLDivLoss, KLDivLossOptions, kl_div);
 VNN_LOSS2(SoftMarginLoss, SoftMarginLossOptions, detail::soft_margin_loss_opts);
 VNN_LOSS2(HingeEmbeddingLoss, HingeEmbeddingLossOptions, hinge_embedding_loss);
 VNN_LOSS2(PoissonNLLLoss, PoissonNLLLossOptions, poisson_nll_loss);
-VNN_LOSS2(MultiLabelSoftMarginLoss, MultiLabelSoftMarginLossOptions, multilabel_soft_margin_loss);
+VNN_WEIGHTED_LOSS2(MultiLabelSoftMarginLoss, MultiLabelSoftMarginLossOptions, multilabel_soft_margin_loss);
 VNN_LOSS3(MarginRankingLoss, MarginRankingLossOptions, margin_ranking_loss);
 VNN_LOSS3(CosineEmbeddingLoss, CosineEmbeddingLossOptions, cosine_embedding_loss);
 VNN_LOSS3(GaussianNLLLoss, GaussianNLLLossOptions, gaussian_nll_loss);
 VNN_LOSS3(TripletMarginLoss, TripletMarginLossOptions, triplet_margin_loss);
 #undef VNN_LOSS2
+#undef VNN_WEIGHTED_LOSS2
 #undef VNN_LOSS3
 
 }  // namespace vnn::nn
