@@ -9,6 +9,7 @@
 #include "vnn/nn/conv_transpose.h"
 #include "vnn/nn/dropout.h"
 #include "vnn/nn/fold.h"
+#include "vnn/nn/fractional_pool.h"
 #include "vnn/nn/pooling3d.h"
 #include "vnn/nn/functional.h"
 #include "vnn/nn/init.h"

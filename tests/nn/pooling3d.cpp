@@ -254,3 +254,83 @@ TEST_CASE("3-D pooling, unpooling and LPPool errors") {
   CHECK_THROWS_AS(MaxUnpool3d(2)(v, idx, std::vector<int64_t>{8, 4, 4}), ValueError);  // not within stride of 4
   CHECK_THROWS_AS(LPPool2d(LPPool2dOptions(0, 2))(zeros({1, 1, 4, 4}, TensorOptions(dev))), ValueError);
 }
+
+namespace {
+// PyTorch's fractional window starts (alpha = (in - k) / (out - 1); the last window ends at the input's end).
+std::vector<int64_t> frac_starts(double u, int64_t in, int64_t out, int64_t k) {
+  std::vector<int64_t> s;
+  for (int64_t i = 0; i < out; ++i)
+    s.push_back(i + 1 == out ? in - k
+                             : int64_t(std::floor((double(i) + u) * double(in - k) / double(out - 1))) -
+                                   int64_t(std::floor(u * double(in - k) / double(out - 1))));
+  return s;
+}
+}  // namespace
+
+TEST_CASE("FractionalMaxPool2d / 3d: PyTorch's windows from given samples, indices, gradients, errors") {
+  Device dev = device_under_test();
+  const int64_t n = 2, c = 3;
+  const I3 in{5, 9, 8}, k{2, 2, 3}, out{2, 4, 3};
+  std::vector<double> xv = values(size_t(n * c * 360), 40), uv = test::lcg_values(size_t(n * c * 3), 5, 41, 0, 1);
+  for (int dims : {2, 3}) {
+    INFO("dims " << dims);
+    const int64_t P = dims == 3 ? 360 : 72, first = 3 - dims;
+    std::vector<double> mv, mi, u2;
+    for (int64_t r = 0; r < n * c; ++r) {
+      std::vector<std::vector<int64_t>> st(3, std::vector<int64_t>{0});
+      for (int a = first; a < 3; ++a) {
+        u2.push_back(uv[size_t(r * 3 + a)]);
+        st[size_t(a)] = frac_starts(uv[size_t(r * 3 + a)], in[size_t(a)], out[size_t(a)], k[size_t(a)]);
+      }
+      const I3 ou{dims == 3 ? out[0] : 1, out[1], out[2]}, ku{dims == 3 ? k[0] : 1, k[1], k[2]};
+      const I3 iu{dims == 3 ? in[0] : 1, in[1], in[2]};
+      for (int64_t a = 0; a < ou[0]; ++a)
+        for (int64_t b = 0; b < ou[1]; ++b)
+          for (int64_t e = 0; e < ou[2]; ++e) {
+            double best = -INFINITY;
+            int64_t arg = -1;
+            for (int64_t i = 0; i < ku[0]; ++i)
+              for (int64_t j = 0; j < ku[1]; ++j)
+                for (int64_t l = 0; l < ku[2]; ++l) {
+                  const int64_t f = ((st[0][size_t(a)] + i) * iu[1] + st[1][size_t(b)] + j) * iu[2] +
+                                    st[2][size_t(e)] + l;
+                  if (xv[size_t(r * P + f)] > best) best = xv[size_t(r * P + f)], arg = f;
+                }
+            mv.push_back(best), mi.push_back(double(arg));
+          }
+    }
+    Tensor samples = tensor(u2, {n, c, dims});
+    Tensor v, idx;
+    if (dims == 2) {
+      Tensor x = tensor(std::vector<double>(xv.begin(), xv.begin() + n * c * P), {n, c, 9, 8});
+      std::tie(v, idx) = F::fractional_max_pool2d_with_indices(
+          x, F::FractionalMaxPool2dFuncOptions({2, 3}).output_size(Size2(4, 3))._random_samples(samples));
+      check_grad([samples](const std::vector<Tensor>& t) {
+        return F::fractional_max_pool2d(t[0], F::FractionalMaxPool2dFuncOptions({2, 3}).output_size(Size2(4, 3))
+                                                   ._random_samples(samples));
+      }, {x.clone().requires_grad_()});
+    } else {
+      Tensor x = tensor(xv, {n, c, 5, 9, 8});
+      FractionalMaxPool3d pool(FractionalMaxPool3dOptions({2, 2, 3}).output_ratio(std::vector<double>{0.5, 0.5, 0.4})
+                                   ._random_samples(samples));
+      std::tie(v, idx) = pool->forward_with_indices(x);
+    }
+    check_close(v, mv, 0);
+    check_close(idx, mi, 0);
+  }
+  // Drawn samples: a Generator's draw, the values are the input's at the indices.
+  Tensor x = tensor(xv, {n, c, 5, 9, 8});
+  Generator gen(3);
+  auto [v, idx] = F::fractional_max_pool3d_with_indices(x, F::FractionalMaxPool3dFuncOptions(2).output_size(Size3(3)),
+                                                        &gen);
+  CHECK(v.sizes() == Shape{n, c, 3, 3, 3});
+  CHECK(test::max_abs_diff(gather(x.reshape({n, c, 360}), 2, idx.reshape({n, c, 27})).view(v.sizes()), v) == 0);
+  CHECK(FractionalMaxPool2d(FractionalMaxPool2dOptions(2).output_ratio(std::vector<double>{0.5}))(x[0][0]).sizes() ==
+        Shape{5, 4, 4});  // unbatched [C, H, W]
+  CHECK_THROWS_AS(F::fractional_max_pool2d(x[0], F::FractionalMaxPool2dFuncOptions(2)), ValueError);  // neither
+  CHECK_THROWS_AS(F::fractional_max_pool2d(x[0], F::FractionalMaxPool2dFuncOptions(2).output_size(Size2(9, 8))),
+                  ShapeError);  // output + kernel - 1 beyond the input
+  CHECK_THROWS_AS(F::fractional_max_pool3d(x, F::FractionalMaxPool3dFuncOptions(2).output_size(Size3(2))
+                                                  ._random_samples(zeros({n, c, 2}, TensorOptions(dev)))),
+                  ShapeError);
+}
