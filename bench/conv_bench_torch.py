@@ -10,22 +10,10 @@ prints. Prints one line per case: cpu op case ms GFLOP/s copy_GB/s, as
 conv_bench does."""
 import argparse
 import os
-import time
 
 import torch
 import torch.nn.functional as F
-
-
-def median_seconds(samples, iters, body):
-    body()
-    t = []
-    for _ in range(samples):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            body()
-        t.append((time.perf_counter() - t0) / iters)
-    t.sort()
-    return t[len(t) // 2]
+from scan_bench_torch import median_seconds  # the timing rule, shared with the other peers
 
 
 CASES = [

@@ -6,12 +6,14 @@
 // on the right.
 #include "vnn/nn/conv1d.h"
 
+#include "nn/conv_nd.hpp"
+
 #include <cmath>
 #include <string>
 
+#include "nn/conv_nd.hpp"
 #include "vnn/detail/message.h"
 #include "vnn/error.h"
-#include "vnn/nn/init.h"
 
 namespace vnn::nn {
 
@@ -144,16 +146,9 @@ Conv1dImpl::Conv1dImpl(const Conv1dOptions& opt, Generator* gen) : Cloneable("Co
 }
 
 void Conv1dImpl::build(Generator* gen) {
-  Tensor w = empty({options.out_channels(), options.in_channels() / options.groups(), options.kernel_size()});
-  init::kaiming_uniform_(w, std::sqrt(5.0), "fan_in", "leaky_relu", gen);
-  weight = register_parameter("weight", w);
-  bias = Tensor();
-  if (options.bias()) {
-    Tensor b = empty({options.out_channels()});
-    const double bound = 1.0 / std::sqrt(double(init::fan_in_out(w).first));
-    init::uniform_(b, -bound, bound, gen);
-    bias = register_parameter("bias", b);
-  }
+  conv_nd::register_conv_parameters(*this, {options.out_channels(), options.in_channels() / options.groups(),
+                                            options.kernel_size()}, options.out_channels(), options.bias(), gen,
+                                    &weight, &bias);
 }
 
 Tensor Conv1dImpl::forward(const Tensor& x) {

@@ -14,7 +14,6 @@
 #include "nn/conv_nd.hpp"
 #include "vnn/nn/fold.h"
 #include "vnn/nn/functional.h"
-#include "vnn/nn/init.h"
 
 namespace vnn::nn {
 
@@ -114,16 +113,8 @@ Conv3dImpl::Conv3dImpl(const Conv3dOptions& opt, Generator* gen) : Cloneable("Co
 
 void Conv3dImpl::build(Generator* gen) {
   const Size3 k = options.kernel_size();
-  Tensor w = empty({options.out_channels(), options.in_channels() / options.groups(), k.d, k.h, k.w});
-  init::kaiming_uniform_(w, std::sqrt(5.0), "fan_in", "leaky_relu", gen);
-  weight = register_parameter("weight", w);
-  bias = Tensor();
-  if (options.bias()) {
-    Tensor b = empty({options.out_channels()});
-    const double bound = 1.0 / std::sqrt(double(init::fan_in_out(w).first));
-    init::uniform_(b, -bound, bound, gen);
-    bias = register_parameter("bias", b);
-  }
+  conv_nd::register_conv_parameters(*this, {options.out_channels(), options.in_channels() / options.groups(), k.d, k.h,
+                                            k.w}, options.out_channels(), options.bias(), gen, &weight, &bias);
 }
 
 Tensor Conv3dImpl::forward(const Tensor& x) {

@@ -3,12 +3,15 @@
 // pooling3d.cpp) share: their sizes as one vector per spatial dim, the
 // batched / unbatched forms and the messages' "(a, b, c)" text.
 #pragma once
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "vnn/detail/message.h"
 #include "vnn/error.h"
 #include "vnn/nn/conv3d.h"
+#include "vnn/nn/init.h"
+#include "vnn/nn/module.h"
 
 namespace vnn::nn::conv_nd {
 
@@ -46,6 +49,21 @@ inline std::vector<int64_t> pad_pairs(const Dims& before, const Dims& after) {
 /// Checks that every entry is positive (ValueError naming op and argument otherwise).
 inline void check_positive(const char* op, const char* arg, const Dims& v) {
   for (int64_t x : v) VNN_CHECK(ValueError, x > 0, op, ": ", arg, " must be positive, got ", text(v));
+}
+
+/// Registers a convolution's parameters on m as PyTorch initialises them: "weight" of `sizes` (kaiming_uniform,
+/// a = sqrt(5)) and, when with_bias, "bias" [channels] uniform in +-1/sqrt(fan_in); *bias undefined otherwise.
+inline void register_conv_parameters(Module& m, const Shape& sizes, int64_t channels, bool with_bias, Generator* gen,
+                                     Tensor* weight, Tensor* bias) {
+  Tensor w = empty(sizes);
+  init::kaiming_uniform_(w, std::sqrt(5.0), "fan_in", "leaky_relu", gen);
+  *weight = m.register_parameter("weight", w);
+  *bias = Tensor();
+  if (!with_bias) return;
+  Tensor b = empty({channels});
+  const double bound = 1.0 / std::sqrt(double(init::fan_in_out(w).first));
+  init::uniform_(b, -bound, bound, gen);
+  *bias = m.register_parameter("bias", b);
 }
 
 }  // namespace vnn::nn::conv_nd

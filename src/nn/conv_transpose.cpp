@@ -19,7 +19,6 @@
 #include "nn/conv_nd.hpp"
 #include "vnn/nn/fold.h"
 #include "vnn/nn/functional.h"
-#include "vnn/nn/init.h"
 #include "vnn/nn_ops.h"
 
 namespace vnn::nn {
@@ -179,16 +178,7 @@ template <class Derived, class S>
 void ConvTransposeNdImpl<Derived, S>::build(Generator* gen) {
   std::vector<int64_t> sizes{options.in_channels(), options.out_channels() / options.groups()};
   for (int64_t k : conv_nd::dims(options.kernel_size())) sizes.push_back(k);
-  Tensor w = empty(Shape(sizes));
-  init::kaiming_uniform_(w, std::sqrt(5.0), "fan_in", "leaky_relu", gen);
-  weight = this->register_parameter("weight", w);
-  bias = Tensor();
-  if (options.bias()) {
-    Tensor b = empty({options.out_channels()});
-    const double bound = 1.0 / std::sqrt(double(init::fan_in_out(w).first));
-    init::uniform_(b, -bound, bound, gen);
-    bias = this->register_parameter("bias", b);
-  }
+  conv_nd::register_conv_parameters(*this, Shape(sizes), options.out_channels(), options.bias(), gen, &weight, &bias);
 }
 
 template <class Derived, class S>

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support/device_under_test.hpp"
+#include "support/op_checks.hpp"
 #include "vnn/nn.h"
 
 using namespace vnn;
@@ -22,19 +23,9 @@ using I3 = std::array<int64_t, 3>;
 
 std::vector<double> values(size_t n, uint32_t salt) { return test::lcg_values(n, 29, salt, -2.0, 2.0); }
 
-void check_close(const Tensor& got, const std::vector<double>& want, double tol) {
-  std::vector<double> g = got.to(kFloat64).to_vector<double>();
-  REQUIRE(g.size() == want.size());
-  for (size_t i = 0; i < g.size(); ++i) {
-    INFO("element " << i);
-    CHECK(g[i] == Approx(want[i]).margin(tol));
-  }
-}
-
+using test::check_close;
 void check_grad(const std::function<Tensor(const std::vector<Tensor>&)>& f, const std::vector<Tensor>& in) {
-  auto r = autograd::gradcheck(f, in);
-  INFO(r.message);
-  CHECK(r.ok);
+  test::check_grad("nn", f, in);
 }
 
 // One 3-D geometry: input spatial sizes, kernel, stride, padding, dilation.

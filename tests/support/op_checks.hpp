@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Checks shared by the op tests: an error of the right type naming the op,
-// and a float64 finite-difference gradient check on the device under test.
+// a float64 finite-difference gradient check on the device under test, and
+// values against a float64 reference.
 #pragma once
 #include <catch2/catch.hpp>
 
@@ -31,6 +32,16 @@ inline void check_grad(const char* name, const std::function<Tensor(const std::v
   auto r = autograd::gradcheck(f, inputs);
   INFO(r.message);
   CHECK(r.ok);
+}
+
+// got (any dtype, any device) equals want element by element within tol.
+inline void check_close(const Tensor& got, const std::vector<double>& want, double tol) {
+  std::vector<double> g = got.to(kFloat64).to_vector<double>();
+  REQUIRE(g.size() == want.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    INFO("element " << i);
+    CHECK(g[i] == Approx(want[i]).margin(tol));
+  }
 }
 
 }  // namespace vnn::test
