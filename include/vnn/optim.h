@@ -8,3 +8,4 @@
 #include "vnn/optim/optimizers_adaptive.h"
 #include "vnn/optim/optimizers_classic.h"
 #include "vnn/optim/scheduler.h"
+#include "vnn/optim/scheduler_more.h"

@@ -46,12 +46,31 @@ void require_positive(const char* who, const char* what, double v) {
 LRScheduler::LRScheduler(Optimizer& optimizer, const char* name, int64_t last_epoch)
     : optimizer_(optimizer), name_(name), last_epoch_(last_epoch) {
   if (last_epoch < -1) VNN_THROW(ValueError, name, ": last_epoch must be >= -1, got ", last_epoch);
-  for (auto& g : optimizer_.param_groups()) base_lrs_.push_back(g.lr());
+  for (auto& g : optimizer_.param_groups()) {
+    if (!g.initial_lr) g.initial_lr = g.lr();
+    base_lrs_.push_back(*g.initial_lr);
+  }
 }
 
 void LRScheduler::initial_step() {
   step_count_ = 0;
-  step();
+  initial_ = true;
+  try {
+    step();
+  } catch (...) {
+    initial_ = false;
+    throw;
+  }
+  initial_ = false;
+}
+
+void LRScheduler::set_epoch(int64_t epoch) {
+  last_epoch_ = epoch;
+  std::vector<double> lrs = closed_form_lr();
+  if (lrs.empty()) lrs = get_lr();
+  auto& groups = optimizer_.param_groups();
+  for (size_t i = 0; i < groups.size() && i < lrs.size(); ++i) groups[i].set_lr(lrs[i]);
+  last_lr_ = lrs;
 }
 
 void LRScheduler::step() {
@@ -143,6 +162,10 @@ std::vector<double> StepLR::get_lr() {
   return out;
 }
 
+std::vector<double> StepLR::closed_form_lr() const {
+  return map_base([&](double base) { return base * std::pow(gamma_, double(last_epoch_ / int64_t(step_size_))); });
+}
+
 std::vector<std::pair<std::string, double*>> StepLR::settings() { return {{"step_size", &step_size_}, {"gamma", &gamma_}}; }
 
 MultiStepLR::MultiStepLR(Optimizer& opt, std::vector<int64_t> milestones, double gamma, int64_t last_epoch)
@@ -158,6 +181,12 @@ std::vector<double> MultiStepLR::get_lr() {
   return out;
 }
 
+std::vector<double> MultiStepLR::closed_form_lr() const {
+  // gamma to the number of milestones <= last_epoch (bisect_right of the sorted list).
+  const auto passed = std::count_if(milestones_.begin(), milestones_.end(), [&](int64_t m) { return m <= last_epoch_; });
+  return map_base([&](double base) { return base * std::pow(gamma_, double(passed)); });
+}
+
 std::vector<std::pair<std::string, double*>> MultiStepLR::settings() { return {{"gamma", &gamma_}}; }
 
 ExponentialLR::ExponentialLR(Optimizer& opt, double gamma, int64_t last_epoch)
@@ -169,6 +198,10 @@ std::vector<double> ExponentialLR::get_lr() {
   std::vector<double> out;
   for (size_t i = 0; i < base_lrs_.size(); ++i) out.push_back(last_epoch_ == 0 ? group_lr(i) : group_lr(i) * gamma_);
   return out;
+}
+
+std::vector<double> ExponentialLR::closed_form_lr() const {
+  return map_base([&](double base) { return base * std::pow(gamma_, double(last_epoch_)); });
 }
 
 std::vector<std::pair<std::string, double*>> ExponentialLR::settings() { return {{"gamma", &gamma_}}; }
@@ -196,6 +229,11 @@ std::vector<double> CosineAnnealingLR::get_lr() {
       out.push_back((1 + std::cos(kPi * e / T)) / (1 + std::cos(kPi * (e - 1) / T)) * (lr - eta_min_) + eta_min_);
   }
   return out;
+}
+
+std::vector<double> CosineAnnealingLR::closed_form_lr() const {
+  const double c = (1 + std::cos(kPi * double(last_epoch_) / t_max_)) / 2;
+  return map_base([&](double base) { return eta_min_ + (base - eta_min_) * c; });
 }
 
 std::vector<std::pair<std::string, double*>> CosineAnnealingLR::settings() {
@@ -226,6 +264,11 @@ std::vector<double> LinearLR::get_lr() {
       out.push_back(lr * (1.0 + (end_ - start_) / (total_ * start_ + (e - 1) * (end_ - start_))));
   }
   return out;
+}
+
+std::vector<double> LinearLR::closed_form_lr() const {
+  const double f = start_ + (end_ - start_) * std::min(total_, double(last_epoch_)) / total_;
+  return map_base([&](double base) { return base * f; });
 }
 
 std::vector<std::pair<std::string, double*>> LinearLR::settings() {

@@ -11,6 +11,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -31,6 +32,9 @@ struct ParamGroup {
   std::vector<Tensor> params;
   /// Every option of the optimizer for this group, by name (flags are 0 / 1).
   std::map<std::string, double> options;  // every option of the optimizer
+  /// The lr the first scheduler built on this group found (PyTorch's group["initial_lr"]):
+  /// every scheduler's base lr, so that a second scheduler does not start from the first one's lr.
+  std::optional<double> initial_lr;
 
   /// An empty group.
   ParamGroup() = default;

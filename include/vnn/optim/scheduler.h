@@ -6,6 +6,7 @@
 //   vnn::optim::StepLR sched(opt, 30, 0.1);
 //   for (epoch...) { train(); sched.step(); }
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,8 +26,14 @@ class LRScheduler {
   std::vector<double> get_last_lr() const { return last_lr_; }
   /// The epoch counter (0 after construction's initial step).
   int64_t last_epoch() const { return last_epoch_; }
-  /// The groups' lrs at construction, the schedule's starting points.
+  /// The groups' initial lrs (the first scheduler's view of them), the schedule's starting points.
   const std::vector<double>& base_lrs() const { return base_lrs_; }
+  /// The optimizer whose lrs this scheduler sets.
+  Optimizer& optimizer() const { return optimizer_; }
+  /// PyTorch's _update_lr(epoch): jumps to `epoch` and sets the lrs from the
+  /// closed form where the scheduler has one, else from get_lr() (what
+  /// SequentialLR does at a milestone).
+  void set_epoch(int64_t epoch);
 
   /// "last_epoch", "step_count", "base_lrs.<i>", "last_lr.<i>" and the
   /// scheduler's own settings, as 0-dim float64 tensors.
@@ -39,12 +46,16 @@ class LRScheduler {
   /// scheduler; apply_state_dict installs what it returned.
   using LoadedState = std::map<std::string, double>;
   /// Validates every key and value of `dict` without changing the scheduler.
-  LoadedState check_state_dict(const StateDict& dict) const;
+  virtual LoadedState check_state_dict(const StateDict& dict) const;
   /// Installs what check_state_dict returned.
-  void apply_state_dict(const LoadedState& loaded);
+  virtual void apply_state_dict(const LoadedState& loaded);
 
  protected:
-  /// The base lrs are the groups' lrs at construction. last_epoch = -1
+  friend class SequentialLR;
+  friend class ChainedScheduler;
+  /// SequentialLR's recursive_undo: one epoch back (a composite scheduler undoes its children).
+  virtual void undo_epoch() { --last_epoch_; }
+  /// The base lrs are the groups' initial lrs (ParamGroup::initial_lr, set by the first scheduler). last_epoch = -1
   /// starts fresh; another value only sets the epoch counter (to resume a
   /// schedule exactly, load_state_dict a saved one instead).
   LRScheduler(Optimizer& optimizer, const char* name, int64_t last_epoch);
@@ -52,8 +63,16 @@ class LRScheduler {
   void initial_step();
   /// The new lr of every group for last_epoch_ (already advanced).
   virtual std::vector<double> get_lr() = 0;
+  /// The lrs at last_epoch_ from base_lrs_ alone (PyTorch's _get_closed_form_lr); empty where there is none.
+  virtual std::vector<double> closed_form_lr() const { return {}; }
   /// The scheduler's own settings, saved and restored with the state.
   virtual std::vector<std::pair<std::string, double*>> settings() { return {}; }
+  /// f(base lr) for every group.
+  std::vector<double> map_base(const std::function<double(double)>& f) const {
+    std::vector<double> out;
+    for (double b : base_lrs_) out.push_back(f(b));
+    return out;
+  }
   /// Group i's current lr.
   double group_lr(size_t i) const { return optimizer_.param_groups()[i].lr(); }
 
@@ -69,6 +88,8 @@ class LRScheduler {
   std::vector<double> base_lrs_;
   /// The lrs set by the latest step.
   std::vector<double> last_lr_;
+  /// True during the step construction performs (PyTorch's _is_initial).
+  bool initial_ = false;
 };
 
 /// lr *= gamma every step_size epochs.
@@ -81,6 +102,8 @@ class StepLR : public LRScheduler {
   std::vector<double> get_lr() override;
   /// step_size and gamma.
   std::vector<std::pair<std::string, double*>> settings() override;
+  /// PyTorch's closed form, used by set_epoch.
+  std::vector<double> closed_form_lr() const override;
  private:
   double step_size_, gamma_;
 };
@@ -95,6 +118,8 @@ class MultiStepLR : public LRScheduler {
   std::vector<double> get_lr() override;
   /// gamma (the milestones are saved as well).
   std::vector<std::pair<std::string, double*>> settings() override;
+  /// PyTorch's closed form, used by set_epoch.
+  std::vector<double> closed_form_lr() const override;
  private:
   std::vector<int64_t> milestones_;
   double gamma_;
@@ -110,6 +135,8 @@ class ExponentialLR : public LRScheduler {
   std::vector<double> get_lr() override;
   /// gamma.
   std::vector<std::pair<std::string, double*>> settings() override;
+  /// PyTorch's closed form, used by set_epoch.
+  std::vector<double> closed_form_lr() const override;
  private:
   double gamma_;
 };
@@ -125,6 +152,8 @@ class CosineAnnealingLR : public LRScheduler {
   std::vector<double> get_lr() override;
   /// T_max and eta_min.
   std::vector<std::pair<std::string, double*>> settings() override;
+  /// PyTorch's closed form, used by set_epoch.
+  std::vector<double> closed_form_lr() const override;
  private:
   double t_max_, eta_min_;
 };
@@ -141,6 +170,8 @@ class LinearLR : public LRScheduler {
   std::vector<double> get_lr() override;
   /// start_factor, end_factor and total_iters.
   std::vector<std::pair<std::string, double*>> settings() override;
+  /// PyTorch's closed form, used by set_epoch.
+  std::vector<double> closed_form_lr() const override;
  private:
   double start_, end_, total_;
 };
