@@ -7,5 +7,6 @@
 #include "vnn/optim/optimizers.h"
 #include "vnn/optim/optimizers_adaptive.h"
 #include "vnn/optim/optimizers_classic.h"
+#include "vnn/optim/lbfgs.h"
 #include "vnn/optim/scheduler.h"
 #include "vnn/optim/scheduler_more.h"

@@ -208,7 +208,6 @@ Optimizer::LoadedState Optimizer::check_state_dict(const StateDict& dict) const 
   std::unordered_map<const void*, ParamState> state;
   std::set<std::string> seen_params;
   const std::string who = std::string(name_) + ".load_state_dict: ";
-  const std::vector<std::string> scalar_names = scalar_state_names();
   for (auto& [key, t] : dict) {
     auto parts = split_key(key);
     int64_t idx = -1;
@@ -239,12 +238,12 @@ Optimizer::LoadedState Optimizer::check_state_dict(const StateDict& dict) const 
         if (!(step >= 0 && step <= 9007199254740992.0) || step != std::floor(step))
           VNN_THROW(ValueError, who, "'", key, "' = ", step, " is not a step count (a non-negative integer)");
         st.step = int64_t(step);
-      } else if (std::find(scalar_names.begin(), scalar_names.end(), parts[2]) != scalar_names.end()) {
+      } else if (is_scalar_state(parts[2])) {
         VNN_CHECK(ShapeError, t.numel() == 1, who, "'", key, "' must hold one value, got shape ", t.shape_str());
         st.scalars[parts[2]] = t.item();
       } else {
-        VNN_CHECK(ShapeError, t.sizes() == p.sizes(), who, "'", key, "' has shape ", t.shape_str(), " but parameter ",
-                  idx, " has shape ", p.shape_str());
+        VNN_CHECK(ShapeError, state_shape_ok(parts[2], t, p), who, "'", key, "' has shape ", t.shape_str(),
+                  ", which does not fit parameter ", idx, " of shape ", p.shape_str());
         // A fresh copy on the parameter's device and state dtype (float32
         // for 16-bit parameters): the dict stays the caller's.
         Tensor b = t.to(p.device(), state_dtype(p.dtype()));

@@ -335,3 +335,88 @@ TEST_CASE("The new optimizers reject invalid options with ValueError naming them
     if (k == "state.0.eta") v = zeros({2}, TensorOptions(kFloat64));
   CHECK_THROWS_AS(o.load_state_dict(d), ShapeError);
 }
+
+namespace {
+
+// LBFGS as optimizers_more_torch.py's lbfgs(): 3 steps of max_iter 4, history 3.
+std::unique_ptr<opt::LBFGS> make_lbfgs(const Tensor& p, bool wolfe) {
+  opt::LBFGSOptions o(wolfe ? 1.0 : 0.5);
+  o.max_iter(4).history_size(3);
+  if (wolfe) o.line_search_fn("strong_wolfe");
+  return std::make_unique<opt::LBFGS>(std::vector<Tensor>{p}, o);
+}
+
+opt::LossClosure closure_for(opt::Optimizer& o, const Tensor& p) {
+  return [&o, p] {
+    o.zero_grad();
+    Tensor loss = loss_of(p);
+    loss.backward();
+    return loss;
+  };
+}
+
+}  // namespace
+
+TEST_CASE("LBFGS follows PyTorch's trajectory, with and without the strong-Wolfe search") {
+  const Device dev = device_under_test();
+  for (bool wolfe : {false, true}) {
+    const Trajectory& ref = torch_reference().at(wolfe ? "LBFGS_wolfe" : "LBFGS");
+    Tensor p = make_param(dev, kFloat64);
+    auto o = make_lbfgs(p, wolfe);
+    for (size_t k = 0; k < ref.size(); ++k) {
+      Tensor first = o->step(closure_for(*o, p));
+      INFO("strong_wolfe " << wolfe << ", step " << k + 1);
+      CHECK(first.numel() == 1);
+      CHECK(max_diff(values(p), ref[k]) <= 1e-10);
+    }
+    // Resumed from state_dict after 2 steps, a fresh LBFGS takes the same third step.
+    Tensor q = make_param(dev, kFloat64);
+    auto a = make_lbfgs(q, wolfe);
+    for (int k = 0; k < 2; ++k) a->step(closure_for(*a, q));
+    Tensor r = q.detach().clone();
+    r.requires_grad_();
+    auto b = make_lbfgs(r, wolfe);
+    b->load_state_dict(a->state_dict());
+    b->step(closure_for(*b, r));
+    CHECK(max_diff(values(r), ref[2]) <= 1e-10);
+  }
+}
+
+TEST_CASE("LBFGS minimises the Rosenbrock function") {
+  const Device dev = device_under_test();
+  for (bool wolfe : {false, true}) {
+    INFO("strong_wolfe " << wolfe);
+    Tensor x = from_vector(std::vector<double>{-1.5, 2.0}, Shape{2}, dev);
+    x.requires_grad_();
+    opt::LBFGSOptions o(wolfe ? 1.0 : 0.1);
+    o.max_iter(50).history_size(10).tolerance_grad(1e-12).tolerance_change(1e-14);
+    if (wolfe) o.line_search_fn("strong_wolfe");
+    opt::LBFGS lbfgs({x}, o);
+    auto closure = [&] {
+      lbfgs.zero_grad();
+      Tensor a = x.narrow(0, 0, 1), b = x.narrow(0, 1, 1);
+      Tensor loss = ((1.0 - a) * (1.0 - a) + (b - a * a) * (b - a * a) * 100.0).sum();
+      loss.backward();
+      return loss;
+    };
+    for (int s = 0; s < (wolfe ? 4 : 40); ++s) lbfgs.step(closure);
+    std::vector<double> v = values(x);
+    CHECK(v[0] == Approx(1.0).margin(1e-4));
+    CHECK(v[1] == Approx(1.0).margin(1e-4));
+  }
+}
+
+TEST_CASE("LBFGS checks its options, its closure and its groups") {
+  Tensor p = make_param(device_under_test(), kFloat64), q = make_param(device_under_test(), kFloat64);
+  CHECK_THROWS_AS(opt::LBFGSOptions().line_search_fn("backtracking"), ValueError);
+  CHECK_THROWS_AS(opt::LBFGS({p}, opt::LBFGSOptions(-1.0)), ValueError);
+  CHECK_THROWS_AS(opt::LBFGS({p}, opt::LBFGSOptions().history_size(0)), ValueError);
+  CHECK_THROWS_WITH(opt::LBFGS(std::vector<opt::ParamGroup>{opt::ParamGroup({p}), opt::ParamGroup({q})}),
+                    Catch::Contains("one parameter group"));
+  opt::LBFGS o({p});
+  CHECK_THROWS_AS(o.step(opt::LossClosure()), ValueError);
+  CHECK_THROWS_WITH(o.step([&] { return zeros({2}, TensorOptions(kFloat64)); }), Catch::Contains("one-element"));
+  opt::Optimizer& base = o;
+  set_grad(p);
+  CHECK_THROWS_WITH(base.step(), Catch::Contains("step(closure)"));
+}

@@ -134,8 +134,15 @@ class Optimizer {
   Optimizer(const char* name, std::map<std::string, double> defaults, bool master_weights = false);
   /// Called by the constructors of subclasses (virtual validate is usable then).
   void init(std::vector<ParamGroup> groups);
-  /// The names of the scalar state entries (ParamState::scalars) this optimizer keeps; load_state_dict reads those keys as one value.
-  virtual std::vector<std::string> scalar_state_names() const { return {}; }
+  /// Whether state entry `name` is a host scalar (ParamState::scalars); load_state_dict reads those keys as one value.
+  virtual bool is_scalar_state(const std::string& name) const { (void)name; return false; }
+  /// Whether a loaded state buffer fits parameter `param` (by default: the same shape).
+  virtual bool state_shape_ok(const std::string& name, const Tensor& buffer, const Tensor& param) const {
+    (void)name;
+    return buffer.sizes() == param.sizes();
+  }
+  /// The state of `param`, created empty on first use.
+  ParamState& state_of(const Tensor& param) { return state_[param.impl()]; }
   /// Throws ValueError naming the first invalid option.
   virtual void validate(const std::map<std::string, double>& options) const = 0;
   /// Updates one parameter (grad already checked against it, contiguous, on

@@ -129,7 +129,7 @@ class NAdam : public Optimizer {
   NAdam(std::vector<ParamGroup> groups, const NAdamOptions& defaults = NAdamOptions());
  protected:
   /// "mu_product".
-  std::vector<std::string> scalar_state_names() const override { return {"mu_product"}; }
+  bool is_scalar_state(const std::string& name) const override { return name == "mu_product"; }
   /// Checks lr, eps, betas, weight_decay and momentum_decay.
   void validate(const std::map<std::string, double>& o) const override;
   /// One NAdam update of p.

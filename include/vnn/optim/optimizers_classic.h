@@ -70,7 +70,7 @@ class ASGD : public Optimizer {
 
  protected:
   /// "eta" and "mu".
-  std::vector<std::string> scalar_state_names() const override { return {"eta", "mu"}; }
+  bool is_scalar_state(const std::string& name) const override { return name == "eta" || name == "mu"; }
   /// Checks lr and weight_decay.
   void validate(const std::map<std::string, double>& o) const override;
   /// One ASGD update of p and its average.
