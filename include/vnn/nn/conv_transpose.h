@@ -96,19 +96,21 @@ class ConvTransposeNdImpl : public Cloneable<Derived> {
   /// ValueError for channels not divisible by groups, non-positive sizes, output_padding not below stride or
   /// dilation, or a padding_mode other than kZeros.
   ConvTransposeNdImpl(const char* type_name, const ConvTransposeOptions<S>& options, Generator* gen);
+  /// Draws the parameters again (the default generator).
   void reset() override { build(nullptr); }
   /// The transposed convolution of x (batched or unbatched).
   Tensor forward(const Tensor& x) override;
   /// The transposed convolution whose output has the spatial sizes `output_size` (the last dims of the wanted
   /// shape; picks output_padding as LibTorch's forward(input, output_size)).
   Tensor forward(const Tensor& x, const std::vector<int64_t>& output_size);
+  /// "ConvTranspose2d(16, 8, kernel_size=(3, 3), stride=(2, 2), ...)", as PyTorch prints the layer.
   std::string describe() const override;
   /// The options the layer was built with.
   ConvTransposeOptions<S> options;
-  /// The parameters: weight [in, out / groups, k...] and bias [out] (undefined without bias).
-  ///@{
-  Tensor weight, bias;
-  ///@}
+  /// The weight [in, out / groups, k...].
+  Tensor weight;
+  /// The bias [out] (undefined without bias).
+  Tensor bias;
 
  private:
   void build(Generator* gen);

@@ -254,6 +254,7 @@ class MaxUnpoolNdImpl : public Cloneable<Derived> {
   /// The module `type_name` from options.
   MaxUnpoolNdImpl(const char* type_name, const MaxUnpoolOptions<S>& options)
       : Cloneable<Derived>(type_name), options(options) {}
+  /// Nothing to rebuild: no parameters.
   void reset() override {}
   using Module::forward;
   /// Input's values written at `indices` of a zero output; output_size: its spatial sizes (none: the pool's input).
@@ -270,6 +271,7 @@ class LPPoolNdImpl : public Cloneable<Derived> {
   /// The module `type_name` from options.
   LPPoolNdImpl(const char* type_name, const LPPoolOptions<S>& options)
       : Cloneable<Derived>(type_name), options(options) {}
+  /// Nothing to rebuild: no parameters.
   void reset() override {}
   /// The power-average pooling of x.
   Tensor forward(const Tensor& x) override;
