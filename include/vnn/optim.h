@@ -3,6 +3,7 @@
 // learning-rate schedulers.
 #pragma once
 #include "vnn/optim/clip.h"
+#include "vnn/nn/param_vector.h"
 #include "vnn/optim/optimizer.h"
 #include "vnn/optim/optimizers.h"
 #include "vnn/optim/optimizers_adaptive.h"

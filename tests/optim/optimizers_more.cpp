@@ -420,3 +420,19 @@ TEST_CASE("LBFGS checks its options, its closure and its groups") {
   set_grad(p);
   CHECK_THROWS_WITH(base.step(), Catch::Contains("step(closure)"));
 }
+
+TEST_CASE("parameters_to_vector and vector_to_parameters round trip") {
+  const Device dev = device_under_test();
+  Tensor a = from_vector(std::vector<double>{1, 2, 3, 4, 5, 6}, Shape{2, 3}, dev), b = from_vector(std::vector<double>{7, 8}, Shape{2}, dev);
+  a.requires_grad_();
+  b.requires_grad_();
+  Tensor v = nn::utils::parameters_to_vector({a, b});
+  CHECK(v.sizes() == Shape{8});
+  CHECK(values(v) == std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8});
+  nn::utils::vector_to_parameters(v * 2.0, {a, b});
+  CHECK(values(a) == std::vector<double>{2, 4, 6, 8, 10, 12});
+  CHECK(values(b) == std::vector<double>{14, 16});
+  CHECK(a.is_leaf());
+  CHECK_THROWS_AS(nn::utils::vector_to_parameters(v.narrow(0, 0, 7), {a, b}), ShapeError);
+  CHECK_THROWS_AS(nn::utils::parameters_to_vector({}), ValueError);
+}
