@@ -9,9 +9,18 @@
 // Every differentiable op records a node when grad mode is on and an input
 // requires grad; backward() walks the recorded graph once (pass
 // retain_graph = true to walk it again). Gradients accumulate in .grad()
-// until zeroed. Backward runs with grad mode off (no higher-order grads).
+// until zeroed. Backward runs with grad mode off, unless create_graph = true:
+// then the backward ops record too, and the gradients can be differentiated
+// again (gradient penalties, Hessian-vector products):
+//
+//   auto g = vnn::autograd::grad({loss}, {x}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+//   vnn::sum(g * g).backward();   // d |d loss / dx|^2 / d params
+//
+// docs/autograd.md lists the ops whose backward is differentiable; a second
+// backward through any other throws Unsupported naming it.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,9 +68,20 @@ class DetectAnomalyGuard {
   bool previous_;
 };
 
-/// d outputs / d inputs without touching .grad() (torch.autograd.grad).
+/// d outputs / d inputs without touching .grad() (torch::autograd::grad).
+/// `grad_outputs`: one per output (undefined: 1 for a one-element output).
+/// `retain_graph` defaults to `create_graph`; with `create_graph` the
+/// results carry a graph and can be differentiated again. An input the
+/// outputs do not depend on throws ValueError unless `allow_unused`, which
+/// gives an undefined Tensor for it.
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
-                         const std::vector<Tensor>& grad_outputs = {}, bool retain_graph = false);
+                         const std::vector<Tensor>& grad_outputs = {}, std::optional<bool> retain_graph = std::nullopt,
+                         bool create_graph = false, bool allow_unused = false);
+
+/// Back-propagates from several roots at once into the leaves' .grad()
+/// (torch::autograd::backward); `grad_tensors` as grad's `grad_outputs`.
+void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors = {},
+              std::optional<bool> retain_graph = std::nullopt, bool create_graph = false);
 
 /// What gradcheck found: pass/fail, the largest error, and where it disagreed.
 struct GradcheckResult {
@@ -78,6 +98,13 @@ struct GradcheckResult {
 GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f,
                           const std::vector<Tensor>& inputs, double eps = 1e-6, double atol = 1e-5,
                           double rtol = 1e-3);
+
+/// Checks second derivatives (torch.autograd.gradgradcheck): the gradients
+/// of sum(f(inputs) * r), taken with create_graph, are differentiated again
+/// and compared with central finite differences of those gradients.
+GradcheckResult gradgradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f,
+                              const std::vector<Tensor>& inputs, double eps = 1e-6, double atol = 1e-5,
+                              double rtol = 1e-3);
 
 }  // namespace vnn::autograd
 

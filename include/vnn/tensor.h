@@ -407,9 +407,14 @@ class Tensor {
   std::string grad_fn_name() const;              // "" for leaves
   // gradient: d root / d self, needed unless self has one element.
   /// Back-propagates from this tensor, accumulating into the .grad() of the leaves that require grad.
-  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
+  /// `retain_graph` defaults to `create_graph`; `create_graph` records the backward too, so the
+  /// gradients can be differentiated again (double backward).
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
   /// A tensor sharing this storage, cut from the autograd graph.
   Tensor detach() const;                         // shares storage, no history
+  /// Cuts this tensor from the graph in place: it becomes a leaf that does not require grad.
+  Tensor& detach_();
   /// Keeps .grad() for this non-leaf after backward; returns *this.
   Tensor& retain_grad();                         // keep .grad() of a non-leaf
   // Called with the gradient flowing into this tensor; may return a

@@ -12,6 +12,7 @@
 #include "vnn/attention.h"
 #include "vnn/advanced_index.h"
 #include "vnn/autograd.h"
+#include "vnn/autograd_function.h"
 #include "vnn/device.h"
 #include "vnn/dtype.h"
 #include "vnn/elementwise.h"

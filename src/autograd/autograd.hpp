@@ -33,6 +33,11 @@ struct Node {
   // (DistributedDataParallel starts bucket allreduces from here).
   std::vector<std::function<void()>> post_accumulate_hooks;
   bool released = false;
+  // Its backward is written with recorded vnn ops, so that under
+  // create_graph the gradients it returns carry their own graph (double
+  // backward). Otherwise they are marked once-differentiable: a second
+  // backward through them throws instead of silently giving zero.
+  bool twice_differentiable = false;
   // Gradient accumulators of leaves point back at their tensor.
   std::weak_ptr<TensorImpl> leaf;
 };
@@ -63,11 +68,52 @@ bool needs_grad(std::initializer_list<const Tensor*> inputs);
 // Makes `out` the output of a new node whose backward turns d out into
 // one gradient per input (undefined = no gradient). `saved` tensors are
 // version-checked at backward time.
+// `twice_differentiable`: the backward uses only recorded vnn ops of g and
+// of saved tensors that keep their history (inputs as they are, outputs
+// through SavedOutput), so create_graph can differentiate it again.
 void record(const char* name, Tensor& out, const std::vector<const Tensor*>& inputs, BackwardFn backward,
-            const std::vector<const Tensor*>& saved = {});
+            const std::vector<const Tensor*>& saved = {}, bool twice_differentiable = false);
 
-// A view of `in` whose gradient is back(d view).
-void record_view(const char* name, Tensor& view, const Tensor& in, std::function<Tensor(const Tensor&)> back);
+// One node over `inputs` for an op with several outputs (checkpoint, custom
+// Functions): `backward` gets one gradient per entry of `outs` (undefined
+// where none reached it) and returns one per input. One output is recorded
+// directly; several hand their gradients to a shared anchor node, which
+// the engine runs once all that reach it have.
+using MultiBackwardFn = std::function<std::vector<Tensor>(std::vector<Tensor> grads)>;
+void record_outputs(const char* name, const std::vector<Tensor*>& outs, const std::vector<const Tensor*>& inputs,
+                    MultiBackwardFn backward, const std::vector<const Tensor*>& saved = {},
+                    bool twice_differentiable = false);
+
+// A view of `in` whose gradient is back(d view); `back` written with
+// recorded vnn ops unless `twice_differentiable` is false.
+void record_view(const char* name, Tensor& view, const Tensor& in, std::function<Tensor(const Tensor&)> back,
+                 bool twice_differentiable = true);
+
+// An op's output as its own backward sees it. Outside create_graph: the
+// values, detached (no reference cycle through the node). Under
+// create_graph: the same values with the node itself as grad_fn, so a
+// gradient formula using the output differentiates through the op, as
+// PyTorch's SavedVariable does for outputs. bind() is called once the node
+// exists (after record()).
+class SavedOutput {
+ public:
+  SavedOutput() = default;
+  explicit SavedOutput(const Tensor& out) : data_(out.detach()), node_(std::make_shared<std::weak_ptr<Node>>()) {}
+  void bind(const Tensor& recorded_out);
+  Tensor get() const;
+
+ private:
+  Tensor data_;
+  std::shared_ptr<std::weak_ptr<Node>> node_;
+};
+
+// Marks a gradient computed by a backward that is not twice
+// differentiable: a second backward reaching it throws Unsupported naming
+// `op` (rather than treating it as a constant).
+Tensor once_differentiable(const Tensor& grad, const std::string& op);
+
+// Whether a backward is running with create_graph on this thread.
+bool creating_graph();
 
 // In-place ops call this on the tensor they modified: it bumps the storage
 // version (so stale saved tensors are caught) and refuses in-place changes
@@ -87,6 +133,11 @@ void forget_history(const Tensor& t);
 // their .grad() is never touched. Outside any pass it acts as backward().
 std::vector<Tensor> run_nested_backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grads,
                                         const std::vector<Tensor>& inputs);
+
+// The gradient of a strided part of an input (narrow, select, slice): g at
+// positions start, start + step, ... of dim d of zeros shaped `in_sizes`
+// (`keep_dim` false: g lacks dim d, as select's). Twice differentiable.
+Tensor place_along(const Tensor& g, const Shape& in_sizes, int d, int64_t start, int64_t step, bool keep_dim);
 
 // Sums a gradient over broadcast dims back to `shape`.
 Tensor sum_to(const Tensor& grad, const Shape& shape);

@@ -8,9 +8,6 @@
 namespace vnn::detail {
 
 namespace {
-// Saved values without their autograd metadata: no reference cycles, and
-// the storage version still tracks in-place changes.
-Tensor saved(const Tensor& t) { return t.detach(); }
 std::vector<Tensor> grads(Tensor a, Tensor b = Tensor()) { return {std::move(a), std::move(b)}; }
 // Gradients flow only to floating operands.
 }  // namespace
@@ -42,14 +39,20 @@ Tensor gelu_backward_grad_b(const Tensor& g, const Tensor& a, const Tensor& b) {
 
 // The binary op table's GRAD columns (vnn/ops/binary.def): the gradients of
 // a and b as vnn ops of g, the saved a, b and out, and alpha.
-BackwardFn binary_backward(vnn_binary_fn fn, const Tensor& a_in, const Tensor& b_in, const Tensor& out_in,
+// The inputs are kept as they are (their history is not this node's, so no
+// cycle) and the output through SavedOutput: under create_graph the
+// formulas then differentiate through both (double backward).
+BackwardFn binary_backward(vnn_binary_fn fn, const Tensor& a, const Tensor& b, const SavedOutput& saved_out,
                            double alpha) {
-  Tensor a = saved(a_in), b = saved(b_in), out = saved(out_in);
   switch (fn) {
 #define VNN_NO_GRAD Tensor()
 #define VNN_BINARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GA, GB, ...) \
   case VNN_BINARY_##ID:                                              \
-    return [=](const Tensor& g) { (void)g; return grads(GA, GB); };
+    return [=](const Tensor& g) {                                    \
+      const Tensor out = saved_out.get();                            \
+      (void)g, (void)out;                                            \
+      return grads(GA, GB);                                          \
+    };
 #include "vnn/ops/binary.def"
 #undef VNN_BINARY_OP
 #undef VNN_NO_GRAD
@@ -81,13 +84,16 @@ Tensor clamp_grad(const Tensor& g, const Tensor& x, double lo, double hi) {
 
 // The op table's GRAD column (vnn/ops/unary.def): the input's gradient as
 // vnn ops of g, the saved input x and output y and the scalars s0, s1.
-BackwardFn unary_backward(vnn_unary_fn fn, const Tensor& in_t, const Tensor& out_t, double s0, double s1) {
-  Tensor x = saved(in_t), y = saved(out_t);
+BackwardFn unary_backward(vnn_unary_fn fn, const Tensor& x, const SavedOutput& saved_out, double s0, double s1) {
   switch (fn) {
 #define VNN_NO_GRAD Tensor()
 #define VNN_UNARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GRAD, ...) \
   case VNN_UNARY_##ID:                                            \
-    return [=](const Tensor& g) { (void)g; return grads(GRAD); };
+    return [=](const Tensor& g) {                                 \
+      const Tensor y = saved_out.get();                           \
+      (void)g, (void)y;                                           \
+      return grads(GRAD);                                         \
+    };
 #include "vnn/ops/unary.def"
 #undef VNN_UNARY_OP
 #undef VNN_NO_GRAD
@@ -97,7 +103,7 @@ BackwardFn unary_backward(vnn_unary_fn fn, const Tensor& in_t, const Tensor& out
 }
 
 BackwardFn where_backward(const Tensor& cond_in) {
-  Tensor cond = saved(cond_in);
+  Tensor cond = cond_in.detach();  // a bool mask: no gradient through it
   return [cond](const Tensor& g) {
     Tensor zero = zeros_like(g);
     return std::vector<Tensor>{Tensor(), where(cond, g, zero), where(cond, zero, g)};

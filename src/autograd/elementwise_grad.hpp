@@ -7,9 +7,9 @@ namespace vnn::detail {
 
 // Null for functions without a gradient (comparisons, logical ops).
 // a, b: the operands as the kernel saw them (promoted and expanded).
-BackwardFn binary_backward(vnn_binary_fn fn, const Tensor& a, const Tensor& b, const Tensor& out, double alpha);
+BackwardFn binary_backward(vnn_binary_fn fn, const Tensor& a, const Tensor& b, const SavedOutput& out, double alpha);
 // s0, s1: the op's scalars (leaky_relu slope, clamp bounds).
-BackwardFn unary_backward(vnn_unary_fn fn, const Tensor& in, const Tensor& out, double s0, double s1);
+BackwardFn unary_backward(vnn_unary_fn fn, const Tensor& in, const SavedOutput& out, double s0, double s1);
 // where(cond, a, b): gradients to a and b (cond has none).
 BackwardFn where_backward(const Tensor& cond);
 

@@ -59,6 +59,7 @@ struct Task {
 struct Pass {
   std::unordered_map<Node*, Tensor>* capture = nullptr;
   bool accumulate_leaves = true;
+  bool create_graph = false;
 };
 thread_local Pass* t_pass = nullptr;
 
@@ -66,9 +67,12 @@ thread_local Pass* t_pass = nullptr;
 // are added there (its leaves' .grad() untouched); other leaves accumulate
 // into .grad() when `accumulate_leaves` (backward()), never otherwise
 // (autograd::grad).
+// Under create_graph the backward ops record (grad mode on), so the
+// gradients have a graph of their own; nodes whose backward is not written
+// in recorded ops mark their gradients once-differentiable.
 void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& roots, bool retain_graph,
-                  std::unordered_map<Node*, Tensor>* capture, bool accumulate_leaves) {
-  Pass pass{capture, accumulate_leaves};
+                  std::unordered_map<Node*, Tensor>* capture, bool accumulate_leaves, bool create_graph = false) {
+  Pass pass{capture, accumulate_leaves, create_graph};
   Pass* const outer = t_pass;
   t_pass = &pass;
   struct Restore {
@@ -76,7 +80,12 @@ void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& r
     ~Restore() { t_pass = outer; }
   } restore{outer};
   profiler::PhaseGuard phase(profiler::Phase::backward);  // ops below are "backward" in profiles
-  autograd::NoGradGuard no_grad;
+  const bool previous_mode = autograd::grad_enabled();
+  autograd::set_grad_enabled(create_graph);
+  struct RestoreMode {
+    bool previous;
+    ~RestoreMode() { autograd::set_grad_enabled(previous); }
+  } restore_mode{previous_mode};
   autocast::detail::Suspend no_autocast;  // backward ops keep their forward's dtypes
   // Dependencies: how many edges point at each node.
   std::unordered_map<Node*, int> deps;
@@ -134,13 +143,16 @@ void run_backward(const std::vector<std::pair<std::shared_ptr<Node>, Tensor>>& r
       std::shared_ptr<TensorImpl> leaf = node->leaf.lock();
       if (!leaf || !accumulate_leaves) continue;
       AutogradMeta& m = autograd_meta(*leaf);
-      if (!m.grad.defined()) m.grad = can_take(g, *leaf) ? std::move(g) : g.clone();
+      if (create_graph) m.grad = m.grad.defined() ? add(m.grad, g) : g;  // keeps g's graph
+      else if (!m.grad.defined()) m.grad = can_take(g, *leaf) ? std::move(g) : g.clone();
       else m.grad.add_(g);
       for (auto& hook : node->post_accumulate_hooks) hook();
       continue;
     }
     check_versions(*node);
     std::vector<Tensor> grads = node->backward(g);
+    if (create_graph && !node->twice_differentiable)
+      for (Tensor& gi : grads) gi = once_differentiable(gi, node->name);
     if (autograd::anomaly_enabled()) check_finite(*node, grads);
     if (!retain_graph && !node->saved.empty()) {
       // Its saved tensors go now, not at the end of the pass (as PyTorch
@@ -197,13 +209,14 @@ std::vector<Tensor> run_nested_backward(const std::vector<Tensor>& outputs, cons
   std::unordered_map<Node*, Tensor> local;
   std::unordered_map<Node*, Tensor>* capture = t_pass && t_pass->capture ? t_pass->capture : &local;
   const bool accumulate_leaves = t_pass ? t_pass->accumulate_leaves : true;
+  const bool create_graph = t_pass && t_pass->create_graph;
   std::vector<std::shared_ptr<Node>> input_nodes(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     input_nodes[i] = gradient_edge(inputs[i]);
     if (input_nodes[i]) capture->emplace(input_nodes[i].get(), Tensor());
   }
   try {
-    run_backward(roots, /*retain_graph=*/false, capture, accumulate_leaves);
+    run_backward(roots, /*retain_graph=*/create_graph, capture, accumulate_leaves, create_graph);
   } catch (...) {
     for (auto& n : input_nodes)
       if (n) capture->erase(n.get());
@@ -218,34 +231,58 @@ std::vector<Tensor> run_nested_backward(const std::vector<Tensor>& outputs, cons
   return out;
 }
 
+bool creating_graph() { return t_pass && t_pass->create_graph; }
+
+namespace {
+std::vector<std::pair<std::shared_ptr<Node>, Tensor>> roots_of(const std::vector<Tensor>& outputs,
+                                                               const std::vector<Tensor>& grad_outputs,
+                                                               const char* what) {
+  VNN_CHECK(ValueError, grad_outputs.empty() || grad_outputs.size() == outputs.size(), what, ": got ",
+            grad_outputs.size(), " grad_outputs for ", outputs.size(),
+            " outputs; pass one per output (an undefined Tensor for a one-element output's implicit 1)");
+  std::vector<std::pair<std::shared_ptr<Node>, Tensor>> roots;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    roots.emplace_back(node_of(outputs[i], what),
+                       default_gradient(outputs[i], i < grad_outputs.size() ? grad_outputs[i] : Tensor(), what));
+  return roots;
+}
+}  // namespace
+
 }  // namespace detail
 
-void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
   auto node = detail::node_of(*this, "backward");
-  detail::run_backward({{node, detail::default_gradient(*this, gradient, "backward")}}, retain_graph, nullptr,
-                       /*accumulate_leaves=*/true);
+  detail::run_backward({{node, detail::default_gradient(*this, gradient, "backward")}},
+                       retain_graph.value_or(create_graph), nullptr, /*accumulate_leaves=*/true, create_graph);
 }
 
 namespace autograd {
 
+void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors,
+              std::optional<bool> retain_graph, bool create_graph) {
+  detail::run_backward(detail::roots_of(tensors, grad_tensors, "autograd::backward"),
+                       retain_graph.value_or(create_graph), nullptr, /*accumulate_leaves=*/true, create_graph);
+}
+
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
-                         const std::vector<Tensor>& grad_outputs, bool retain_graph) {
-  std::vector<std::pair<std::shared_ptr<detail::Node>, Tensor>> roots;
-  for (size_t i = 0; i < outputs.size(); ++i)
-    roots.emplace_back(detail::node_of(outputs[i], "autograd::grad"),
-                       detail::default_gradient(outputs[i], i < grad_outputs.size() ? grad_outputs[i] : Tensor(),
-                                                "autograd::grad"));
+                         const std::vector<Tensor>& grad_outputs, std::optional<bool> retain_graph, bool create_graph,
+                         bool allow_unused) {
+  auto roots = detail::roots_of(outputs, grad_outputs, "autograd::grad");
   std::unordered_map<detail::Node*, Tensor> capture;
   std::vector<std::shared_ptr<detail::Node>> input_nodes;
   for (auto& t : inputs) {
     input_nodes.push_back(detail::node_of(t, "autograd::grad"));
     capture[input_nodes.back().get()] = Tensor();
   }
-  detail::run_backward(roots, retain_graph, &capture, /*accumulate_leaves=*/false);
+  detail::run_backward(roots, retain_graph.value_or(create_graph), &capture, /*accumulate_leaves=*/false,
+                       create_graph);
   std::vector<Tensor> out;
   for (size_t i = 0; i < inputs.size(); ++i) {
     Tensor g = capture[input_nodes[i].get()];
-    out.push_back(g.defined() ? g : zeros_like(inputs[i]));
+    VNN_CHECK(ValueError, g.defined() || allow_unused, "autograd::grad: input ", i, " (shape ", inputs[i].sizes(),
+              ") was not used in computing the outputs, so it has no gradient; pass allow_unused = true to get an "
+              "undefined Tensor for it");
+    out.push_back(g);
   }
   return out;
 }

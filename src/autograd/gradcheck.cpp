@@ -6,6 +6,7 @@
 #include "autograd/autograd.hpp"
 #include "vnn/random.h"
 #include "vnn/reduction.h"
+#include "vnn/indexing.h"
 
 namespace vnn::autograd {
 
@@ -20,11 +21,14 @@ GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)
   std::vector<Tensor> wrt;
   for (auto& t : inputs)
     if (t.requires_grad()) wrt.push_back(t);
-  std::vector<Tensor> analytic = grad({loss}, wrt);
+  std::vector<Tensor> analytic = grad({loss}, wrt, {}, std::nullopt, false, /*allow_unused=*/true);
+  for (size_t k = 0; k < wrt.size(); ++k)
+    if (!analytic[k].defined()) analytic[k] = zeros_like(wrt[k]);
 
   // Perturb the inputs in place (not copies): f may reach them through
-  // closures, as a module's forward reaches its parameters.
-  NoGradGuard no_grad;
+  // closures, as a module's forward reaches its parameters. f itself runs
+  // in the caller's grad mode (it may take gradients itself, as a gradient
+  // penalty does).
   size_t k = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].requires_grad()) continue;
@@ -32,6 +36,7 @@ GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)
     std::vector<double> base = inputs[i].to_vector<double>();
     Tensor target = inputs[i];
     auto set_values = [&](const std::vector<double>& v) {
+      NoGradGuard no_grad;
       target.copy_(from_vector(v, target.sizes(), target.device()).to(target.dtype()));
     };
     for (size_t j = 0; j < base.size(); ++j) {
@@ -39,7 +44,9 @@ GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)
         std::vector<double> moved = base;
         moved[j] += delta;
         set_values(moved);
-        return sum(mul(f(inputs), weight)).item();
+        Tensor value = f(inputs);
+        NoGradGuard no_grad;
+        return sum(mul(value.detach(), weight)).item();
       };
       double numeric = (value_at(eps) - value_at(-eps)) / (2 * eps);
       double err = std::fabs(numeric - a[j]);
@@ -54,6 +61,28 @@ GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)
     set_values(base);
   }
   return result;
+}
+
+GradcheckResult gradgradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f,
+                              const std::vector<Tensor>& inputs, double eps, double atol, double rtol) {
+  std::vector<Tensor> wrt;
+  for (auto& t : inputs)
+    if (t.requires_grad()) wrt.push_back(t);
+  Tensor weight;  // drawn once, from the first output's shape
+  // The first gradients, flattened into one tensor, as a function of the
+  // inputs: gradcheck then differentiates it once more.
+  auto first_gradients = [&](const std::vector<Tensor>& in) {
+    Tensor out = f(in);
+    if (!weight.defined()) {
+      Generator gen(54321);
+      weight = rand(out.sizes(), TensorOptions(out.device()).with(out.dtype()), &gen);
+    }
+    std::vector<Tensor> g = grad({sum(mul(out, weight))}, wrt, {}, true, /*create_graph=*/true, true);
+    std::vector<Tensor> flat;
+    for (size_t k = 0; k < g.size(); ++k) flat.push_back((g[k].defined() ? g[k] : zeros_like(wrt[k])).reshape({-1}));
+    return cat(flat, 0);
+  };
+  return gradcheck(first_gradients, inputs, eps, atol, rtol);
 }
 
 }  // namespace vnn::autograd

@@ -5,6 +5,8 @@
 #include "autograd/autograd.hpp"
 #include "vnn/detail/message.h"
 #include "vnn/error.h"
+#include "vnn/creation.h"
+#include "vnn/elementwise.h"
 #include "vnn/reduction.h"
 
 namespace vnn {
@@ -56,7 +58,7 @@ std::shared_ptr<Node> gradient_edge(const Tensor& t) {
 }
 
 void record(const char* name, Tensor& out, const std::vector<const Tensor*>& inputs, BackwardFn backward,
-            const std::vector<const Tensor*>& saved) {
+            const std::vector<const Tensor*>& saved, bool twice_differentiable) {
   auto node = std::make_shared<Node>();
   node->name = name;
   for (const Tensor* t : inputs) node->next.push_back(Edge{t ? gradient_edge(*t) : nullptr});
@@ -64,14 +66,79 @@ void record(const char* name, Tensor& out, const std::vector<const Tensor*>& inp
     if (t && t->defined())
       node->saved.emplace_back(t->impl()->storage, t->impl()->storage->version.load());
   node->backward = std::move(backward);
+  node->twice_differentiable = twice_differentiable;
   AutogradMeta& m = autograd_meta(*out.impl());
   m.requires_grad = true;
   m.grad_fn = std::move(node);
 }
 
-void record_view(const char* name, Tensor& view, const Tensor& in, std::function<Tensor(const Tensor&)> back) {
+void record_view(const char* name, Tensor& view, const Tensor& in, std::function<Tensor(const Tensor&)> back,
+                 bool twice_differentiable) {
   if (!needs_grad({&in})) return;
-  record(name, view, {&in}, [back = std::move(back)](const Tensor& g) { return std::vector<Tensor>{back(g)}; });
+  record(name, view, {&in}, [back = std::move(back)](const Tensor& g) { return std::vector<Tensor>{back(g)}; }, {},
+         twice_differentiable);
+}
+
+void record_outputs(const char* name, const std::vector<Tensor*>& outs, const std::vector<const Tensor*>& inputs,
+                    MultiBackwardFn backward, const std::vector<const Tensor*>& saved, bool twice_differentiable) {
+  const size_t n = outs.size();
+  if (n == 1) {
+    record(name, *outs[0], inputs, [backward = std::move(backward)](const Tensor& g) { return backward({g}); }, saved,
+           twice_differentiable);
+    return;
+  }
+  // Each output's node adds its gradient into the shared slots and passes a
+  // token on to the anchor, whose node then runs `backward` once.
+  auto slots = std::make_shared<std::vector<Tensor>>(n);
+  Tensor anchor = zeros(Shape{});
+  record(name, anchor, inputs,
+         [slots, backward = std::move(backward)](const Tensor&) {
+           std::vector<Tensor> grads = std::move(*slots);
+           slots->assign(grads.size(), Tensor());  // empty again for a retain_graph rerun
+           return backward(std::move(grads));
+         },
+         saved, twice_differentiable);
+  const Tensor token = zeros(Shape{});
+  const std::string output_name = std::string(name) + "Output";
+  for (size_t k = 0; k < n; ++k) {
+    record(output_name.c_str(), *outs[k], {&anchor}, [slots, k, token](const Tensor& g) {
+      Tensor& slot = (*slots)[k];
+      slot = slot.defined() ? add(slot, g) : g;
+      return std::vector<Tensor>{token};
+    }, {}, /*twice_differentiable=*/true);
+  }
+}
+
+void SavedOutput::bind(const Tensor& recorded_out) {
+  const TensorImpl* impl = recorded_out.impl();
+  if (node_ && impl && impl->autograd) *node_ = impl->autograd->grad_fn;
+}
+
+Tensor SavedOutput::get() const {
+  std::shared_ptr<Node> node = node_ && autograd::grad_enabled() ? node_->lock() : nullptr;
+  if (!node) return data_;
+  Tensor t = data_.detach();
+  AutogradMeta& m = autograd_meta(*t.impl());
+  m.requires_grad = true;
+  m.grad_fn = std::move(node);
+  return t;
+}
+
+Tensor once_differentiable(const Tensor& grad, const std::string& op) {
+  if (!grad.defined() || !is_floating(grad.dtype())) return grad;
+  Tensor out = grad.detach();
+  auto node = std::make_shared<Node>();
+  node->name = op + "Backward";
+  node->backward = [op](const Tensor&) -> std::vector<Tensor> {
+    VNN_THROW(Unsupported, "double backward: the backward of ", op,
+              " runs a fused kernel and is not differentiable in vnn, so a second derivative through ", op,
+              " cannot be computed (create_graph = true); docs/autograd.md lists the ops with double backward. "
+              "Compose ", op, " from those ops, or leave it out of the path being differentiated twice");
+  };
+  AutogradMeta& m = autograd_meta(*out.impl());
+  m.requires_grad = true;
+  m.grad_fn = std::move(node);
+  return out;
 }
 
 void mark_modified(const Tensor& t, const char* op) {

@@ -47,6 +47,12 @@ Tensor Tensor::detach() const {
   return detail::make_tensor(impl()->storage, dtype(), sizes(), strides(), storage_offset());
 }
 
+Tensor& Tensor::detach_() {
+  VNN_CHECK(ValueError, impl(), "detach_: use of an undefined Tensor (default-constructed)");
+  detail::forget_history(*this);
+  return *this;
+}
+
 Tensor& Tensor::retain_grad() {
   if (is_leaf()) return *this;  // leaves keep their gradient anyway
   auto& m = detail::autograd_meta(*impl());

@@ -81,9 +81,13 @@ Tensor binary(const Tensor& a, const Tensor& b, vnn_binary_fn fn, double alpha =
   Tensor out = detail::make_empty(a.impl()->ctx(), shape, bool_out ? kBool : k, op);
   Tensor x = a.to(k).expand(shape), y = b.to(k).expand(shape);
   enqueue_binary(out, x, y, fn, alpha);
-  if (detail::needs_grad({&x, &y}) && is_floating(out.dtype()))
-    if (auto backward = detail::binary_backward(fn, x, y, out, alpha))
-      detail::record(op, out, {&x, &y}, std::move(backward), {&x, &y});
+  if (detail::needs_grad({&x, &y}) && is_floating(out.dtype())) {
+    detail::SavedOutput saved_out(out);
+    if (auto backward = detail::binary_backward(fn, x, y, saved_out, alpha)) {
+      detail::record(op, out, {&x, &y}, std::move(backward), {&x, &y}, /*twice_differentiable=*/true);
+      saved_out.bind(out);
+    }
+  }
   return bool_out || k == t ? out : out.to(t);
 }
 
@@ -137,8 +141,11 @@ void record_unary(const char* op, vnn_unary_fn fn, const Tensor& in, Tensor& out
   if (!detail::needs_grad({&in}) || !is_floating(out.dtype())) return;
   const double* s = scalars.begin();
   double s0 = scalars.size() > 0 ? s[0] : 0.0, s1 = scalars.size() > 1 ? s[1] : 0.0;
-  if (auto backward = detail::unary_backward(fn, in, out, s0, s1))
-    detail::record(op, out, {&in}, std::move(backward), {&in, &out});
+  detail::SavedOutput saved_out(out);
+  if (auto backward = detail::unary_backward(fn, in, saved_out, s0, s1)) {
+    detail::record(op, out, {&in}, std::move(backward), {&in, &out}, /*twice_differentiable=*/true);
+    saved_out.bind(out);
+  }
 }
 
 const char* unary_name(vnn_unary_fn fn) { return vnn_unary_names[fn]; }
@@ -376,7 +383,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Tensor c = cond.expand(shape), x = a.to(t).expand(shape), y = b.to(t).expand(shape);
   detail::enqueue(VNN_OP_WHERE, "where", {&c, &x, &y}, out);
   if (detail::needs_grad({&x, &y}) && is_floating(t))
-    detail::record("where", out, {&c, &x, &y}, detail::where_backward(c), {&c});
+    detail::record("where", out, {&c, &x, &y}, detail::where_backward(c), {&c}, /*twice_differentiable=*/true);
   return out;
 }
 Tensor where(const Tensor& cond, const Tensor& a, double b) { return where(cond, a, scalar_like(a, b)); }

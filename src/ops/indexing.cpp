@@ -79,7 +79,7 @@ Tensor run_index_select(const Tensor& t, int d, const Tensor& idx1) {
     detail::record("index_select", out, {&t}, [in_sizes, d, idx1](const Tensor& g) {
       Tensor z = zeros(in_sizes, TensorOptions(g.device()).with(g.dtype()));
       return std::vector<Tensor>{index_add_(z, d, idx1, g)};
-    });
+    }, {}, /*twice_differentiable=*/true);
   }
   return out;
 }
@@ -196,7 +196,7 @@ Tensor& index_add_impl(Tensor& self, int dim, const Tensor& index, const Tensor&
       detail::record(op, out, {&old1, &src1}, [d, idx, alpha](const Tensor& g) {
         Tensor g_src = run_index_select(g, d, idx);
         return std::vector<Tensor>{g, alpha == 1.0 ? g_src : mul(g_src, alpha)};
-      });
+      }, {}, /*twice_differentiable=*/true);
       return old.dim() == 0 ? out.reshape({}) : out;
     });
   }
@@ -241,7 +241,7 @@ Tensor gather(const Tensor& t, int dim, const Tensor& index) {
     detail::record("gather", out, {&t1}, [in_sizes, d, idx](const Tensor& g) {
       Tensor z = zeros(in_sizes, TensorOptions(g.device()).with(g.dtype()));
       return std::vector<Tensor>{scatter_add_(z, d, idx, g)};
-    });
+    }, {}, /*twice_differentiable=*/true);
   }
   return t.dim() == 0 ? out.reshape({}) : out;
 }

@@ -58,7 +58,7 @@ void matmul_into(const Tensor& x, const Tensor& y, Tensor& out) {
                      Tensor gy = y.requires_grad() ? product_like(x.transpose(-1, -2), g, y) : Tensor();
                      return std::vector<Tensor>{gx, gy};
                    },
-                   {&x, &y});
+                   {&x, &y}, /*twice_differentiable=*/true);
   }
 }
 

@@ -66,12 +66,15 @@ void reduce_dtypes(vnn_reduce_fn fn, DType in, const char* op, DType* compute, D
 }
 
 // d out / d in for a reduction of the last k dims of `in` into `out`.
-detail::BackwardFn reduce_backward(vnn_reduce_fn fn, const Tensor& in_t, const Tensor& out_t, int k, int64_t inner) {
-  Tensor in = in_t.detach(), out = out_t.detach();
-  Shape in_sizes = in.sizes(), kept = out.sizes();
+// `in` kept with its history and the output through SavedOutput, so the
+// formulas are differentiable again under create_graph.
+detail::BackwardFn reduce_backward(vnn_reduce_fn fn, const Tensor& in, const detail::SavedOutput& saved_out, int k,
+                                   int64_t inner) {
+  Shape in_sizes = in.sizes(), kept = saved_out.get().sizes();
   for (int i = 0; i < k; ++i) kept.push_back(1);
   auto spread = [in_sizes, kept](const Tensor& t) { return t.reshape(kept).expand(in_sizes); };
   return [=](const Tensor& g) {
+    const Tensor out = saved_out.get();
     Tensor gi;
     switch (fn) {
       case VNN_REDUCE_SUM: gi = spread(g); break;
@@ -141,8 +144,12 @@ Tensor reduce(const Tensor& t0, const bool* reduced_in, vnn_reduce_fn fn, bool k
   if ((result == kUInt8 || result == kBool) && !is_arg(fn)) kernel_out = kInt32;
   Tensor out = detail::make_empty(t.impl()->ctx(), out_sizes, kernel_out);
   detail::enqueue(VNN_OP_REDUCE, op, {&in}, out, {}, {int64_t(fn), int64_t(k)});
-  if (detail::needs_grad({&in}) && is_floating(kernel_out) && !is_arg(fn))
-    detail::record(op, out, {&in}, reduce_backward(fn, in, out, k, inner), {&in, &out});
+  if (detail::needs_grad({&in}) && is_floating(kernel_out) && !is_arg(fn)) {
+    detail::SavedOutput saved_out(out);
+    detail::record(op, out, {&in}, reduce_backward(fn, in, saved_out, k, inner), {&in, &out},
+                   /*twice_differentiable=*/true);
+    saved_out.bind(out);
+  }
   if (kernel_out != result) out = out.to(result);
   return keepdim ? out.view(keep_sizes) : out;
 }
@@ -189,11 +196,13 @@ Tensor softmax_in(const Tensor& t, int d, bool log_out, DType compute, const cha
     detail::enqueue(VNN_OP_SOFTMAX, op, {&in_v}, out_v, {}, {int64_t(log_out ? 1 : 0)});
   }
   if (detail::needs_grad({&in})) {
-    Tensor y = out.detach();
-    detail::record(op, out, {&in}, [y, d, log_out](const Tensor& g) {
+    detail::SavedOutput saved_out(out);
+    detail::record(op, out, {&in}, [saved_out, d, log_out](const Tensor& g) {
+      const Tensor y = saved_out.get();
       Tensor gi = log_out ? sub(g, mul(exp(y), sum(g, d, true))) : mul(y, sub(g, sum(mul(g, y), d, true)));
       return std::vector<Tensor>{gi};
-    }, {&out});
+    }, {&out}, /*twice_differentiable=*/true);
+    saved_out.bind(out);
   }
   return compute == t.dtype() ? out : out.to(t.dtype());
 }

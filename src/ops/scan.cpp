@@ -137,11 +137,12 @@ Tensor cum_sum_prod(const Tensor& t0, int64_t dim, std::optional<DType> dtype, v
   Tensor out = detail::run_scan(in, d, fn, r).first;
   if (is_floating(r) && detail::needs_grad({&in})) {
     if (fn == VNN_SCAN_SUM)
-      detail::record(op, out, {&in}, [d](const Tensor& g) { return std::vector<Tensor>{reverse_cumsum(g, d)}; });
+      detail::record(op, out, {&in}, [d](const Tensor& g) { return std::vector<Tensor>{reverse_cumsum(g, d)}; }, {},
+                     /*twice_differentiable=*/true);
     else
       detail::record(op, out, {&in}, [d, in](const Tensor& g) {
         return std::vector<Tensor>{cumprod_backward(g, in, d)};
-      }, {&in});
+      }, {&in}, /*twice_differentiable=*/true);
   }
   return out;
 }

@@ -288,7 +288,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int dim) {
                             ? Tensor()
                             : g.narrow(d, ranges[i].first, ranges[i].second).to(dtypes[i]));
       return grads;
-    });
+    }, {}, /*twice_differentiable=*/true);
   }
   return out;
 }

@@ -177,7 +177,7 @@ Tensor diagonal(const Tensor& t, int64_t offset, int dim1, int dim2) {
   Shape in_sizes = t.sizes();
   detail::record_view("DiagonalBackward", view, t, [in_sizes, offset, d1, d2](const Tensor& g) {
     return diagonal_scatter(zeros(in_sizes, TensorOptions(g.device()).with(g.dtype())), g, offset, d1, d2);
-  });
+  }, /*twice_differentiable=*/false);
   return view;
 }
 

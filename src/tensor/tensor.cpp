@@ -14,6 +14,7 @@
 #include "tensor/tensor_impl.hpp"
 #include "vnn/checked_size.h"
 #include "vnn/error.h"
+#include "vnn/indexing.h"
 
 namespace vnn {
 
@@ -157,6 +158,26 @@ static Tensor differentiable_view(Tensor view, const Tensor& in, const char* nam
   detail::record_view(name, view, in, std::move(back));
   return view;
 }
+
+namespace detail {
+// The gradient of a strided part of an input (narrow, select, slice): g
+// placed at positions start, start + step, ... of dimension d of zeros of
+// the input's shape. Under create_graph it is an index_add, which records;
+// otherwise a copy into the zeros' window, which is cheaper.
+Tensor place_along(const Tensor& g, const Shape& in_sizes, int d, int64_t start, int64_t step, bool keep_dim) {
+  Tensor full = zeros(in_sizes, TensorOptions(g.device()).with(g.dtype()));
+  Tensor part = keep_dim ? g : g.unsqueeze(d);
+  const int64_t count = part.size(d);
+  if (count == 0) return full;
+  if (!autograd::grad_enabled()) {
+    full.slice(d, start, start + (count - 1) * step + 1, step).copy_(part);
+    return full;
+  }
+  Tensor positions = arange(double(start), double(start + count * step), double(step),
+                            TensorOptions(g.device()).with(kInt64));
+  return index_add(full, d, positions, part);
+}
+}  // namespace detail
 
 static Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
   Shape out = shape;
@@ -347,10 +368,8 @@ Tensor Tensor::narrow(int d, int64_t start, int64_t length) const {
   sz[d] = length;
   Shape in_sizes = sizes();
   return differentiable_view(detail::view_of(*this, sz, strides(), storage_offset() + start * strides()[d], "narrow"), *this,
-                             "NarrowBackward", [in_sizes, d, start, length](const Tensor& g) {
-                               Tensor full = zeros(in_sizes, TensorOptions(g.device()).with(g.dtype()));
-                               full.narrow(d, start, length).copy_(g);
-                               return full;
+                             "NarrowBackward", [in_sizes, d, start](const Tensor& g) {
+                               return detail::place_along(g, in_sizes, d, start, 1, true);
                              });
 }
 
@@ -369,9 +388,7 @@ Tensor Tensor::select(int d, int64_t index) const {
   Shape in_sizes = sizes();
   return differentiable_view(detail::view_of(*this, sz, st, storage_offset() + index * strides()[d], "select"), *this,
                              "SelectBackward", [in_sizes, d, index](const Tensor& g) {
-                               Tensor full = zeros(in_sizes, TensorOptions(g.device()).with(g.dtype()));
-                               full.select(d, index).copy_(g);
-                               return full;
+                               return detail::place_along(g, in_sizes, d, index, 1, false);
                              });
 }
 

@@ -44,10 +44,8 @@ Tensor Tensor::slice(int d, std::optional<int64_t> start_in, std::optional<int64
   st[d] = strides()[d] * step;
   Shape in_sizes = sizes();
   Tensor view = detail::view_of(*this, sz, st, storage_offset() + start * strides()[d]);
-  detail::record_view("SliceBackward", view, *this, [in_sizes, d, start, end, step](const Tensor& g) {
-    Tensor full = zeros(in_sizes, TensorOptions(g.device()).with(g.dtype()));
-    full.slice(d, start, end, step).copy_(g);
-    return full;
+  detail::record_view("SliceBackward", view, *this, [in_sizes, d, start, step](const Tensor& g) {
+    return detail::place_along(g, in_sizes, d, start, step, true);
   });
   return view;
 }

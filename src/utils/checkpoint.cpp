@@ -2,11 +2,11 @@
 // Activation checkpointing (include/vnn/utils/checkpoint.h).
 //
 // The forward runs fn under no-grad and records one node over the inputs
-// ("CheckpointBackward"). Several differentiable outputs each get a small
-// node ("CheckpointOutput") that leaves its gradient in the shared state
-// and hands the checkpoint node a dummy one: the engine runs that node
-// after all of them (dependency counting), once, with every output's
-// gradient at hand. Its backward reruns fn on detached inputs with the RNG
+// ("CheckpointBackward", detail::record_outputs). Several differentiable
+// outputs each get a small node ("CheckpointBackwardOutput") that leaves
+// its gradient in a shared slot and hands the checkpoint node a token: the
+// engine runs that node after all of them (dependency counting), once,
+// with every output's gradient at hand. Its backward reruns fn on detached inputs with the RNG
 // and autocast state of the forward, then runs the recomputed graph with
 // the engine (detail::run_nested_backward): parameters accumulate into
 // .grad() there, in the mode of the enclosing pass, and the inputs'
@@ -85,7 +85,6 @@ struct State {
   std::vector<RngState> rng;
   autocast::detail::Settings autocast;
   std::vector<Shape> output_shapes;
-  std::vector<Tensor> output_grads;  // the outputs' gradients, when there are several
 };
 
 std::vector<Tensor> call(const CheckpointFunction& fn, const std::vector<Tensor>& inputs) {
@@ -149,39 +148,19 @@ std::vector<Tensor> checkpoint(const CheckpointFunction& fn, const std::vector<T
   }
   if (differentiable.empty()) return outs;  // no gradient can flow back
   const size_t n = outs.size();
-  if (differentiable.size() == 1) {
-    const size_t k = differentiable[0];
+  std::vector<Tensor*> recorded;
+  for (size_t k : differentiable) {
     outs[k] = outs[k].detach();  // its own tensor, even when fn returned an input
-    vnn::detail::record(
-        "CheckpointBackward", outs[k], in_ptrs,
-        [st, k, n](const Tensor& g) {
-          std::vector<Tensor> grads(n);
-          grads[k] = g;
-          return recompute_backward(*st, std::move(grads));
-        },
-        in_ptrs);
-    return outs;
+    recorded.push_back(&outs[k]);
   }
-  // Several outputs: each hands its gradient over through the shared state.
-  st->output_grads.assign(n, Tensor());
-  Tensor anchor = zeros(Shape{});
-  vnn::detail::record(
-      "CheckpointBackward", anchor, in_ptrs,
-      [st, n](const Tensor&) {
-        std::vector<Tensor> grads = std::move(st->output_grads);
-        st->output_grads.assign(n, Tensor());  // empty again for a retain_graph rerun
+  vnn::detail::record_outputs(
+      "CheckpointBackward", recorded, in_ptrs,
+      [st, n, differentiable](std::vector<Tensor> part) {
+        std::vector<Tensor> grads(n);
+        for (size_t i = 0; i < differentiable.size(); ++i) grads[differentiable[i]] = std::move(part[i]);
         return recompute_backward(*st, std::move(grads));
       },
       in_ptrs);
-  const Tensor token = zeros(Shape{});  // what each output passes to the checkpoint node
-  for (size_t k : differentiable) {
-    outs[k] = outs[k].detach();
-    vnn::detail::record("CheckpointOutput", outs[k], {&anchor}, [st, k, token](const Tensor& g) {
-      Tensor& slot = st->output_grads[k];
-      slot = slot.defined() ? add(slot, g) : g;
-      return std::vector<Tensor>{token};
-    });
-  }
   return outs;
 }
 
