@@ -45,7 +45,13 @@ vnn_status run_indexing(Device& d, cl_command_queue q, const vnn_op& op) {
       (full && index.ndim != out->ndim) || (!full && index.ndim > 1))
     return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": malformed request (dtypes, ranks or dim ", dim, ")");
   const bool scatter = kind == VNN_OP_SCATTER || kind == VNN_OP_INDEX_ADD;
-  const bool add = kind == VNN_OP_INDEX_ADD || (kind == VNN_OP_SCATTER && op.num_ints > 1 && op.ints[1] == 1);
+  int64_t mode = VNN_SCATTER_SET;
+  if (kind == VNN_OP_INDEX_ADD) mode = VNN_SCATTER_ADD;
+  else if (kind == VNN_OP_SCATTER && op.num_ints > 1) mode = op.ints[1];
+  if (mode < 0 || mode >= VNN_SCATTER_MODE_COUNT_)
+    return fail(VNN_STATUS_INVALID_ARGUMENT, what, ": unknown scatter mode ", mode);
+  const bool add = mode == VNN_SCATTER_ADD;
+  const bool combine = mode == VNN_SCATTER_MUL || mode == VNN_SCATTER_MAX || mode == VNN_SCATTER_MIN;
   const vnn_tensor_desc& iter = kind == VNN_OP_SCATTER ? index : kind == VNN_OP_INDEX_ADD ? src : *out;
   const vnn_tensor_desc& direct = scatter ? src : *out;
   const vnn_tensor_desc& indexed = scatter ? *out : src;
@@ -54,14 +60,15 @@ vnn_status run_indexing(Device& d, cl_command_queue q, const vnn_op& op) {
 
   const DtypeInfo* info = dtype_info(out->dtype);
   std::string defs;
-  if (add) {
+  if (add || combine) {
     const int32_t dt = out->dtype;
     if (dt != VNN_FLOAT32 && dt != VNN_FLOAT64 && dt != VNN_INT32 && dt != VNN_INT64)
-      return fail(VNN_STATUS_UNSUPPORTED, what, ": adding scatters take float32, float64, int32 or int64");
+      return fail(VNN_STATUS_UNSUPPORTED, what, ": adding and combining scatters take float32, float64, int32 or int64");
     if (dt == VNN_FLOAT64 && !d.fp64) return fail(VNN_STATUS_UNSUPPORTED, what, ": device lacks cl_khr_fp64");
     if ((dt == VNN_FLOAT64 || dt == VNN_INT64) && !d.has_extension("cl_khr_int64_base_atomics"))
       return fail(VNN_STATUS_UNSUPPORTED, what, ": device lacks cl_khr_int64_base_atomics");
-    defs = std::string("-DMODE=2 -DT=") + info->storage + " -DDT=" + std::to_string(dt);
+    defs = std::string("-DMODE=") + (add ? "2" : "3") + " -DT=" + info->storage + " -DDT=" + std::to_string(dt);
+    if (combine) defs += " -DCOMBINE=" + std::to_string(mode);
   } else {
     // Moves without arithmetic copy bits, so every dtype shares one kernel
     // per element size.

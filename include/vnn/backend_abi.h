@@ -152,7 +152,7 @@ typedef enum vnn_op_kind {
   VNN_OP_WHERE = 9,         /* out = in0 (bool) ? in1 : in2 */
   VNN_OP_INDEX_SELECT = 10, /* out = in0 indexed along ints[0] by in1 (int64) */
   VNN_OP_GATHER = 11,       /* out[..i..] = in0[..in1[..i..]..] along ints[0] */
-  VNN_OP_SCATTER = 12,      /* out[..in1[..i..]..] (=|+=) in2[..i..] along ints[0]; ints[1] = 1: add */
+  VNN_OP_SCATTER = 12,      /* out[..in1[..i..]..] (op)= in2[..i..] along ints[0]; ints[1]: vnn_scatter_mode */
   VNN_OP_INDEX_ADD = 13,    /* out.index_add_(ints[0], in1 (int64 index), in0 * scalars[0]) */
   VNN_OP_IM2COL = 14,       /* conv2d unfolding; see docs/ops.md */
   VNN_OP_COL2IM = 15,       /* conv2d folding (adjoint of IM2COL) */
@@ -261,6 +261,18 @@ typedef enum vnn_scan_fn {
   VNN_SCAN_LOGSUMEXP = 4,   /* log(sum(exp)), floating dtypes only */
   VNN_SCAN_COUNT_           /* number of scans, not a scan */
 } vnn_scan_fn;
+
+/** How VNN_OP_SCATTER (ints[1]) combines each source element with its
+ * destination. SET leaves one unspecified writer per element; the others
+ * are atomic (float32, float64, int32, int64; MAX / MIN propagate NaN). */
+typedef enum vnn_scatter_mode {
+  VNN_SCATTER_SET = 0,
+  VNN_SCATTER_ADD = 1,
+  VNN_SCATTER_MUL = 2,
+  VNN_SCATTER_MAX = 3,
+  VNN_SCATTER_MIN = 4,
+  VNN_SCATTER_MODE_COUNT_  /* number of modes, not a mode */
+} vnn_scatter_mode;
 
 /* Random numbers (VNN_OP_RANDOM). Element i (row-major number) of out uses
  * Philox4x32-10 with key = seed (k0 low, k1 high word) and counter

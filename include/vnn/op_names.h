@@ -129,6 +129,10 @@ constexpr int vnn_unary_rule(int fn) {
 static const char* const vnn_reduce_names[] = {"sum", "mean", "prod", "max", "min", "argmax", "argmin"};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_reduce_names) == VNN_REDUCE_COUNT_, "vnn_reduce_names vs vnn_reduce_fn");
 
+/// Names of vnn_scatter_mode, indexed by mode (scatter_reduce's reduce names).
+static const char* const vnn_scatter_mode_names[] = {"set", "sum", "prod", "amax", "amin"};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_scatter_mode_names) == VNN_SCATTER_MODE_COUNT_,
+                        "vnn_scatter_mode_names vs vnn_scatter_mode");
 /// Names of vnn_scan_fn, indexed by function.
 static const char* const vnn_scan_names[] = {"cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_scan_names) == VNN_SCAN_COUNT_, "vnn_scan_names vs vnn_scan_fn");

@@ -28,6 +28,7 @@
 #include "vnn/reduction.h"
 #include "vnn/samplers.h"
 #include "vnn/scan.h"
+#include "vnn/scatter_reduce.h"
 #include "vnn/shape.h"
 #include "vnn/shape_ops.h"
 #include "vnn/sorting.h"

@@ -174,7 +174,8 @@ variable_list record_function(const char* type_name, const std::shared_ptr<Autog
   for (const Tensor& t : inputs.tensors) input_shapes.push_back(t.defined() ? t.sizes() : Shape());
   record_outputs(
       op.c_str(), recorded, in_ptrs,
-      [ctx, backward, op, n_out, recorded_index, output_meta, output_defined, is_tensor, input_shapes](std::vector<Tensor> part) {
+      [ctx, backward, op, n_out, recorded_index, output_meta, output_defined, is_tensor,
+       input_shapes](std::vector<Tensor> part) {
         variable_list grads(n_out);
         for (size_t i = 0; i < recorded_index.size(); ++i) grads[recorded_index[i]] = std::move(part[i]);
         if (ctx->materialize_grads_)

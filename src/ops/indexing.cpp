@@ -97,16 +97,21 @@ Tensor scattered_source_grad(const Tensor& g, int d, const Tensor& idx, const Sh
 }
 
 // self (.|+)= src at idx along d; idx is int64 and in range, shapes agree.
-void run_scatter(Tensor& self, int d, const Tensor& idx, const Tensor& src, bool add, const char* op) {
+// mode: a vnn_scatter_mode; every mode but SET computes in add_dtype.
+void run_scatter_mode(Tensor& self, int d, const Tensor& idx, const Tensor& src, int mode, const char* op) {
   if (idx.numel() == 0) return;
-  DType ct = add ? add_dtype(self.dtype()) : self.dtype();
+  DType ct = mode != VNN_SCATTER_SET ? add_dtype(self.dtype()) : self.dtype();
   if (ct != self.dtype()) {
     Tensor work = self.to(ct), wsrc = src.to(ct);
-    run_scatter(work, d, idx, wsrc, add, op);
+    run_scatter_mode(work, d, idx, wsrc, mode, op);
     self.copy_(work);
     return;
   }
-  detail::enqueue(VNN_OP_SCATTER, op, {&self, &idx, &src}, self, {}, {int64_t(d), add ? 1 : 0});
+  detail::enqueue(VNN_OP_SCATTER, op, {&self, &idx, &src}, self, {}, {int64_t(d), int64_t(mode)});
+}
+
+void run_scatter(Tensor& self, int d, const Tensor& idx, const Tensor& src, bool add, const char* op) {
+  run_scatter_mode(self, d, idx, src, add ? VNN_SCATTER_ADD : VNN_SCATTER_SET, op);
 }
 
 void run_index_add(Tensor& self, int d, const Tensor& idx1, const Tensor& src, double alpha, const char* op) {
@@ -121,7 +126,10 @@ void run_index_add(Tensor& self, int d, const Tensor& idx1, const Tensor& src, d
   detail::enqueue(VNN_OP_INDEX_ADD, op, {&src, &idx1}, self, {alpha}, {int64_t(d)});
 }
 
-Tensor& scatter_impl(Tensor& self, int dim, const Tensor& index, const Tensor& src, bool add, const char* op) {
+// scatter's checks: dtypes, devices, ranks, shapes, writability and every
+// index value; returns the normalised dim and the checked int64 index.
+std::pair<int, Tensor> checked_scatter(const Tensor& self, int dim, const Tensor& index, const Tensor& src,
+                                       const char* op) {
   require_defined(self, op, "self");
   require_defined(index, op, "index");
   require_defined(src, op, "src");
@@ -140,6 +148,14 @@ Tensor& scatter_impl(Tensor& self, int dim, const Tensor& index, const Tensor& s
   check_writable(self, op);
   Tensor s1 = as_1d(self);
   Tensor idx = checked_index(as_1d(index), s1, op, d, s1.sizes()[d]);
+  return {d, idx};
+}
+
+Tensor& scatter_impl(Tensor& self, int dim, const Tensor& index, const Tensor& src, bool add, const char* op) {
+  const std::pair<int, Tensor> checked = checked_scatter(self, dim, index, src, op);
+  const int d = checked.first;
+  const Tensor idx = checked.second;
+  Tensor s1 = as_1d(self);
   if (detail::needs_grad({&self, &src}) && is_floating(self.dtype())) {
     Shape src_sizes = as_1d(src).sizes();
     return detail::inplace_with_grad(self, op, [&](const Tensor& old) {
@@ -245,6 +261,15 @@ Tensor gather(const Tensor& t, int dim, const Tensor& index) {
   }
   return t.dim() == 0 ? out.reshape({}) : out;
 }
+
+namespace detail {
+void scatter_combine(Tensor& self, int dim, const Tensor& index, const Tensor& src, int mode, const char* op) {
+  const std::pair<int, Tensor> checked = checked_scatter(self, dim, index, src, op);
+  Tensor s1 = as_1d(self);
+  detail::mark_modified(self, op);
+  run_scatter_mode(s1, checked.first, checked.second, as_1d(src), mode, op);
+}
+}  // namespace detail
 
 Tensor& scatter_(Tensor& self, int dim, const Tensor& index, const Tensor& src) {
   return scatter_impl(self, dim, index, src, false, "scatter_");

@@ -155,7 +155,8 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   detail::mark_modified(*this, "copy_");
   copy_data(*this, from, non_blocking);
   // Every element of self now comes from src: its old history gets nothing.
-  if (detail::needs_grad({&from})) detail::record("CopyBackward", *this, {&from}, move_back(from), {}, /*twice_differentiable=*/true);
+  if (detail::needs_grad({&from}))
+    detail::record("CopyBackward", *this, {&from}, move_back(from), {}, /*twice_differentiable=*/true);
   else if (requires_grad() && !is_leaf()) detail::forget_history(*this);
   return *this;
 }
@@ -165,7 +166,8 @@ Tensor Tensor::to(const Device& device, DType dt, bool non_blocking) const {
   Tensor out = detail::make_empty(detail::context(device), sizes(), dt);
   copy_data(out, *this, non_blocking);
   detail::note_range_from_host(out, *this);
-  if (detail::needs_grad({this}) && is_floating(dt)) detail::record("ToBackward", out, {this}, move_back(*this), {}, /*twice_differentiable=*/true);
+  if (detail::needs_grad({this}) && is_floating(dt))
+    detail::record("ToBackward", out, {this}, move_back(*this), {}, /*twice_differentiable=*/true);
   return out;
 }
 Tensor Tensor::to(const Device& device, bool non_blocking) const { return to(device, dtype(), non_blocking); }

@@ -154,8 +154,8 @@ TEST_CASE("several outputs, non-differentiable ones and materialized gradients")
   CHECK(out[2].requires_grad());
   sum(out[0]).backward();  // out[2] gets no gradient: zeros reach backward
   auto [values, indices] = max(x.detach(), 1);
-  Tensor expect = zeros({3, 4}, TensorOptions(dev).with(kFloat64)).scatter(1, indices.unsqueeze(1),
-                                                                           ones({3, 1}, TensorOptions(dev).with(kFloat64)));
+  const TensorOptions f64 = TensorOptions(dev).with(kFloat64);
+  Tensor expect = zeros({3, 4}, f64).scatter(1, indices.unsqueeze(1), ones({3, 1}, f64));
   CHECK(allclose(x.grad(), expect));
   x.mutable_grad() = Tensor();
   variable_list again = MaxWithIndex::apply(x);

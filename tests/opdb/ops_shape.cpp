@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // op_db mappings of views, joins, indexing, creation and conversions.
 #include "opdb.hpp"
+#include "vnn/scatter_reduce.h"
 
 namespace vnn::opdb {
 namespace {
@@ -110,9 +111,14 @@ OPDB("scatter") {
   const Tensor& index = c.tensor(1, "index");
   const Arg* src = c.get(2, "src");
   if (!src) src = c.kw("value");
-  if (c.kw("reduce")) gap("scatter(reduce=)");
-  if (src->kind != Arg::Kind::tensor) gap("scatter with a scalar value");
-  return vnn::scatter(c.in(), dim, index, src->t);
+  const Arg* reduce = c.kw("reduce");
+  if (src->kind != Arg::Kind::tensor) {
+    const double value = c.number(2, "value");
+    return reduce ? vnn::scatter(c.in(), dim, index, value, c.str(SIZE_MAX, "reduce", ""))
+                  : vnn::scatter(c.in(), dim, index, value);
+  }
+  return reduce ? vnn::scatter(c.in(), dim, index, src->t, c.str(SIZE_MAX, "reduce", ""))
+                : vnn::scatter(c.in(), dim, index, src->t);
 };
 OPDB("scatter_add") {
   return vnn::scatter_add(c.in(), int(c.integer(0, "dim")), c.tensor(1, "index"), c.tensor(2, "src"));
@@ -121,6 +127,25 @@ OPDB("index_add") {
   return vnn::index_add(c.in(), int(c.integer(0, "dim")), c.tensor(1, "index"), c.tensor(2, "source"),
                         c.number(3, "alpha", 1.0));
 };
+// scatter_reduce / index_reduce: one entry per reduce (the variant), which
+// the sample passes as its string argument.
+Arg scatter_reduce_call(Call& c) {
+  return vnn::scatter_reduce(c.in(), c.integer(0, "dim"), c.tensor(1, "index"), c.tensor(2, "src"),
+                             c.str(3, "reduce", "sum"), c.boolean(4, "include_self", true));
+}
+Arg index_reduce_call(Call& c) {
+  return vnn::index_reduce(c.in(), c.integer(0, "dim"), c.tensor(1, "index"), c.tensor(2, "source"),
+                           c.str(3, "reduce", "prod"), c.boolean(4, "include_self", true));
+}
+OPDB("scatter_reduce.sum") { return scatter_reduce_call(c); };
+OPDB("scatter_reduce.prod") { return scatter_reduce_call(c); };
+OPDB("scatter_reduce.mean") { return scatter_reduce_call(c); };
+OPDB("scatter_reduce.amax") { return scatter_reduce_call(c); };
+OPDB("scatter_reduce.amin") { return scatter_reduce_call(c); };
+OPDB("index_reduce.prod") { return index_reduce_call(c); };
+OPDB("index_reduce.mean") { return index_reduce_call(c); };
+OPDB("index_reduce.amax") { return index_reduce_call(c); };
+OPDB("index_reduce.amin") { return index_reduce_call(c); };
 OPDB("nn.functional.one_hot") { return vnn::one_hot(c.in(), c.integer(0, "num_classes", -1)); };
 
 // ---- creation --------------------------------------------------------------

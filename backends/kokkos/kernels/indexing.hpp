@@ -13,6 +13,9 @@
 #pragma once
 #include <Kokkos_Core.hpp>
 
+#include <cstring>
+#include <type_traits>
+
 #include "kokkos/kernels/dispatch.hpp"
 
 namespace vnn::kernels {
@@ -146,6 +149,49 @@ void scatter_add_typed(const Exec& exec, const IndexWalk w, T* out, const T* src
   });
 }
 
+// The combining scatters (scatter_reduce's prod, amax, amin): a
+// compare-and-swap loop on the element, compared by bits so that a NaN
+// already there ends the loop. MAX / MIN keep a NaN from either side.
+template <class T>
+KOKKOS_INLINE_FUNCTION T scatter_combine(int mode, T have, T v) {
+  if (mode == VNN_SCATTER_MUL) return T(have * v);
+  if (have != have) return have;
+  if (v != v) return v;
+  return mode == VNN_SCATTER_MAX ? (v > have ? v : have) : (v < have ? v : have);
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION bool same_bits(T a, T b) {
+  if constexpr (std::is_floating_point<T>::value) {
+    using U = typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type;
+    U x, y;
+    memcpy(&x, &a, sizeof(T));
+    memcpy(&y, &b, sizeof(T));
+    return x == y;
+  } else {
+    return a == b;
+  }
+}
+
+template <class Exec, class T>
+void scatter_combine_typed(const Exec& exec, const IndexWalk w, T* out, const T* src, const int64_t* idx, int64_t n,
+                           int mode) {
+  Kokkos::parallel_for("vnn::scatter_reduce", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(int64_t i) {
+    int64_t d, x, k;
+    w.locate(i, d, x, k);
+    int64_t j = idx[k];
+    if (j < 0 || j >= w.bound) return;
+    T* p = &out[x + j * w.dim_stride];
+    const T v = src[d];
+    T old = *p;
+    while (true) {
+      const T seen = Kokkos::atomic_compare_exchange(p, old, scatter_combine(mode, old, v));
+      if (same_bits(seen, old)) break;
+      old = seen;
+    }
+  });
+}
+
 // INDEX_ADD along dim 0 of [rows, D] matrices with unit last strides on a
 // host space (the embedding gradient: [2048, 128] source rows into a
 // [96, 128] table): out rows are dealt to P owners, each scanning the whole
@@ -186,7 +232,7 @@ bool index_add_rows(const Exec& exec, const vnn_tensor_desc& out, const vnn_tens
 }
 
 // kind: one of the four indexing kinds; ints[0] = dim (normalised by the
-// core), ints[1] = 1: SCATTER adds; scalars[0] = INDEX_ADD's alpha.
+// core), ints[1]: SCATTER's vnn_scatter_mode; scalars[0] = INDEX_ADD's alpha.
 template <class Exec>
 bool indexing(const Exec& exec, const vnn_op* op) {
   const int32_t kind = op->kind;
@@ -215,7 +261,21 @@ bool indexing(const Exec& exec, const vnn_op* op) {
     return true;
   }
   const IndexWalk w = make_walk(iter, src, out, index, dim, full);
-  const bool add = kind == VNN_OP_INDEX_ADD || (op->num_ints > 1 && op->ints[1] == 1);
+  int64_t mode = VNN_SCATTER_SET;
+  if (kind == VNN_OP_INDEX_ADD) mode = VNN_SCATTER_ADD;
+  else if (op->num_ints > 1) mode = op->ints[1];
+  if (mode < 0 || mode >= VNN_SCATTER_MODE_COUNT_) return false;
+  const bool add = mode == VNN_SCATTER_ADD;
+  if (mode == VNN_SCATTER_MUL || mode == VNN_SCATTER_MAX || mode == VNN_SCATTER_MIN) {
+    if (n == 0) return true;
+    if (out.dtype != VNN_FLOAT32 && out.dtype != VNN_FLOAT64 && out.dtype != VNN_INT32 && out.dtype != VNN_INT64)
+      return false;  // the core combines other dtypes in one of these
+    dispatch_types<ArithmeticTypes>("scatter_reduce", out.dtype, [&](auto t) {
+      using T = decltype(t);
+      scatter_combine_typed<Exec, T>(exec, w, typed<T>(out), typed<T>(src), idx, n, int(mode));
+    });
+    return true;
+  }
   if (!add) {
     if (n == 0) return true;
     dispatch_types<AllTypes>("scatter", out.dtype, [&](auto t) {

@@ -7,17 +7,59 @@
 // indexed_strides has dim's stride zeroed; dim_stride carries it.
 //
 // Defines: T storage type; MODE 0 gather (direct <- indexed), 1 scatter
-// (indexed <- direct), 2 scatter-add (indexed += alpha * direct, atomic);
-// for MODE 2 also DT (vnn_dtype: 0 float32, 1 float64, 2 int32, 3 int64).
+// (indexed <- direct), 2 scatter-add (indexed += alpha * direct, atomic),
+// 3 combining scatter (indexed = COMBINE(indexed, direct), atomic; COMBINE
+// a vnn_scatter_mode: MUL, MAX or MIN, NaN kept by MAX / MIN); for MODE 2
+// and 3 also DT (vnn_dtype: 0 float32, 1 float64, 2 int32, 3 int64).
 //
 // The host checked every index; an out-of-range one is still skipped
 // (scatters) or read as 0 (gathers) so memory outside the tensors is never
 // touched.
 
-#if MODE == 2
+#if MODE == 2 || MODE == 3
 #if DT == VNN_FLOAT64 || DT == VNN_INT64
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #endif
+#endif
+
+#if MODE == 3
+inline T vnn_combine(T have, T v) {
+#if COMBINE == VNN_SCATTER_MUL
+  return have * v;
+#else
+  if (have != have) return have;
+  if (v != v) return v;
+#if COMBINE == VNN_SCATTER_MAX
+  return v > have ? v : have;
+#else
+  return v < have ? v : have;
+#endif
+#endif
+}
+
+// A compare-and-swap loop on the element's bits (a NaN there compares
+// equal to itself by bits, so the loop ends).
+#if DT == VNN_FLOAT32 || DT == VNN_INT32
+#define VNN_BITS uint
+#define VNN_CAS(p, a, b) atomic_cmpxchg(p, a, b)
+#else
+#define VNN_BITS ulong
+#define VNN_CAS(p, a, b) atom_cmpxchg(p, a, b)
+#endif
+inline void vnn_atomic_combine(volatile __global T* p, T v) {
+  volatile __global VNN_BITS* u = (volatile __global VNN_BITS*)p;
+  VNN_BITS old = *u, seen;
+  while (true) {
+    T have = *(T*)&old;
+    T want = vnn_combine(have, v);
+    seen = VNN_CAS(u, old, *(VNN_BITS*)&want);
+    if (seen == old) break;
+    old = seen;
+  }
+}
+#endif
+
+#if MODE == 2
 
 // OpenCL 1.2 has integer atomics only: floats add through a
 // compare-and-swap loop on their bits.
@@ -55,8 +97,10 @@ __kernel void vnn_indexing(__global T* direct, long direct_off, __global T* inde
     direct[d] = ok ? indexed[x] : (T)0;
 #elif MODE == 1
     if (ok) indexed[x] = direct[d];
-#else
+#elif MODE == 2
     if (ok) vnn_atomic_add(indexed + x, direct[d] * alpha);
+#else
+    if (ok) vnn_atomic_combine(indexed + x, direct[d]);
 #endif
   }
 }
