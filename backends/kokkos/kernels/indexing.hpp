@@ -127,27 +127,30 @@ bool index_select_rows(const Exec& exec, const vnn_tensor_desc& out, const vnn_t
   return true;
 }
 
-template <class Exec, class T>
-void scatter_set_typed(const Exec& exec, const IndexWalk w, T* out, const T* src, const int64_t* idx, int64_t n) {
-  Kokkos::parallel_for("vnn::scatter", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(int64_t i) {
+// The scatters: for each element of the index, `apply(destination, value)`
+// (a plain store, an atomic add, or an atomic combine below).
+template <class Exec, class T, class Apply>
+void scatter_typed(const Exec& exec, const char* label, const IndexWalk w, T* out, const T* src, const int64_t* idx,
+                   int64_t n, const Apply apply) {
+  Kokkos::parallel_for(label, Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(int64_t i) {
     int64_t d, x, k;
     w.locate(i, d, x, k);
     int64_t j = idx[k];
-    if (j >= 0 && j < w.bound) out[x + j * w.dim_stride] = src[d];
+    if (j >= 0 && j < w.bound) apply(&out[x + j * w.dim_stride], src[d]);
   });
 }
 
+template <class T>
+struct StoreValue {
+  KOKKOS_INLINE_FUNCTION void operator()(T* p, T v) const { *p = v; }
+};
+
 // Duplicate indices meet at one element: atomics keep every contribution.
-template <class Exec, class T>
-void scatter_add_typed(const Exec& exec, const IndexWalk w, T* out, const T* src, const int64_t* idx, int64_t n,
-                       T alpha) {
-  Kokkos::parallel_for("vnn::scatter_add", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(int64_t i) {
-    int64_t d, x, k;
-    w.locate(i, d, x, k);
-    int64_t j = idx[k];
-    if (j >= 0 && j < w.bound) Kokkos::atomic_add(&out[x + j * w.dim_stride], T(src[d] * alpha));
-  });
-}
+template <class T>
+struct AtomicAddScaled {
+  T alpha;
+  KOKKOS_INLINE_FUNCTION void operator()(T* p, T v) const { Kokkos::atomic_add(p, T(v * alpha)); }
+};
 
 // The combining scatters (scatter_reduce's prod, amax, amin): a
 // compare-and-swap loop on the element, compared by bits so that a NaN
@@ -173,24 +176,18 @@ KOKKOS_INLINE_FUNCTION bool same_bits(T a, T b) {
   }
 }
 
-template <class Exec, class T>
-void scatter_combine_typed(const Exec& exec, const IndexWalk w, T* out, const T* src, const int64_t* idx, int64_t n,
-                           int mode) {
-  Kokkos::parallel_for("vnn::scatter_reduce", Range<Exec>(exec, 0, n), KOKKOS_LAMBDA(int64_t i) {
-    int64_t d, x, k;
-    w.locate(i, d, x, k);
-    int64_t j = idx[k];
-    if (j < 0 || j >= w.bound) return;
-    T* p = &out[x + j * w.dim_stride];
-    const T v = src[d];
+template <class T>
+struct AtomicCombine {
+  int mode;
+  KOKKOS_INLINE_FUNCTION void operator()(T* p, T v) const {
     T old = *p;
     while (true) {
       const T seen = Kokkos::atomic_compare_exchange(p, old, scatter_combine(mode, old, v));
       if (same_bits(seen, old)) break;
       old = seen;
     }
-  });
-}
+  }
+};
 
 // INDEX_ADD along dim 0 of [rows, D] matrices with unit last strides on a
 // host space (the embedding gradient: [2048, 128] source rows into a
@@ -272,7 +269,8 @@ bool indexing(const Exec& exec, const vnn_op* op) {
       return false;  // the core combines other dtypes in one of these
     dispatch_types<ArithmeticTypes>("scatter_reduce", out.dtype, [&](auto t) {
       using T = decltype(t);
-      scatter_combine_typed<Exec, T>(exec, w, typed<T>(out), typed<T>(src), idx, n, int(mode));
+      scatter_typed<Exec, T>(exec, "vnn::scatter_reduce", w, typed<T>(out), typed<T>(src), idx, n,
+                             AtomicCombine<T>{int(mode)});
     });
     return true;
   }
@@ -280,7 +278,7 @@ bool indexing(const Exec& exec, const vnn_op* op) {
     if (n == 0) return true;
     dispatch_types<AllTypes>("scatter", out.dtype, [&](auto t) {
       using T = decltype(t);
-      scatter_set_typed<Exec, T>(exec, w, typed<T>(out), typed<T>(src), idx, n);
+      scatter_typed<Exec, T>(exec, "vnn::scatter", w, typed<T>(out), typed<T>(src), idx, n, StoreValue<T>{});
     });
     return true;
   }
@@ -289,7 +287,8 @@ bool indexing(const Exec& exec, const vnn_op* op) {
   dispatch_types<ArithmeticTypes>("scatter_add", out.dtype, [&](auto t) {
     using T = decltype(t);
     if (kind == VNN_OP_INDEX_ADD && index_add_rows<Exec, T>(exec, out, src, index, dim, T(alpha))) return;
-    scatter_add_typed<Exec, T>(exec, w, typed<T>(out), typed<T>(src), idx, n, T(alpha));
+    scatter_typed<Exec, T>(exec, "vnn::scatter_add", w, typed<T>(out), typed<T>(src), idx, n,
+                           AtomicAddScaled<T>{T(alpha)});
   });
   return true;
 }
