@@ -48,7 +48,7 @@ struct LBFGSOptions {
 };
 
 /// Limited-memory BFGS (torch.optim.LBFGS). Its state (on the first parameter, "state.0."): scalars func_evals,
-/// n_iter, t, H_diag, prev_loss and ro.<k>; flat buffers d, prev_flat_grad, old_dirs.<k>, old_stps.<k>.
+/// n_iter, t, H_diag, prev_loss and ro.K; flat buffers d, prev_flat_grad, old_dirs.K, old_stps.K (K the history slot).
 class LBFGS : public Optimizer {
  public:
   /// LBFGS over `params` (one group; ValueError naming an invalid option).
@@ -59,7 +59,7 @@ class LBFGS : public Optimizer {
   Tensor step(const LossClosure& closure);
 
  protected:
-  /// func_evals, n_iter, t, H_diag, prev_loss, ro.<k>.
+  /// func_evals, n_iter, t, H_diag, prev_loss, ro.K.
   bool is_scalar_state(const std::string& name) const override;
   /// The flat buffers hold every parameter's elements.
   bool state_shape_ok(const std::string& name, const Tensor& buffer, const Tensor& param) const override;
