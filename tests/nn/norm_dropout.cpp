@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/device_under_test.hpp"
+#include "support/op_checks.hpp"
 #include "vnn/nn.h"
 
 using namespace vnn;
@@ -21,11 +22,7 @@ using vnn::test::device_under_test;
 
 namespace {
 
-void check_grad(const std::function<Tensor(const std::vector<Tensor>&)>& f, const std::vector<Tensor>& in) {
-  auto r = autograd::gradcheck(f, in);
-  INFO(r.message);
-  CHECK(r.ok);
-}
+using vnn::test::check_grad;
 
 std::vector<std::string> sorted_keys(const Module& m) {
   std::vector<std::string> k = m.state_dict().keys();

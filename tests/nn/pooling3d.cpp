@@ -27,9 +27,7 @@ using I3 = std::array<int64_t, 3>;
 std::vector<double> values(size_t n, uint32_t salt) { return test::lcg_values(n, 31, salt, -2.0, 2.0); }
 
 using test::check_close;
-void check_grad(const std::function<Tensor(const std::vector<Tensor>&)>& f, const std::vector<Tensor>& in) {
-  test::check_grad("nn", f, in);
-}
+using test::check_grad;
 
 // A pooling geometry over 3 spatial dims, PyTorch's output sizes (ceil_mode: rounded up, the last window starting
 // inside the input or the left padding).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/device_under_test.hpp"
+#include "support/op_checks.hpp"
 #include "vnn/nn.h"
 
 using namespace vnn;
@@ -30,11 +31,7 @@ void check_close(const std::vector<double>& got, const std::vector<double>& want
   }
 }
 
-void check_grad(const std::function<Tensor(const std::vector<Tensor>&)>& f, const std::vector<Tensor>& in) {
-  auto r = autograd::gradcheck(f, in);
-  INFO(r.message);
-  CHECK(r.ok);
-}
+using vnn::test::check_grad;
 
 // The source index of padded position j (j in [-before, n + after)) in an axis of n, per mode; -1: the fill value.
 int64_t pad_source(int64_t j, int64_t n, PadMode m) {

@@ -44,4 +44,9 @@ inline void check_close(const Tensor& got, const std::vector<double>& want, doub
   }
 }
 
+// The same, unnamed (the INFO names the device only).
+inline void check_grad(const std::function<Tensor(const std::vector<Tensor>&)>& f, const std::vector<Tensor>& inputs) {
+  check_grad("f", f, inputs);
+}
+
 }  // namespace vnn::test
