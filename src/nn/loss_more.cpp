@@ -157,14 +157,18 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
   if (var.sizes() != input.sizes()) {
     Shape drop_last;
     for (int i = 0; i + 1 < input.dim(); ++i) drop_last.push_back(input.size(i));
-    Shape last_one = drop_last;
-    last_one.push_back(1);
+    // PyTorch's rule: var may drop input's last dim, or differ from input
+    // in one dim where var has size 1 (broadcast there: [1, C] over a batch).
+    int64_t mismatched = 0;
+    if (var.dim() == input.dim())
+      for (int i = 0; i < input.dim(); ++i)
+        if (var.size(i) != input.size(i)) mismatched += var.size(i);
     if (input.dim() > 0 && var.sizes() == drop_last) {
       var = var.unsqueeze(-1);  // homoscedastic, one fewer dim
     } else {
-      VNN_CHECK(ShapeError, input.dim() > 0 && var.sizes() == last_one, op, ": var shape ", var_in.sizes(),
-                " must equal input shape ", input.sizes(), ", or it with the last dim 1 (", last_one,
-                ") or removed (", drop_last, ")");
+      VNN_CHECK(ShapeError, var.dim() == input.dim() && mismatched == 1, op, ": var shape ", var_in.sizes(),
+                " must equal input shape ", input.sizes(), ", have size 1 in one dim where they differ, or drop"
+                " the last dim (", drop_last, ")");
     }
   }
   VNN_CHECK(ShapeError, broadcast_shapes(input.sizes(), target.sizes(), op) == input.sizes(), op,

@@ -202,6 +202,12 @@ TEST_CASE("CosineEmbedding, Triplet, GaussianNLL and MultiLabelSoftMargin losses
     return F::gaussian_nll_loss(A, B, VR, F::GaussianNLLLossFuncOptions().reduction(r));
   }, g_row);
   CHECK(F::gaussian_nll_loss(A, B, VR.unsqueeze(1)).item() == Approx(total(g_row) / double(n * d)).epsilon(1e-10));
+  // A var of size 1 in one dim (here the batch: [1, d]) broadcasts there, as PyTorch's.
+  Vec var_col(var.begin(), var.begin() + d);
+  Vec var_tiled;
+  for (int64_t r = 0; r < n; ++r) var_tiled.insert(var_tiled.end(), var_col.begin(), var_col.end());
+  CHECK(F::gaussian_nll_loss(A, B, on_dev(var_col, {1, d})).item() ==
+        Approx(F::gaussian_nll_loss(A, B, on_dev(var_tiled, {n, d})).item()).epsilon(1e-12));
   // MultiLabelSoftMargin with class weights: mean over classes per sample, then the reduction.
   Vec lbl = {1, 0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1, 0, 0, 1}, w = {0.5, 1, 2, 1, 0.25};
   Vec ml;
