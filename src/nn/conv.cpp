@@ -40,7 +40,9 @@ void Conv2dImpl::build(Generator* gen) {
 }
 
 Tensor Conv2dImpl::forward(const Tensor& x) {
-  return conv2d(x, weight, bias, options.stride(), options.padding(), options.dilation(), options.groups());
+  return detail::batch_of_one(x, [&](const Tensor& b) {
+    return conv2d(b, weight, bias, options.stride(), options.padding(), options.dilation(), options.groups());
+  });
 }
 
 std::string Conv2dImpl::describe() const {

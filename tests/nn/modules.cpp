@@ -158,3 +158,20 @@ TEST_CASE("every layer's gradients pass the gradient checker") {
   auto r = autograd::gradcheck([&](const std::vector<Tensor>& v) { return embedding(v[0], idx); }, {emb->weight});
   CHECK(r.ok);
 }
+
+TEST_CASE("the 2-D convolution and pools take an unbatched [C, H, W] input, as PyTorch's") {
+  const Device dev = device_under_test();
+  Tensor x = from_vector(test::lcg_values(2 * 5 * 6, 7, 1, -1.0, 1.0), {2, 5, 6}).to(kFloat32).to(dev);
+  Generator g(3);
+  nn::Conv2d conv(nn::Conv2dOptions(2, 3, 3).padding(1), &g);
+  conv->to(dev);
+  std::vector<std::shared_ptr<nn::Module>> layers{conv.ptr(), nn::MaxPool2d(nn::MaxPool2dOptions(2)).ptr(),
+                                                  nn::AvgPool2d(nn::AvgPool2dOptions(2)).ptr(),
+                                                  nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({2, 3})).ptr()};
+  for (const auto& m : layers) {
+    Tensor unbatched = m->forward(x), batched = m->forward(x.unsqueeze(0));
+    CHECK(unbatched.sizes() == batched.squeeze(0).sizes());
+    CHECK(test::max_abs_diff(unbatched, batched.squeeze(0)) == 0.0);
+    CHECK_THROWS_AS(m->forward(x.reshape({10, 6})), ShapeError);
+  }
+}

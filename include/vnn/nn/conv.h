@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Convolution and pooling layers over [N, C, H, W] images, with LibTorch's
-// options:
+// Convolution and pooling layers over [N, C, H, W] images (or one unbatched
+// [C, H, W]), with LibTorch's options:
 //   vnn::nn::Conv2d conv(vnn::nn::Conv2dOptions(1, 32, 3).stride(1).padding(1).bias(false));
 //   vnn::nn::MaxPool2d pool(vnn::nn::MaxPool2dOptions(2).stride(2));   // or MaxPool2d(2)
 #pragma once
@@ -12,6 +12,15 @@
 #include "vnn/random.h"
 
 namespace vnn::nn {
+
+namespace detail {
+/// f(x) for batched [N, C, H, W] input; for an unbatched [C, H, W] one (PyTorch's
+/// no-batch-dim form) f over a batch of one, the batch dim dropped again.
+template <class F>
+Tensor batch_of_one(const Tensor& x, F&& f) {
+  return x.dim() == 3 ? f(x.unsqueeze(0)).squeeze(0) : f(x);
+}
+}  // namespace detail
 
 /// Options of Conv2d (torch.nn.Conv2dOptions): channels, kernel, stride, padding, dilation, groups, bias.
 struct Conv2dOptions {
@@ -87,7 +96,9 @@ class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
   void reset() override {}
   /// max_pool2d(x, kernel_size, stride, padding, dilation).
   Tensor forward(const Tensor& x) override {
-    return max_pool2d(x, options.kernel_size(), options.stride(), options.padding(), options.dilation());
+    return detail::batch_of_one(x, [&](const Tensor& b) {
+      return max_pool2d(b, options.kernel_size(), options.stride(), options.padding(), options.dilation());
+    });
   }
   std::string describe() const override;
   /// The options the layer was built with.
@@ -122,7 +133,9 @@ class AvgPool2dImpl : public Cloneable<AvgPool2dImpl> {
   void reset() override {}
   /// avg_pool2d(x, kernel_size, stride, padding, count_include_pad).
   Tensor forward(const Tensor& x) override {
-    return avg_pool2d(x, options.kernel_size(), options.stride(), options.padding(), options.count_include_pad());
+    return detail::batch_of_one(x, [&](const Tensor& b) {
+      return avg_pool2d(b, options.kernel_size(), options.stride(), options.padding(), options.count_include_pad());
+    });
   }
   std::string describe() const override;
   /// The options the layer was built with.
@@ -149,7 +162,9 @@ class AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> {
   explicit AdaptiveAvgPool2dImpl(Size2 output_size) : AdaptiveAvgPool2dImpl(AdaptiveAvgPool2dOptions(output_size)) {}
   void reset() override {}
   /// adaptive_avg_pool2d(x, output_size).
-  Tensor forward(const Tensor& x) override { return adaptive_avg_pool2d(x, options.output_size()); }
+  Tensor forward(const Tensor& x) override {
+    return detail::batch_of_one(x, [&](const Tensor& b) { return adaptive_avg_pool2d(b, options.output_size()); });
+  }
   /// The options the layer was built with.
   AdaptiveAvgPool2dOptions options;
 };
