@@ -130,7 +130,16 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
   Tensor m, rstd, centered;
   if (training) {
     int64_t count = input.numel() / std::max<int64_t>(input.size(1), 1);
-    if (count <= 1)
+    if (count == 0) {
+      // An empty batch: PyTorch's empty result, the running stats untouched
+      // (still a node, so the parameters get their zero gradients).
+      m = zeros({input.size(1)}, input.options());
+      Tensor scale = weight.defined() ? weight : add(m, 1.0);
+      Tensor out = mul(input, channel_view(scale, nd));
+      if (bias.defined()) out = add(out, channel_view(bias, nd));
+      return {out, m, add(m, 1.0)};
+    }
+    if (count == 1)
       VNN_THROW(ValueError, op, ": expected more than 1 value per channel when training, got input ", input.sizes());
     CentredStats st = centred_stats(input);
     Tensor bv = st.var;

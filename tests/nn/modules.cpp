@@ -175,3 +175,21 @@ TEST_CASE("the 2-D convolution and pools take an unbatched [C, H, W] input, as P
     CHECK_THROWS_AS(m->forward(x.reshape({10, 6})), ShapeError);
   }
 }
+
+TEST_CASE("BatchNorm on an empty training batch: an empty result, running stats untouched, zero gradients") {
+  const Device dev = device_under_test();
+  nn::BatchNorm1d bn(nn::BatchNormOptions(5));
+  bn->to(dev);
+  bn->train();
+  Tensor x = zeros({0, 5, 9}, TensorOptions(dev)).requires_grad_(true);
+  Tensor y = bn(x);
+  CHECK(y.sizes() == Shape{0, 5, 9});
+  CHECK(bn->running_mean.to_vector<float>() == std::vector<float>(5, 0.0f));
+  CHECK(bn->running_var.to_vector<float>() == std::vector<float>(5, 1.0f));
+  auto g = autograd::grad({y}, {x, bn->weight, bn->bias}, {zeros({0, 5, 9}, TensorOptions(dev))});
+  CHECK(g[0].sizes() == Shape{0, 5, 9});
+  CHECK(g[1].to_vector<float>() == std::vector<float>(5, 0.0f));
+  CHECK(g[2].to_vector<float>() == std::vector<float>(5, 0.0f));
+  // One value per channel is still an error, as PyTorch's.
+  CHECK_THROWS_AS(bn(zeros({1, 5}, TensorOptions(dev))), ValueError);
+}
