@@ -39,8 +39,6 @@ MAX_SAMPLES = 5              # per entry, dtype and mode, spread over the entry'
 MAX_ENTRY_BYTES = 160 << 10  # an entry's samples past this many bytes are left out
 # Whole entries that cannot apply, with the reason the index records.
 NOT_APPLICABLE = {
-    "nn.FractionalMaxPool2d": "random output (pooling regions drawn per call)",
-    "nn.FractionalMaxPool3d": "random output (pooling regions drawn per call)",
     "nn.LinearCrossEntropyLoss": "PyTorch-only module (no LibTorch counterpart)",
 }
 # Activations a Transformer layer may be given as a function: the string
@@ -98,6 +96,8 @@ def export_sample(info, dtype, mode, index, mi, gen):
     entry = {"dtype": DTYPE_NAMES[dtype], "mode": mode, "desc": mi.desc}
     entry["ctor_args"], entry["ctor_kwargs"] = encode_ctor(rec, mi.constructor_input.args,
                                                            mi.constructor_input.kwargs)
+    if info.module_cls.__name__.startswith("FractionalMaxPool") and "_random_samples" not in mi.constructor_input.kwargs:
+        raise Unsupported("random output (pooling regions drawn per call, no _random_samples)")
     torch.manual_seed(index)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -146,6 +146,10 @@ def main():
     os.makedirs(opts.out, exist_ok=True)
     only = set(filter(None, opts.only.split(",")))
     index = {"torch": torch.__version__, "entries": {}}
+    index_path = os.path.join(opts.out, "index.json")
+    if only and os.path.exists(index_path):  # a partial export updates the others' index
+        with open(index_path) as f:
+            index["entries"] = json.load(f)["entries"]
     for info in module_db:
         key = info.name
         if only and key not in only:
@@ -202,7 +206,7 @@ def main():
         index["entries"][key] = {"status": "exported", "file": fname, "samples": len(samples),
                                 "skipped": len(skipped), "capped": capped}
         print(f"{key}: {len(samples)} samples, {len(skipped)} skipped, {capped} capped", file=sys.stderr)
-    with open(os.path.join(opts.out, "index.json"), "w") as f:
+    with open(index_path, "w") as f:
         json.dump(index, f, indent=1, sort_keys=True)
         f.write("\n")
 

@@ -189,6 +189,26 @@ MODDB("nn.LPPool1d") { return lp_pool<nn::LPPool1d, int64_t>(c); };
 MODDB("nn.LPPool2d") { return lp_pool<nn::LPPool2d, Size2>(c); };
 MODDB("nn.LPPool3d") { return lp_pool<nn::LPPool3d, Size3>(c); };
 
+// FractionalMaxPool2d/3d(kernel_size, output_size=None, output_ratio=None, return_indices=False,
+// _random_samples=None): module_db always passes _random_samples, so the regions are PyTorch's.
+template <class Holder, class S>
+Built fractional_max_pool(Call& c, size_t n) {
+  nn::FractionalMaxPoolOptions<S> o(size_of<S>(c, 0, "kernel_size", 0));
+  if (c.has(1, "output_size")) o.output_size(size_of<S>(c, 1, "output_size", 0));
+  if (const Arg* r = c.get(2, "output_ratio")) {
+    std::vector<double> ratio;
+    if (r->kind == Arg::Kind::list)
+      for (const auto& x : r->items) ratio.push_back(x.number());
+    else
+      ratio.assign(n, r->number());
+    o.output_ratio(ratio);
+  }
+  if (c.has(4, "_random_samples")) o._random_samples(c.tensor(4, "_random_samples"));
+  return max_pool(Holder(o), c.boolean(3, "return_indices", false));
+}
+MODDB("nn.FractionalMaxPool2d") { return fractional_max_pool<nn::FractionalMaxPool2d, Size2>(c, 2); };
+MODDB("nn.FractionalMaxPool3d") { return fractional_max_pool<nn::FractionalMaxPool3d, Size3>(c, 3); };
+
 // ---- padding ---------------------------------------------------------------------------
 // padding: one int for every side, or the 2 * D pads.
 template <size_t D>
