@@ -166,7 +166,43 @@ Tensor prelu(const Tensor& input, const Tensor& weight) {
   return where(gt(input, 0.0), input, mul(input, w));
 }
 
+Tensor rrelu(Tensor input, const RReLUFuncOptions& o, Generator* gen) {
+  act_check_input(input, "rrelu");
+  const double lo = o.lower(), hi = o.upper();
+  VNN_CHECK(ValueError, lo >= 0 && lo <= hi, "rrelu: expected 0 <= lower <= upper, got lower = ", lo,
+            ", upper = ", hi);
+  Tensor slope;
+  if (o.training()) {
+    DType u = input.dtype() == kFloat64 ? kFloat64 : kFloat32;
+    slope = add(mul(rand(input.sizes(), TensorOptions(input.device()).dtype(u), gen), hi - lo), lo).to(input.dtype());
+  }
+  Tensor neg_part = o.training() ? mul(input, slope) : mul(input, (lo + hi) / 2);
+  return write_into_input(input, where(ge(input, 0.0), input, neg_part), o.inplace());
+}
+
+Tensor softmax2d(const Tensor& input) {
+  VNN_CHECK(ValueError, input.defined(), "softmax2d: argument 'input' is an undefined tensor");
+  VNN_CHECK(ShapeError, input.dim() == 3 || input.dim() == 4,
+            "softmax2d: expected a 3-D [C, H, W] or 4-D [N, C, H, W] input, got ", input.sizes());
+  return vnn::softmax(input, -3);
+}
+
 }  // namespace functional
+
+RReLUImpl::RReLUImpl(const RReLUOptions& o) : Cloneable("RReLU"), options(o) {
+  VNN_CHECK(ValueError, o.lower() >= 0 && o.lower() <= o.upper(), "RReLU: expected 0 <= lower <= upper, got lower = ",
+            o.lower(), ", upper = ", o.upper());
+}
+Tensor RReLUImpl::forward(const Tensor& x) {
+  return functional::rrelu(x, functional::RReLUFuncOptions()
+                                  .lower(options.lower())
+                                  .upper(options.upper())
+                                  .training(is_training())
+                                  .inplace(options.inplace()));
+}
+std::string RReLUImpl::describe() const {
+  return ::vnn::detail::str_cat("RReLU(lower=", options.lower(), ", upper=", options.upper(), ")");
+}
 
 std::string ELUImpl::describe() const {
   return ::vnn::detail::str_cat("ELU(alpha=", options.alpha(), options.inplace() ? ", inplace=True)" : ")");

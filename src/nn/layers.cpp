@@ -3,10 +3,12 @@
 #include "vnn/nn/layers.h"
 
 #include <cmath>
+#include <utility>
 
 #include "amp/autocast.hpp"
 #include "autograd/autograd.hpp"
 #include "nn/inplace.hpp"
+#include "tensor/tensor_impl.hpp"
 #include "vnn/autograd.h"
 #include "vnn/elementwise.h"
 #include "vnn/error.h"
@@ -61,6 +63,18 @@ Tensor FlattenImpl::forward(const Tensor& x) { return flatten(x, options.start_d
 DropoutImpl::DropoutImpl(const DropoutOptions& opt) : Cloneable("Dropout"), options(opt) {
   double p = opt.p();
   VNN_CHECK(ValueError, p >= 0.0 && p <= 1.0, "Dropout: p must be in [0, 1], got ", p);
+}
+
+FunctionalImpl::FunctionalImpl(Function function) : Cloneable("Functional"), function_(std::move(function)) {
+  VNN_CHECK(ValueError, static_cast<bool>(function_), "Functional: the function is empty; give a callable");
+}
+
+Tensor UnflattenImpl::forward(const Tensor& x) {
+  VNN_CHECK(ValueError, x.defined(), "Unflatten: argument 'input' is an undefined tensor");
+  return x.unflatten(::vnn::detail::normalize_dim(int(options.dim()), x.dim(), "Unflatten"), Shape(options.sizes()));
+}
+std::string UnflattenImpl::describe() const {
+  return ::vnn::detail::str_cat("Unflatten(dim=", options.dim(), ", unflattened_size=", Shape(options.sizes()), ")");
 }
 
 Tensor DropoutImpl::forward(const Tensor& x) { return detail::write_into_input(x, drop(x), options.inplace()); }

@@ -17,14 +17,7 @@ namespace vnn::nn {
 
 namespace {
 
-Tensor lm_reduce(const Tensor& loss, Reduction r) {
-  switch (r) {
-    case Reduction::none: return loss;
-    case Reduction::sum: return sum(loss);
-    case Reduction::mean: return mean(loss);
-  }
-  return loss;
-}
+using detail::reduce_loss;
 
 void lm_defined(const char* op, const Tensor& t, const char* arg) {
   VNN_CHECK(ValueError, t.defined(), op, ": argument '", arg, "' is an undefined tensor");
@@ -55,7 +48,7 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossOpti
   Tensor d = abs(sub(input, target));
   Tensor quadratic = mul(mul(d, d), 0.5);
   Tensor linear = mul(sub(d, 0.5 * delta), delta);
-  return lm_reduce(where(lt(d, delta), quadratic, linear), o.reduction());
+  return reduce_loss(where(lt(d, delta), quadratic, linear), o.reduction());
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivLossOptions& o) {
@@ -81,13 +74,13 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivLossOptions&
     const int64_t batch = input.dim() > 0 ? input.size(0) : 1;
     return batch > 0 ? div(sum(loss), double(batch)) : sum(loss);
   }
-  return lm_reduce(loss, r.reduction);
+  return reduce_loss(loss, r.reduction);
 }
 
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction r) {
   lm_same_shape("soft_margin_loss", input, "input", target, "target");
   lm_floating("soft_margin_loss", input);
-  return lm_reduce(lm_softplus(neg(mul(input, target.to(input.dtype())))), r);
+  return reduce_loss(lm_softplus(neg(mul(input, target.to(input.dtype())))), r);
 }
 
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
@@ -96,7 +89,7 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
   lm_same_shape("margin_ranking_loss", input1, "input1", target, "target");
   lm_floating("margin_ranking_loss", input1);
   Tensor y = target.to(input1.dtype());
-  return lm_reduce(vnn::relu(add(neg(mul(y, sub(input1, input2))), o.margin())), o.reduction());
+  return reduce_loss(vnn::relu(add(neg(mul(y, sub(input1, input2))), o.margin())), o.reduction());
 }
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, const HingeEmbeddingLossOptions& o) {
@@ -105,7 +98,7 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, const Hin
   // As ATen: where(y != 1, clamp_min(margin - x, 0), 0) + where(y != -1, x, 0).
   Tensor margin_clamp = clamp_min(rsub(input, o.margin()), 0.0);
   Tensor out = add(where(ne(target, 1.0), margin_clamp, 0.0), where(ne(target, -1.0), input, 0.0));
-  return lm_reduce(out, o.reduction());
+  return reduce_loss(out, o.reduction());
 }
 
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
@@ -128,7 +121,7 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
   Tensor pos = rsub(cos, 1.0);
   Tensor negative = clamp_min(sub(cos, o.margin()), 0.0);
   Tensor out = add(where(eq(target, 1.0), pos, 0.0), where(eq(target, -1.0), negative, 0.0));
-  return lm_reduce(out, o.reduction());
+  return reduce_loss(out, o.reduction());
 }
 
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLLossOptions& o) {
@@ -143,7 +136,7 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const Poisson
     Tensor stirling = add(sub(mul(ts, log(ts)), ts), mul(log(mul(ts, 2.0 * M_PI)), 0.5));
     loss = add(loss, where(big, stirling, 0.0));
   }
-  return lm_reduce(loss, o.reduction());
+  return reduce_loss(loss, o.reduction());
 }
 
 Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var_in,
@@ -180,7 +173,7 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
   Tensor d = sub(input, target.to(input.dtype()));
   Tensor loss = mul(add(log(var), div(mul(d, d), var)), 0.5);
   if (o.full()) loss = add(loss, 0.5 * std::log(2 * M_PI));
-  return lm_reduce(loss, o.reduction());
+  return reduce_loss(loss, o.reduction());
 }
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
@@ -196,7 +189,7 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
   auto dist = [&](const Tensor& a, const Tensor& b) { return norm(add(sub(a, b), o.eps()), o.p(), d); };
   Tensor d_pos = dist(anchor, positive), d_neg = dist(anchor, negative);
   if (o.swap()) d_neg = minimum(d_neg, dist(positive, negative));
-  return lm_reduce(clamp_min(add(sub(d_pos, d_neg), o.margin()), 0.0), o.reduction());
+  return reduce_loss(clamp_min(add(sub(d_pos, d_neg), o.margin()), 0.0), o.reduction());
 }
 
 Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
@@ -211,7 +204,7 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
   if (o.weight().defined()) loss = mul(loss, o.weight().to(input.dtype()));
   const int c = input.dim() - 1;
   loss = div(sum(loss, c), double(input.size(c)));
-  return lm_reduce(loss, o.reduction());
+  return reduce_loss(loss, o.reduction());
 }
 
 }  // namespace vnn::nn

@@ -79,11 +79,16 @@ MODDB("nn.LogSigmoid") { return unary(nn::LogSigmoid()); };
 MODDB("nn.Softmax") { return unary(nn::Softmax(nn::SoftmaxOptions(int(softmax_dim(c))))); };
 MODDB("nn.LogSoftmax") { return unary(nn::LogSoftmax(nn::LogSoftmaxOptions(int(softmax_dim(c))))); };
 MODDB("nn.Softmin") { return unary(nn::Softmin(nn::SoftminOptions(softmax_dim(c)))); };
+MODDB("nn.Softmax2d") { return unary(nn::Softmax2d()); };
 
 // ---- Linear, Embedding -------------------------------------------------------------------
 MODDB("nn.Linear") {
   nn::LinearOptions o(c.integer(0, "in_features"), c.integer(1, "out_features"));
   return unary(nn::Linear(o.bias(c.boolean(2, "bias", true))));
+};
+MODDB("nn.Bilinear") {
+  nn::BilinearOptions o(c.integer(0, "in1_features"), c.integer(1, "in2_features"), c.integer(2, "out_features"));
+  return binary(nn::Bilinear(o.bias(c.boolean(3, "bias", true))), "input1", "input2");
 };
 MODDB("nn.Embedding") {
   nn::EmbeddingOptions o(c.integer(0, "num_embeddings"), c.integer(1, "embedding_dim"));

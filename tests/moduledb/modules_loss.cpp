@@ -103,5 +103,23 @@ MODDB("nn.GaussianNLLLoss") {
           [p](Call& f) -> Arg { return p->forward(f.tensor(0, "input"), f.tensor(1, "target"), f.tensor(2, "var")); }};
 };
 
+MODDB("nn.MultiMarginLoss") {
+  nn::MultiMarginLossOptions o;
+  o.p(c.integer(0, "p", 1)).margin(c.number(1, "margin", 1.0)).weight(maybe_tensor(c, 2, "weight"));
+  return binary(nn::MultiMarginLoss(o.reduction(reduction_after(c, 3, 5))));
+};
+MODDB("nn.MultiLabelMarginLoss") {
+  return binary(nn::MultiLabelMarginLoss(nn::MultiLabelMarginLossOptions(reduction_after(c, 0, 2))));
+};
+MODDB("nn.CTCLoss") {
+  nn::CTCLossOptions o;
+  o.blank(c.integer(0, "blank", 0)).reduction(reduction(c, 1)).zero_infinity(c.boolean(2, "zero_infinity", false));
+  auto p = nn::CTCLoss(o).ptr();
+  return {p, [p](Call& f) -> Arg {
+            return nn::ctc_loss(f.tensor(0, "log_probs"), f.tensor(1, "targets"), f.ints(2, "input_lengths", {}),
+                                f.ints(3, "target_lengths", {}), p->options);
+          }};
+};
+
 }  // namespace
 }  // namespace vnn::moddb

@@ -2,7 +2,8 @@
 // The activations of torch.nn beyond layers.h's (ReLU, GELU, SiLU, Sigmoid,
 // Tanh, LeakyReLU, Softmax, LogSoftmax): ELU, SELU, CELU, GLU, Hardtanh,
 // ReLU6, Hardswish, Hardsigmoid, Hardshrink, Softshrink, Tanhshrink,
-// Threshold, LogSigmoid, Softplus, Softsign, Softmin, Mish and PReLU, with
+// Threshold, LogSigmoid, Softplus, Softsign, Softmin, Mish, PReLU, RReLU and
+// Softmax2d, with
 // LibTorch's options and their functional forms in vnn::nn::functional:
 //   vnn::nn::Hardtanh ht(vnn::nn::HardtanhOptions().min_val(-2).max_val(2));
 //   auto y = F::softplus(x, F::SoftplusFuncOptions().beta(2).threshold(10));
@@ -97,6 +98,15 @@ struct SoftminOptions {
   /// The dim normalised over (negative counts from the end).
   VNN_ARG(int64_t, dim);
 };
+/// Options of RReLU: lower, upper, inplace.
+struct RReLUOptions {
+  /// Lower bound of the random slope (default 1/8).
+  VNN_ARG(double, lower) = 1.0 / 8.0;
+  /// Upper bound of the random slope (default 1/3).
+  VNN_ARG(double, upper) = 1.0 / 3.0;
+  /// Write the result into the input.
+  VNN_ARG(bool, inplace) = false;
+};
 /// Options of PReLU: num_parameters, init.
 struct PReLUOptions {
   /// 1 (one slope shared by all channels) or the number of channels (dim 1 of the input).
@@ -106,6 +116,17 @@ struct PReLUOptions {
 };
 
 namespace functional {
+/// Options of rrelu: lower, upper, training (false by default, as LibTorch's), inplace.
+struct RReLUFuncOptions {
+  /// Lower bound of the random slope.
+  VNN_ARG(double, lower) = 1.0 / 8.0;
+  /// Upper bound of the random slope.
+  VNN_ARG(double, upper) = 1.0 / 3.0;
+  /// Random slopes (true) or their mean (false).
+  VNN_ARG(bool, training) = false;
+  /// Write the result into the input.
+  VNN_ARG(bool, inplace) = false;
+};
 /// Options of elu (nn::ELUOptions, as LibTorch's).
 using ELUFuncOptions = ELUOptions;
 /// Options of selu.
@@ -172,6 +193,11 @@ Tensor softmin(const Tensor& input, const SoftminFuncOptions& options);
 Tensor mish(const Tensor& input);
 /// x for x > 0, weight * x below; weight [1] or [C] for the channels of dim 1 (dim 0 of a 1-D input).
 Tensor prelu(const Tensor& input, const Tensor& weight);
+/// x for x >= 0, a x below, a ~ U(lower, upper) per element in training (vnn's default
+/// generator, or gen), a = (lower + upper) / 2 otherwise (ValueError unless 0 <= lower <= upper).
+Tensor rrelu(Tensor input, const RReLUFuncOptions& options = {}, Generator* gen = nullptr);
+/// softmax over the channels (dim -3) of [N, C, H, W] or [C, H, W] (ShapeError for other ranks).
+Tensor softmax2d(const Tensor& input);
 }  // namespace functional
 
 /// ELU (torch.nn.ELU).
@@ -429,5 +455,32 @@ class PReLUImpl : public Cloneable<PReLUImpl> {
 };
 /// The holder of PReLUImpl.
 VNN_MODULE(PReLU);
+
+/// Randomized leaky ReLU (torch.nn.RReLU): random slopes in training, their mean in eval.
+class RReLUImpl : public Cloneable<RReLUImpl> {
+ public:
+  /// An RReLU from options (ValueError unless 0 <= lower <= upper).
+  explicit RReLUImpl(const RReLUOptions& options = {});
+  void reset() override {}
+  /// functional::rrelu(x, options with training = is_training()).
+  Tensor forward(const Tensor& x) override;
+  std::string describe() const override;
+  /// The options the layer was built with.
+  RReLUOptions options;
+};
+/// The holder of RReLUImpl.
+VNN_MODULE(RReLU);
+
+/// Softmax over the channels of each spatial location (torch.nn.Softmax2d).
+class Softmax2dImpl : public Cloneable<Softmax2dImpl> {
+ public:
+  /// A Softmax2d layer.
+  Softmax2dImpl() : Cloneable("Softmax2d") {}
+  void reset() override {}
+  /// functional::softmax2d(x).
+  Tensor forward(const Tensor& x) override { return functional::softmax2d(x); }
+};
+/// The holder of Softmax2dImpl.
+VNN_MODULE(Softmax2d);
 
 }  // namespace vnn::nn

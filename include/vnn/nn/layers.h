@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Basic layers: Linear, Identity, Flatten, Dropout, Embedding and the
+// Basic layers: Linear, Identity, Flatten, Unflatten, Functional, Dropout, Embedding and the
 // activations, as torch.nn's. Each is a module class (LinearImpl) and a
 // holder (Linear) used as LibTorch's:
 //   vnn::nn::Linear fc(vnn::nn::LinearOptions(784, 128).bias(false));
 //   vnn::Tensor y = fc(x);   fc->weight;   fc.ptr() is the shared_ptr<LinearImpl>.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "vnn/nn/module.h"
 #include "vnn/nn/options.h"
@@ -91,6 +94,56 @@ class FlattenImpl : public Cloneable<FlattenImpl> {
 };
 /// The holder of FlattenImpl.
 VNN_MODULE(Flatten);
+
+/// Options of Unflatten: the dim split and the sizes it is split into.
+struct UnflattenOptions {
+  /// Split `dim` into `sizes` (their product is its size; one may be -1).
+  UnflattenOptions(int64_t dim, std::vector<int64_t> sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  /// The dim split (negative counts from the end).
+  VNN_ARG(int64_t, dim);
+  /// The sizes it is split into.
+  VNN_ARG(std::vector<int64_t>, sizes);
+};
+/// Splits one dim into several (torch.nn.Unflatten), the inverse of Flatten.
+class UnflattenImpl : public Cloneable<UnflattenImpl> {
+ public:
+  /// An Unflatten from options.
+  explicit UnflattenImpl(const UnflattenOptions& options) : Cloneable("Unflatten"), options(options) {}
+  /// Unflatten(dim, sizes).
+  UnflattenImpl(int64_t dim, std::vector<int64_t> sizes) : UnflattenImpl(UnflattenOptions(dim, std::move(sizes))) {}
+  void reset() override {}
+  /// x.unflatten(dim, sizes) (ShapeError when the sizes do not multiply to the dim's size).
+  Tensor forward(const Tensor& x) override;
+  std::string describe() const override;
+  /// The options the layer was built with.
+  UnflattenOptions options;
+};
+/// The holder of UnflattenImpl.
+VNN_MODULE(Unflatten);
+
+/// A module that calls a function (torch::nn::Functional): wraps a
+/// `Tensor(Tensor)` callable, or a function with its extra arguments bound
+/// after the input: `Functional(F::elu, F::ELUFuncOptions().alpha(2))`.
+/// It has no state; clone() shares the callable.
+class FunctionalImpl : public Cloneable<FunctionalImpl> {
+ public:
+  /// The callable type wrapped.
+  using Function = std::function<Tensor(Tensor)>;
+  /// Wraps `function` (ValueError when it is empty).
+  explicit FunctionalImpl(Function function);
+  /// Wraps f(input, args...).
+  template <class F, class A, class... As>
+  FunctionalImpl(F f, A&& arg, As&&... args)  // NOLINT: LibTorch's variadic form
+      : FunctionalImpl(Function(std::bind(f, std::placeholders::_1, std::forward<A>(arg), std::forward<As>(args)...))) {}
+  void reset() override {}
+  /// The function applied to x.
+  Tensor forward(const Tensor& x) override { return function_(x); }
+
+ private:
+  Function function_;
+};
+/// The holder of FunctionalImpl.
+VNN_MODULE(Functional);
 
 /// Options of Dropout: the drop probability p.
 struct DropoutOptions {

@@ -10,6 +10,7 @@
 // Built from differentiable ops, so they run on every device and backpropagate.
 #pragma once
 #include "vnn/nn/loss.h"
+#include "vnn/nn/loss_module.h"
 #include "vnn/nn/module.h"
 #include "vnn/nn/options.h"
 
@@ -166,69 +167,6 @@ inline Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const 
 }
 }  // namespace functional
 
-// Module forms: loss(input, target) (three tensors for the pair and triplet losses).
-/// Declares torch.nn's loss module Name of two tensors (NameImpl and its holder) over fn.
-#define VNN_LOSS2(Name, Opts, fn)                                                                        \
-  /** torch.nn.Name: fn(input, target, options). */                                                    \
-  class Name##Impl : public Cloneable<Name##Impl> {                                                     \
-   public:                                                                                              \
-    /** The loss with the given options. */                                                             \
-    explicit Name##Impl(const Opts& options = {}) : Cloneable(#Name), options(options) {}              \
-    void reset() override {}                                                                            \
-    using Module::forward; /* the one-tensor form throws: a loss takes (input, target) */              \
-    /** fn(input, target, options). */                                                                  \
-    Tensor forward(const Tensor& input, const Tensor& target) { return fn(input, target, options); }    \
-    /** forward(input, target). */                                                                      \
-    Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }     \
-    /** The options the loss was built with. */                                                         \
-    Opts options;                                                                                       \
-  };                                                                                                    \
-  /** The holder of Name##Impl. */                                                                      \
-  VNN_MODULE(Name)
-
-/// VNN_LOSS2 for a loss whose options hold weights: they are buffer "weight"
-/// (state_dict key, moved by to()), as LibTorch's.
-#define VNN_WEIGHTED_LOSS2(Name, Opts, fn)                                                               \
-  /** torch.nn.Name: fn(input, target, options) with the weight buffer. */                              \
-  class Name##Impl : public Cloneable<Name##Impl> {                                                     \
-   public:                                                                                              \
-    /** The loss with the given options. */                                                             \
-    explicit Name##Impl(const Opts& options = {}) : Cloneable(#Name), options(options) { reset(); }    \
-    void reset() override { weight = detail::loss_weight_buffer(*this, "weight", options.weight()); }  \
-    using Module::forward; /* the one-tensor form throws: a loss takes (input, target) */              \
-    /** fn(input, target, options) with the weight buffer. */                                           \
-    Tensor forward(const Tensor& input, const Tensor& target) {                                         \
-      return fn(input, target, Opts(options).weight(weight));                                           \
-    }                                                                                                   \
-    /** forward(input, target). */                                                                      \
-    Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }     \
-    /** The options the loss was built with. */                                                         \
-    Opts options;                                                                                       \
-    /** The weights, buffer "weight" (undefined without). */                                            \
-    Tensor weight;                                                                                      \
-  };                                                                                                    \
-  /** The holder of Name##Impl. */                                                                      \
-  VNN_MODULE(Name)
-
-/// Declares torch.nn's loss module Name of three tensors (NameImpl and its holder) over fn.
-#define VNN_LOSS3(Name, Opts, fn)                                                                        \
-  /** torch.nn.Name: fn(a, b, c, options). */                                                           \
-  class Name##Impl : public Cloneable<Name##Impl> {                                                     \
-   public:                                                                                              \
-    /** The loss with the given options. */                                                             \
-    explicit Name##Impl(const Opts& options = {}) : Cloneable(#Name), options(options) {}              \
-    void reset() override {}                                                                            \
-    using Module::forward; /* the one-tensor form throws: the loss takes three tensors */               \
-    /** fn(a, b, c, options). */                                                                        \
-    Tensor forward(const Tensor& a, const Tensor& b, const Tensor& c) { return fn(a, b, c, options); }  \
-    /** forward(a, b, c). */                                                                            \
-    Tensor operator()(const Tensor& a, const Tensor& b, const Tensor& c) { return forward(a, b, c); }   \
-    /** The options the loss was built with. */                                                         \
-    Opts options;                                                                                       \
-  };                                                                                                    \
-  /** The holder of Name##Impl. */                                                                      \
-  VNN_MODULE(Name)
-
 namespace detail {
 /// soft_margin_loss with a ReductionOptions (the module form).
 inline Tensor soft_margin_loss_opts(const Tensor& i, const Tensor& t, const SoftMarginLossOptions& o) {
@@ -246,9 +184,6 @@ VNN_LOSS3(MarginRankingLoss, MarginRankingLossOptions, margin_ranking_loss);
 VNN_LOSS3(CosineEmbeddingLoss, CosineEmbeddingLossOptions, cosine_embedding_loss);
 VNN_LOSS3(GaussianNLLLoss, GaussianNLLLossOptions, gaussian_nll_loss);
 VNN_LOSS3(TripletMarginLoss, TripletMarginLossOptions, triplet_margin_loss);
-#undef VNN_LOSS2
-#undef VNN_WEIGHTED_LOSS2
-#undef VNN_LOSS3
 
 }  // namespace vnn::nn
 
