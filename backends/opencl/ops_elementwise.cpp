@@ -130,9 +130,32 @@ enum Form : int {
   kNd = 8,           // vnn_binary_nd / vnn_unary_nd: 8 + 9 (ox + 1) + 3 (ax + 1) + (bx + 1) (+ 27 rounded grid)
 };
 
+// Whether a table line's float expression calls a special function
+// (VNN_SP, vnn/ops/special_functions.def): its program then compiles them
+// (-DVNN_SPECIAL) and it runs one element per work item (they are scalar).
+constexpr bool calls_special(const char* expr) {
+  for (const char* p = expr; *p; ++p)
+    if (p[0] == 'V' && p[1] == 'N' && p[2] == 'N' && p[3] == '_' && p[4] == 'S' && p[5] == 'P' && p[6] == '(') return true;
+  return false;
+}
+constexpr bool kUnarySpecial[] = {
+#define VNN_UNARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GRAD, FE, IE) calls_special(#FE),
+#include "vnn/ops/unary.def"
+#undef VNN_UNARY_OP
+};
+constexpr bool kBinarySpecial[] = {
+#define VNN_BINARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GA, GB, FE, IE) calls_special(#FE),
+#include "vnn/ops/binary.def"
+#undef VNN_BINARY_OP
+};
+bool is_special(bool binary, int64_t fn) {
+  return binary ? fn >= 0 && fn < VNN_BINARY_COUNT_ && kBinarySpecial[fn] : fn >= 0 && fn < VNN_UNARY_COUNT_ && kUnarySpecial[fn];
+}
+
 // " -DBINARY_FN=2 -DB_SCALAR=1" and the like.
 std::string fn_defines(bool binary, int64_t fn, bool b_scalar) {
-  return (binary ? " -DBINARY_FN=" : " -DUNARY_FN=") + std::to_string(fn) + (b_scalar ? " -DB_SCALAR=1" : "");
+  return (binary ? " -DBINARY_FN=" : " -DUNARY_FN=") + std::to_string(fn) + (b_scalar ? " -DB_SCALAR=1" : "") +
+         (is_special(binary, fn) ? " -DVNN_SPECIAL=1" : "");
 }
 
 // The functions that one program holds for each kind of operands (see
@@ -240,7 +263,8 @@ vnn_status run_binary_unary(Device& d, cl_command_queue q, const vnn_op& op, con
   // PoCL's double vector pow gets a lane wrong when another lane's base is 0
   // (pow(2, 9) gave 2^-9 in lane 3 of [6 8 2 2 8 2 0 4]; found by test_opdb's
   // float_power): float64 pow runs a lane per item.
-  const bool vector_safe = !(binary && op.ints[0] == VNN_BINARY_POW && a.dtype == VNN_FLOAT64);
+  const bool vector_safe =
+      !(binary && op.ints[0] == VNN_BINARY_POW && a.dtype == VNN_FLOAT64) && !is_special(binary, op.ints[0]);
   int form = choose_form(d, binary, l, a.dtype, out.dtype, vector_safe, &p);
   Kernel* k = nullptr;
   if (vnn_status st = elementwise_kernel(d, binary, op.ints[0], a.dtype, out.dtype, form, &k)) return st;

@@ -32,6 +32,7 @@
 #include "vnn/shape.h"
 #include "vnn/shape_ops.h"
 #include "vnn/sorting.h"
+#include "vnn/special.h"
 #include "vnn/state_dict.h"
 #include "vnn/stream.h"
 #include "vnn/tensor.h"

@@ -3,6 +3,7 @@
 // binary op tables (vnn/ops/unary.def, binary.def) under its own name, and
 // the hand-written forms with extra arguments.
 #include "opdb.hpp"
+#include "vnn/special.h"
 
 namespace vnn::opdb {
 namespace {
@@ -135,6 +136,56 @@ OPDB("allclose") {
 };
 OPDB("equal") { return vnn::equal(c.in(), c.tensor(0, "other")); };
 OPDB("nn.functional.relu") { return vnn::relu(c.in()); };
+
+// torch.special's entries, through vnn::special's names.
+#define VNN_OPDB_SPECIAL_UNARY(NAME) \
+  OPDB("special." #NAME) { return vnn::special::NAME(c.in()); };
+VNN_OPDB_SPECIAL_UNARY(erfcx)
+VNN_OPDB_SPECIAL_UNARY(ndtr)
+VNN_OPDB_SPECIAL_UNARY(ndtri)
+VNN_OPDB_SPECIAL_UNARY(log_ndtr)
+VNN_OPDB_SPECIAL_UNARY(i0e)
+VNN_OPDB_SPECIAL_UNARY(i1)
+VNN_OPDB_SPECIAL_UNARY(i1e)
+VNN_OPDB_SPECIAL_UNARY(entr)
+VNN_OPDB_SPECIAL_UNARY(bessel_j0)
+VNN_OPDB_SPECIAL_UNARY(bessel_j1)
+VNN_OPDB_SPECIAL_UNARY(bessel_y0)
+VNN_OPDB_SPECIAL_UNARY(bessel_y1)
+VNN_OPDB_SPECIAL_UNARY(modified_bessel_i0)
+VNN_OPDB_SPECIAL_UNARY(modified_bessel_i1)
+VNN_OPDB_SPECIAL_UNARY(modified_bessel_k0)
+VNN_OPDB_SPECIAL_UNARY(modified_bessel_k1)
+VNN_OPDB_SPECIAL_UNARY(scaled_modified_bessel_k0)
+VNN_OPDB_SPECIAL_UNARY(scaled_modified_bessel_k1)
+VNN_OPDB_SPECIAL_UNARY(spherical_bessel_j0)
+#undef VNN_OPDB_SPECIAL_UNARY
+OPDB("special.zeta") {
+  return binary_call(
+      c, [](const Tensor& a, const Tensor& b) { return vnn::special::zeta(a, b); },
+      [](const Tensor& a, double b) { return vnn::special::zeta(a, b); });
+};
+OPDB("special.xlog1py") {
+  return binary_call(
+      c, [](const Tensor& a, const Tensor& b) { return vnn::special::xlog1py(a, b); },
+      [](const Tensor& a, double b) { return vnn::special::xlog1py(a, b); });
+};
+// polygamma(n, x) and mvlgamma(x, p): op_db passes x as the input.
+#define VNN_OPDB_POLYGAMMA(KEY) \
+  OPDB(KEY) { return vnn::polygamma(c.integer(0, "n"), c.in()); };
+VNN_OPDB_POLYGAMMA("polygamma.polygamma_n_0")
+VNN_OPDB_POLYGAMMA("polygamma.polygamma_n_1")
+VNN_OPDB_POLYGAMMA("polygamma.polygamma_n_2")
+VNN_OPDB_POLYGAMMA("polygamma.polygamma_n_3")
+VNN_OPDB_POLYGAMMA("polygamma.polygamma_n_4")
+VNN_OPDB_POLYGAMMA("special.polygamma.special_polygamma_n_0")
+#undef VNN_OPDB_POLYGAMMA
+#define VNN_OPDB_MVLGAMMA(KEY) \
+  OPDB(KEY) { return vnn::mvlgamma(c.in(), c.integer(0, "p")); };
+VNN_OPDB_MVLGAMMA("mvlgamma.mvlgamma_p_1")
+VNN_OPDB_MVLGAMMA("mvlgamma.mvlgamma_p_3")
+VNN_OPDB_MVLGAMMA("mvlgamma.mvlgamma_p_5")
+#undef VNN_OPDB_MVLGAMMA
 
 }  // namespace
 }  // namespace vnn::opdb

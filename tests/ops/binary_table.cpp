@@ -21,8 +21,17 @@ using vnn::test::max_abs_diff;
 namespace {
 
 namespace ref {
-using std::atan2, std::copysign, std::erf, std::exp, std::exp2, std::fabs, std::floor, std::fmod, std::hypot,
-    std::log, std::log1p, std::log2, std::pow;
+using std::atan2, std::copysign, std::cos, std::cosh, std::erf, std::erfc, std::exp, std::exp2, std::fabs, std::floor,
+    std::fmod, std::hypot, std::lgamma, std::log, std::log1p, std::log2, std::pow, std::sin, std::sinh, std::sqrt,
+    std::tan, std::trunc;
+// The special functions (VNN_SP) in double, as in unary_table.cpp.
+#define VNN_SPFN inline
+#define VNN_SPT double
+#define VNN_F(f) ref::f
+#include "vnn/ops/special_functions.def"
+#undef VNN_SPFN
+#undef VNN_SPT
+#undef VNN_F
 int64_t idiv(int64_t a, int64_t b) { return b == 0 ? 0 : a / b; }
 int64_t ifmod(int64_t a, int64_t b) { return b == 0 ? 0 : a % b; }
 int64_t imod(int64_t a, int64_t b) {
@@ -52,6 +61,7 @@ int64_t ipow(int64_t a, int64_t b) {
 #define VNN_IFMOD(x, y) ref::ifmod(x, y)
 #define VNN_IMOD(x, y) ref::imod(x, y)
 #define VNN_IFLOORDIV(x, y) ref::ifloordiv(x, y)
+#define VNN_SP(f) ref::vnn_sp_##f
 
 struct Line {
   vnn_binary_fn fn;
@@ -125,6 +135,7 @@ Tensor call(const Line& l, const Tensor& a, const Tensor& b) {
 
 std::vector<double> values(const std::string& domain, size_t n, uint32_t seed, bool second) {
   if (domain == "POS") return vnn::test::lcg_values(n, seed, second ? 57u : 31u, 0.1, 2);
+  if (domain == "ZETA") return vnn::test::lcg_values(n, seed, second ? 57u : 31u, second ? 0.1 : 1.1, second ? 2 : 3);
   std::vector<double> v = vnn::test::lcg_values(n, seed, second ? 57u : 31u, -2, 2);
   if (domain == "NONZERO" && second)
     for (double& e : v) e = (e < 0 ? -0.5 : 0.5) + e * 0.75;  // |b| in (0.5, 2)

@@ -28,8 +28,17 @@ double h_gelu(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
 double h_silu(double x) { return x * h_sigmoid(x); }
 double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 using std::copysign, std::acos, std::acosh, std::asin, std::asinh, std::atan, std::atanh, std::ceil, std::cos, std::cosh,
-    std::erf, std::erfc, std::exp, std::exp2, std::expm1, std::fabs, std::floor, std::log, std::log10, std::log1p,
-    std::log2, std::rint, std::sin, std::sinh, std::sqrt, std::tan, std::tanh, std::trunc;
+    std::erf, std::erfc, std::exp, std::exp2, std::expm1, std::fabs, std::floor, std::lgamma, std::log, std::log10,
+    std::log1p, std::log2, std::pow, std::rint, std::sin, std::sinh, std::sqrt, std::tan, std::tanh, std::trunc;
+// The special functions (VNN_SP) in double: the kernels' own code, so this
+// checks the devices and float32 against it; test_opdb holds them to PyTorch.
+#define VNN_SPFN inline
+#define VNN_SPT double
+#define VNN_F(f) ref::f
+#include "vnn/ops/special_functions.def"
+#undef VNN_SPFN
+#undef VNN_SPT
+#undef VNN_F
 }  // namespace ref
 
 struct Params {
@@ -50,6 +59,7 @@ struct Params {
 #define VNN_HI C(p.has1 ? p.s1 : INFINITY)
 #define VNN_NEG(v) (-(v))
 #define VNN_SEL(c, a, b) ((c) ? (a) : (b))
+#define VNN_SP(f) ref::vnn_sp_##f
 
 // One table line: what the test needs of it.
 struct Line {
@@ -106,6 +116,7 @@ std::vector<double> domain_values(const std::string& domain, size_t n, uint32_t 
   if (domain == "POS") lo = 0.1, hi = 2;
   if (domain == "UNIT") lo = -0.9, hi = 0.9;
   if (domain == "GT1") lo = 1.1, hi = 3;
+  if (domain == "PROB") lo = 0.05, hi = 0.95;
   std::vector<double> v = vnn::test::lcg_values(n, seed, 977u, lo, hi);
   if (domain == "ANY") v[0] = 0.0, v[1] = -1.0, v[2] = 1.5;
   return v;

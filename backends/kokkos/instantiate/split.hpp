@@ -16,7 +16,7 @@
 //
 // The leaves are named without their parameter lists (`extern template
 // decltype(f<...>) f<...>;`), so a kernel body may change its signature
-// freely. The function codes are enumerated up to 64 by the preprocessor
+// freely. The function codes are enumerated up to 128 by the preprocessor
 // for the extern declarations (unused ones are harmless) and up to the ABI
 // count (VNN_BINARY_COUNT_ ...) for the definitions, so a new code needs no
 // edit here; a piece that misses a leaf the entry calls fails the plugin's
@@ -35,16 +35,24 @@ inline void keep(P p) {
 
 }  // namespace vnn::kernels::split
 
-// X(code, a, b) for every function code 0..63.
-#define VNN_KOKKOS_FOR_CODES(X, a, b)                                                                           \
+// X(code, a, b) for every function code 0..127.
+#define VNN_KOKKOS_FOR_CODES(X, a, b) \
   X(0, a, b) X(1, a, b) X(2, a, b) X(3, a, b) X(4, a, b) X(5, a, b) X(6, a, b) X(7, a, b) X(8, a, b) X(9, a, b) \
   X(10, a, b) X(11, a, b) X(12, a, b) X(13, a, b) X(14, a, b) X(15, a, b) X(16, a, b) X(17, a, b) X(18, a, b) \
   X(19, a, b) X(20, a, b) X(21, a, b) X(22, a, b) X(23, a, b) X(24, a, b) X(25, a, b) X(26, a, b) X(27, a, b) \
   X(28, a, b) X(29, a, b) X(30, a, b) X(31, a, b) X(32, a, b) X(33, a, b) X(34, a, b) X(35, a, b) X(36, a, b) \
   X(37, a, b) X(38, a, b) X(39, a, b) X(40, a, b) X(41, a, b) X(42, a, b) X(43, a, b) X(44, a, b) X(45, a, b) \
   X(46, a, b) X(47, a, b) X(48, a, b) X(49, a, b) X(50, a, b) X(51, a, b) X(52, a, b) X(53, a, b) X(54, a, b) \
-  X(55, a, b) X(56, a, b) X(57, a, b) X(58, a, b) X(59, a, b) X(60, a, b) X(61, a, b) X(62, a, b) X(63, a, b)
-#define VNN_KOKKOS_MAX_CODES 64
+  X(55, a, b) X(56, a, b) X(57, a, b) X(58, a, b) X(59, a, b) X(60, a, b) X(61, a, b) X(62, a, b) X(63, a, b) \
+  X(64, a, b) X(65, a, b) X(66, a, b) X(67, a, b) X(68, a, b) X(69, a, b) X(70, a, b) X(71, a, b) X(72, a, b) \
+  X(73, a, b) X(74, a, b) X(75, a, b) X(76, a, b) X(77, a, b) X(78, a, b) X(79, a, b) X(80, a, b) X(81, a, b) \
+  X(82, a, b) X(83, a, b) X(84, a, b) X(85, a, b) X(86, a, b) X(87, a, b) X(88, a, b) X(89, a, b) X(90, a, b) \
+  X(91, a, b) X(92, a, b) X(93, a, b) X(94, a, b) X(95, a, b) X(96, a, b) X(97, a, b) X(98, a, b) X(99, a, b) \
+  X(100, a, b) X(101, a, b) X(102, a, b) X(103, a, b) X(104, a, b) X(105, a, b) X(106, a, b) X(107, a, b) \
+  X(108, a, b) X(109, a, b) X(110, a, b) X(111, a, b) X(112, a, b) X(113, a, b) X(114, a, b) X(115, a, b) \
+  X(116, a, b) X(117, a, b) X(118, a, b) X(119, a, b) X(120, a, b) X(121, a, b) X(122, a, b) X(123, a, b) \
+  X(124, a, b) X(125, a, b) X(126, a, b) X(127, a, b)
+#define VNN_KOKKOS_MAX_CODES 128
 
 // The dtype groups of the split families, as X(Space, T) lists.
 #define VNN_KOKKOS_LOWP_TYPES(X, Space) X(Space, vnn::kernels::Half) X(Space, vnn::kernels::BFloat16)

@@ -54,6 +54,16 @@ template <class C> KOKKOS_INLINE_FUNCTION C copysign(C x, C y) {
 }
 }  // namespace km
 
+// The op tables' special functions (VNN_SP(f), vnn/ops/special_functions.def),
+// computed in double for every floating type.
+#define VNN_SPFN KOKKOS_INLINE_FUNCTION
+#define VNN_SPT double
+#define VNN_F(f) km::f
+#include "vnn/ops/special_functions.def"
+#undef VNN_SPFN
+#undef VNN_SPT
+#undef VNN_F
+
 // Integer power by squaring. Negative exponents give 1/a^-b truncated:
 // 1 for a == 1, +-1 for a == -1, otherwise 0 (a == 0: 0, like x / 0).
 template <class C> KOKKOS_INLINE_FUNCTION C int_pow(C a, C b) {
@@ -113,6 +123,7 @@ template <int Fn> struct BinaryFn;
 #define VNN_IFMOD(x, y) int_fmod(x, y)
 #define VNN_IMOD(x, y) int_mod(x, y)
 #define VNN_IFLOORDIV(x, y) int_floordiv(x, y)
+#define VNN_SP(f) vnn_sp_##f
 #define VNN_BINARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GA, GB, FE, IE)                  \
   template <> struct BinaryFn<VNN_BINARY_##ID> {                                         \
     template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C alpha) {        \
@@ -135,6 +146,7 @@ template <int Fn> struct BinaryFn;
 #undef VNN_IFMOD
 #undef VNN_IMOD
 #undef VNN_IFLOORDIV
+#undef VNN_SP
 
 // Which (function, compute type) pairs exist, and the output type: the
 // table's rule.
@@ -195,6 +207,7 @@ template <int Fn> struct UnaryFn;
 #define VNN_HI (p.has1 ? p.s1 : C(INFINITY))
 #define VNN_NEG(v) wrap_neg(v)
 #define VNN_SEL(c, a, b) ((c) ? (a) : (b))
+#define VNN_SP(f) vnn_sp_##f
 #define VNN_UNARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GRAD, FE, IE)                        \
   template <> struct UnaryFn<VNN_UNARY_##ID> {                                              \
     template <class C> KOKKOS_INLINE_FUNCTION static C apply(C x, const UnaryParams<C>& p) { \
@@ -218,6 +231,7 @@ template <int Fn> struct UnaryFn;
 #undef VNN_HI
 #undef VNN_NEG
 #undef VNN_SEL
+#undef VNN_SP
 
 // Which (function, compute type) pairs exist: the table's integer rule.
 template <int Fn> constexpr int unary_rule = vnn_unary_rule(Fn);

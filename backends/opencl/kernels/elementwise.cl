@@ -58,6 +58,26 @@
 #define STORE(p, i, v) ((p)[i] = (OT)(v))
 #endif
 
+// The op tables' special functions (VNN_SP(f), vnn/ops/special_functions.def)
+// in the widest float, compiled only into the programs of the lines that
+// use them (VNN_SPECIAL, set by the host, which runs those lines one element
+// per work item). Elsewhere, and in the vector functions, VNN_SP(f)(...) is
+// a zero that keeps the switch's unreachable cases compiling.
+#define VNN_SP_UNREACHED(...) ((VNN_XT)0)
+#if defined(IS_FLOAT) && defined(VNN_SPECIAL)
+#define VNN_SPFN inline
+#define VNN_SPT FT
+#define VNN_F(f) f
+#include "vnn/ops/special_functions.def"
+#undef VNN_SPFN
+#undef VNN_SPT
+#undef VNN_F
+#define VNN_SP_SCALAR(f) vnn_sp_##f
+#else
+#define VNN_SP_SCALAR(f) VNN_SP_UNREACHED
+#endif
+#define VNN_SP(f) VNN_SP_SCALAR(f)
+
 #ifdef VW
 // The dense kernels' vectors of VW lanes of CT (T is CT there).
 #define VNN_CAT_(a, b) a##b
@@ -137,6 +157,8 @@ inline CT vnn_binary(CT a, CT b, CT alpha) {
 #ifdef VW
 // The same on VW lanes (dense float runs): b a vector, alpha a scalar.
 #define VNN_XT VNN_VT
+#undef VNN_SP
+#define VNN_SP(f) VNN_SP_UNREACHED
 inline VNN_VT vnn_binary_v(VNN_VT a, VNN_VT b, CT alpha) {
   switch (BINARY_FN) {
 #include "vnn/ops/binary.def"
@@ -144,6 +166,8 @@ inline VNN_VT vnn_binary_v(VNN_VT a, VNN_VT b, CT alpha) {
   return a;
 }
 #undef VNN_XT
+#undef VNN_SP
+#define VNN_SP(f) VNN_SP_SCALAR(f)
 #endif
 #undef VNN_BINARY_OP
 
@@ -296,6 +320,8 @@ inline CT vnn_unary(CT x, CT s0, CT s1, int has0, int has1) {
 #ifdef VW
 // The same on VW lanes (dense float runs).
 #define VNN_XT VNN_VT
+#undef VNN_SP
+#define VNN_SP(f) VNN_SP_UNREACHED
 #define VNN_SIGMOID(v) VNN_HELPER_sigmoid_v(v)
 #define VNN_GELU(v) VNN_HELPER_gelu_v(v)
 #define VNN_SILU(v) VNN_HELPER_silu_v(v)
@@ -310,6 +336,8 @@ inline VNN_VT vnn_unary_v(VNN_VT x, CT s0, CT s1, int has0, int has1) {
 #undef VNN_SIGMOID
 #undef VNN_GELU
 #undef VNN_SILU
+#undef VNN_SP
+#define VNN_SP(f) VNN_SP_SCALAR(f)
 #endif
 #undef VNN_UNARY_OP
 
