@@ -76,6 +76,7 @@ struct NcclComm {
       case VNN_INT32: return ncclInt32;
       case VNN_INT64: return ncclInt64;
       case VNN_UINT8: case VNN_BOOL: return ncclUint8;
+      case VNN_INT8: return ncclInt8;
       case VNN_FLOAT16: return ncclFloat16;
 #if NCCL_MAJOR > 2 || (NCCL_MAJOR == 2 && NCCL_MINOR >= 10)
       case VNN_BFLOAT16: return ncclBfloat16;

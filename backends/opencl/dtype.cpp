@@ -18,6 +18,7 @@ const DtypeInfo kDtypes[] = {
     {"int32", "int", "uint", 4},        {"int64", "long", "ulong", 8},
     {"uint8", "uchar", "uchar", 1},     {"bool", "uchar", "uchar", 1},
     {"float16", "half", "ushort", 2},   {"bfloat16", "ushort", "ushort", 2},
+    {"int8", "char", "uchar", 1},       {"int16", "short", "ushort", 2},
 };
 
 // Rounds |value| to a binary format with `mbits` stored mantissa bits and
@@ -83,6 +84,8 @@ uint64_t scalar_bits(double value, int32_t dtype) {
     case VNN_INT32: return bits_of(static_cast<int32_t>(saturate<int64_t>(value)));
     case VNN_INT64: return bits_of(saturate<int64_t>(value));
     case VNN_UINT8: return bits_of(static_cast<uint8_t>(saturate<int64_t>(value)));
+    case VNN_INT8: return bits_of(static_cast<uint8_t>(saturate<int64_t>(value)));
+    case VNN_INT16: return bits_of(static_cast<uint16_t>(saturate<int64_t>(value)));
     case VNN_BOOL: return value != 0.0 ? 1u : 0u;
     case VNN_FLOAT16: return float16_bits(value);
     case VNN_BFLOAT16: return bfloat16_bits(value);

@@ -73,6 +73,8 @@ typedef enum vnn_dtype {
   VNN_BOOL = 5,
   VNN_FLOAT16 = 6,
   VNN_BFLOAT16 = 7,
+  VNN_INT8 = 8,
+  VNN_INT16 = 9,
   VNN_DTYPE_COUNT_            /* number of dtypes, not a dtype */
 } vnn_dtype;
 

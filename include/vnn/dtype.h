@@ -19,6 +19,8 @@ enum class DType : int32_t {  // values equal vnn_dtype of the plugin ABI
   boolean = 5,
   float16 = 6,
   bfloat16 = 7,
+  int8 = 8,
+  int16 = 9,
 };
 
 /// 32-bit IEEE float (the default dtype).
@@ -37,6 +39,10 @@ inline constexpr DType kBool = DType::boolean;
 inline constexpr DType kFloat16 = DType::float16;
 /// bfloat16, a storage type (ops compute in float32).
 inline constexpr DType kBFloat16 = DType::bfloat16;
+/// 8-bit signed integer.
+inline constexpr DType kInt8 = DType::int8;
+/// 16-bit signed integer.
+inline constexpr DType kInt16 = DType::int16;
 
 // LibTorch's short names (torch::kLong ...), the same values.
 /// float32 (torch::kFloat).
@@ -51,6 +57,10 @@ inline constexpr DType kInt = kInt32;
 inline constexpr DType kLong = kInt64;
 /// uint8 (torch::kByte).
 inline constexpr DType kByte = kUInt8;
+/// int8 (torch::kChar).
+inline constexpr DType kChar = kInt8;
+/// int16 (torch::kShort).
+inline constexpr DType kShort = kInt16;
 
 /// Bytes per element of `t` (bool: 1).
 size_t itemsize(DType t);
@@ -58,7 +68,7 @@ size_t itemsize(DType t);
 const char* name(DType t);              // "float32", ...
 /// Whether `t` is float16, bfloat16, float32 or float64.
 bool is_floating(DType t);
-/// Whether `t` is an integer type (int32, int64, uint8; bool excluded).
+/// Whether `t` is an integer type (int8, int16, int32, int64, uint8; bool excluded).
 bool is_integral(DType t);              // bool excluded
 /// The dtype of a binary op's result on `a` and `b` (NumPy/PyTorch rules, docs/dtypes.md).
 DType promote_types(DType a, DType b);  // NumPy/PyTorch-style result type
@@ -79,6 +89,10 @@ template <> struct dtype_of<int32_t> { static constexpr DType value = kInt32; };
 template <> struct dtype_of<int64_t> { static constexpr DType value = kInt64; };
 /// uint8_t is kUInt8.
 template <> struct dtype_of<uint8_t> { static constexpr DType value = kUInt8; };
+/// int8_t is kInt8.
+template <> struct dtype_of<int8_t> { static constexpr DType value = kInt8; };
+/// int16_t is kInt16.
+template <> struct dtype_of<int16_t> { static constexpr DType value = kInt16; };
 /// bool is kBool.
 template <> struct dtype_of<bool> { static constexpr DType value = kBool; };
 /// \var dtype_of<float>::value
@@ -90,6 +104,10 @@ template <> struct dtype_of<bool> { static constexpr DType value = kBool; };
 /// \var dtype_of<int64_t>::value
 /// The DType of the element type.
 /// \var dtype_of<uint8_t>::value
+/// The DType of the element type.
+/// \var dtype_of<int8_t>::value
+/// The DType of the element type.
+/// \var dtype_of<int16_t>::value
 /// The DType of the element type.
 /// \var dtype_of<bool>::value
 /// The DType of the element type.

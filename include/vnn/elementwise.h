@@ -67,6 +67,13 @@ Tensor pow(const Tensor& a, double exponent);
 Tensor sub(const Tensor& a, double b);
 /// a / b with a scalar b (true division).
 Tensor div(const Tensor& a, double b);
+/// a / b rounded as torch::div's rounding_mode says, in the promoted dtype:
+/// "trunc" toward zero, "floor" down (floor_divide). Integers divided by 0
+/// give 0 (vnn's integer-division rule; PyTorch raises ZeroDivisionError).
+/// ValueError for another rounding_mode.
+Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode);
+/// div(a, b, rounding_mode) with a scalar b.
+Tensor div(const Tensor& a, double b, const std::string& rounding_mode);
 /// b - a: a scalar minus a tensor.
 Tensor rsub(const Tensor& a, double b);  // b - a
 /// b / a: a scalar divided by a tensor (true division).
@@ -143,6 +150,15 @@ inline Tensor operator*(double a, const Tensor& b) { return mul(b, a); }
 inline Tensor operator-(double a, const Tensor& b) { return rsub(b, a); }
 /// rdiv(b, a): scalar / tensor.
 inline Tensor operator/(double a, const Tensor& b) { return rdiv(b, a); }
+
+/// bitwise_left_shift(a, b): integers only.
+inline Tensor operator<<(const Tensor& a, const Tensor& b) { return bitwise_left_shift(a, b); }
+/// bitwise_right_shift(a, b): integers only, arithmetic for signed dtypes.
+inline Tensor operator>>(const Tensor& a, const Tensor& b) { return bitwise_right_shift(a, b); }
+/// bitwise_left_shift(a, b) with a scalar count.
+inline Tensor operator<<(const Tensor& a, double b) { return bitwise_left_shift(a, b); }
+/// bitwise_right_shift(a, b) with a scalar count.
+inline Tensor operator>>(const Tensor& a, double b) { return bitwise_right_shift(a, b); }
 
 /// eq(a, b): a bool tensor of the broadcast shape, not a bool.
 inline Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }

@@ -21,8 +21,8 @@
 #define VNN_NAMES_LEN(table) (sizeof(table) / sizeof((table)[0]))
 
 /// Names of vnn_dtype, indexed by dtype.
-static const char* const vnn_dtype_names[] = {"float32", "float64", "int32", "int64",
-                                              "uint8",   "bool",    "float16", "bfloat16"};
+static const char* const vnn_dtype_names[] = {"float32", "float64", "int32", "int64", "uint8",
+                                              "bool",    "float16", "bfloat16", "int8", "int16"};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_dtype_names) == VNN_DTYPE_COUNT_, "vnn_dtype_names vs vnn_dtype");
 
 /// Names of vnn_op_kind, indexed by kind (kinds start at 1: entry 0 names no op).

@@ -448,6 +448,10 @@ class Tensor {
   Tensor div(const Tensor& other) const;
   /// vnn::div(*this, other) with a scalar.
   Tensor div(double other) const;
+  /// vnn::div(*this, other, rounding_mode): "trunc" or "floor" rounding, in the promoted dtype.
+  Tensor div(const Tensor& other, const std::string& rounding_mode) const;
+  /// vnn::div(*this, other, rounding_mode) with a scalar.
+  Tensor div(double other, const std::string& rounding_mode) const;
   /// vnn::pow(*this, exponent), broadcast.
   Tensor pow(const Tensor& exponent) const;
   /// vnn::pow(*this, exponent) with a scalar exponent.

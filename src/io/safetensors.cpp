@@ -44,6 +44,8 @@ const char* st_name(DType t) {
     case kBool: return "BOOL";
     case kFloat16: return "F16";
     case kBFloat16: return "BF16";
+    case kInt8: return "I8";
+    case kInt16: return "I16";
   }
   return "?";
 }
@@ -56,6 +58,8 @@ DType from_st_name(const std::string& s) {
   if (s == "U8") return kUInt8;
   if (s == "BOOL") return kBool;
   if (s == "F16") return kFloat16;
+  if (s == "I8") return kInt8;
+  if (s == "I16") return kInt16;
   return kBFloat16;  // parse_header accepted only known names
 }
 

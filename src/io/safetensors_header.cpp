@@ -118,7 +118,7 @@ TensorEntry read_entry(json::Reader& r, std::string_view name, uint64_t data_siz
   if (!has_shape) bad(source, where + "missing array \"shape\"");
   if (!has_offsets) bad(source, where + "\"data_offsets\" must be an array [begin, end]");
   size_t isz = dtype_size(e.dtype);
-  if (isz == 0) bad(source, where + "unknown dtype \"" + e.dtype + "\" (expected F32, F64, I32, I64, U8, BOOL, F16 or BF16)");
+  if (isz == 0) bad(source, where + "unknown dtype \"" + e.dtype + "\" (expected F32, F64, I32, I64, I16, I8, U8, BOOL, F16 or BF16)");
   const int nd = int(e.shape.size());
   int64_t numel = 0, bytes = 0, strides[kMaxDims];
   // A tensor of this shape must be addressable: element count, byte size
@@ -198,8 +198,8 @@ void check_no_overlap(const std::vector<TensorEntry>& t, const std::string& sour
 size_t dtype_size(const std::string& d) {
   if (d == "F32" || d == "I32") return 4;
   if (d == "F64" || d == "I64") return 8;
-  if (d == "U8" || d == "BOOL") return 1;
-  if (d == "F16" || d == "BF16") return 2;
+  if (d == "U8" || d == "I8" || d == "BOOL") return 1;
+  if (d == "F16" || d == "BF16" || d == "I16") return 2;
   return 0;
 }
 

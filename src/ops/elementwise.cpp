@@ -256,6 +256,16 @@ Tensor sub(const Tensor& a, double b) { return sub(a, scalar_like(a, b)); }
 Tensor mul(const Tensor& a, double b) { return mul(a, scalar_like(a, b)); }
 Tensor div(const Tensor& a, double b) { return div(a, scalar_like(a, b)); }
 Tensor rsub(const Tensor& a, double b) { return sub(scalar_like(a, b), a); }
+Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) {
+  // Both modes keep the promoted dtype (integers stay integers), as torch.div.
+  if (rounding_mode == "trunc") return binary(a, b, VNN_BINARY_DIV_TRUNC);
+  if (rounding_mode == "floor") return binary(a, b, VNN_BINARY_FLOOR_DIVIDE);
+  VNN_THROW(ValueError, "div: expected rounding_mode to be one of \"trunc\" or \"floor\" but found \"", rounding_mode,
+            "\"; for true division call div(a, b) without it");
+}
+Tensor div(const Tensor& a, double b, const std::string& rounding_mode) {
+  return div(a, scalar_like(a, b), rounding_mode);
+}
 Tensor rdiv(const Tensor& a, double b) { return div(scalar_like(a, b), a); }
 Tensor pow(const Tensor& a, double e) {
   check_int_pow(a, e);

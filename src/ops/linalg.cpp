@@ -30,7 +30,7 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
   VNN_CHECK(DTypeError, a.dtype() == b.dtype(), op, ": expected input and mat2 to have the same dtype, but got ",
             name(a.dtype()), " != ", name(b.dtype()), "; convert one with .to(dtype)");
   DType t = a.dtype();
-  if (t == kBool || t == kUInt8)
+  if (t == kBool || t == kUInt8 || t == kInt8 || t == kInt16)
     VNN_THROW(DTypeError, op, ": ", name(t),
               " operands are not accepted; convert both to float32, float64, int32 or int64");
 }

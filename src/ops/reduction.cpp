@@ -48,6 +48,8 @@ void reduce_dtypes(vnn_reduce_fn fn, DType in, const char* op, DType* compute, D
     case kFloat16:
     case kBFloat16: *compute = kFloat32; *result = is_arg(fn) ? kInt64 : in; return;
     case kUInt8:
+    case kInt8:
+    case kInt16:
     case kBool:
       if (is_extreme(fn)) {
         *compute = kInt32;
@@ -141,7 +143,8 @@ Tensor reduce(const Tensor& t0, const bool* reduced_in, vnn_reduce_fn fn, bool k
   Tensor in = t.permute(perm).to(compute);
   DType kernel_out = result;
   if (result == kFloat16 || result == kBFloat16) kernel_out = kFloat32;
-  if ((result == kUInt8 || result == kBool) && !is_arg(fn)) kernel_out = kInt32;
+  if ((result == kUInt8 || result == kInt8 || result == kInt16 || result == kBool) && !is_arg(fn))
+    kernel_out = kInt32;
   Tensor out = detail::make_empty(t.impl()->ctx(), out_sizes, kernel_out);
   detail::enqueue(VNN_OP_REDUCE, op, {&in}, out, {}, {int64_t(fn), int64_t(k)});
   if (detail::needs_grad({&in}) && is_floating(kernel_out) && !is_arg(fn)) {

@@ -142,8 +142,14 @@ Tensor& random_(Tensor& t, int64_t from, std::optional<int64_t> to, Generator* g
     const int digits = t.dtype() == kFloat64 ? 53 : t.dtype() == kFloat32 ? 24 : t.dtype() == kFloat16 ? 11 : 8;
     hi = (int64_t(1) << digits) + 1;
   } else {
-    hi = t.dtype() == kBool ? 2 : t.dtype() == kUInt8 ? 256 : t.dtype() == kInt32 ? (int64_t(1) << 31)
-                                                                                   : std::numeric_limits<int64_t>::max();
+    switch (t.dtype()) {  // the dtype's largest value + 1
+      case kBool: hi = 2; break;
+      case kUInt8: hi = 256; break;
+      case kInt8: hi = 128; break;
+      case kInt16: hi = 32768; break;
+      case kInt32: hi = int64_t(1) << 31; break;
+      default: hi = std::numeric_limits<int64_t>::max();
+    }
   }
   VNN_CHECK(ValueError, from < hi, "random_: expects from < to, got from=", from, " to=", hi);
   const double span = double(hi) - double(from);

@@ -35,7 +35,9 @@ DType scan_kernel_dtype(DType r, vnn_scan_fn fn) {
     case kFloat16:
     case kBFloat16: return kFloat32;
     case kBool:
-    case kUInt8: return scan_indexed(fn) ? kInt32 : kInt64;
+    case kUInt8:
+    case kInt8:
+    case kInt16: return scan_indexed(fn) ? kInt32 : kInt64;
     default: return r;
   }
 }

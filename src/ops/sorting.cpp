@@ -43,9 +43,10 @@ DType sort_dtype(const Tensor& t, const char* op) {
   switch (t.dtype()) {
     case kFloat32: case kFloat64: case kInt32: case kInt64: case kUInt8: case kBool: return t.dtype();
     case kFloat16: case kBFloat16: return kFloat32;
+    case kInt8: case kInt16: return kInt32;  // exact; the result converts back
     default:
       VNN_THROW(DTypeError, op, ": dtype ", name(t.dtype()),
-                " cannot be sorted (float32, float64, float16, bfloat16, int32, int64, uint8 and bool can); "
+                " cannot be sorted (float32, float64, float16, bfloat16, int8, int16, int32, int64, uint8 and bool can); "
                 "convert it first, e.g. t.to(vnn::kInt64)");
   }
 }

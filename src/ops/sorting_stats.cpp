@@ -193,8 +193,8 @@ Tensor bincount(const Tensor& t, const Tensor& weights, int64_t minlength) {
   const char* op = "bincount";
   detail::sort_input(t, op);
   VNN_CHECK(ShapeError, t.dim() == 1, "bincount: input must be 1-D, got shape ", t.sizes());
-  VNN_CHECK(DTypeError, t.dtype() == kInt64 || t.dtype() == kInt32 || t.dtype() == kUInt8,
-            "bincount: input must be an integer tensor (int64, int32, uint8), got ", name(t.dtype()));
+  VNN_CHECK(DTypeError, is_integral(t.dtype()),
+            "bincount: input must be an integer tensor (int8, int16, int32, int64, uint8), got ", name(t.dtype()));
   VNN_CHECK(ValueError, minlength >= 0, "bincount: minlength = ", minlength, " must be non-negative");
   if (weights.defined()) {
     VNN_CHECK(ShapeError, weights.dim() == 1 && weights.size(0) == t.size(0), "bincount: weights of shape ",

@@ -117,6 +117,8 @@ template Tensor from_vector(const std::vector<double>&, const Shape&, Device);
 template Tensor from_vector(const std::vector<int32_t>&, const Shape&, Device);
 template Tensor from_vector(const std::vector<int64_t>&, const Shape&, Device);
 template Tensor from_vector(const std::vector<uint8_t>&, const Shape&, Device);
+template Tensor from_vector(const std::vector<int8_t>&, const Shape&, Device);
+template Tensor from_vector(const std::vector<int16_t>&, const Shape&, Device);
 template Tensor from_vector(const std::vector<bool>&, const Shape&, Device);
 
 Tensor wrap_external(void* handle, const Shape& shape, DType dtype, Device device) {

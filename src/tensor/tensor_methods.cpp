@@ -21,6 +21,8 @@ Tensor Tensor::mul(const Tensor& other) const { return vnn::mul(*this, other); }
 Tensor Tensor::mul(double other) const { return vnn::mul(*this, other); }
 Tensor Tensor::div(const Tensor& other) const { return vnn::div(*this, other); }
 Tensor Tensor::div(double other) const { return vnn::div(*this, other); }
+Tensor Tensor::div(const Tensor& other, const std::string& mode) const { return vnn::div(*this, other, mode); }
+Tensor Tensor::div(double other, const std::string& mode) const { return vnn::div(*this, other, mode); }
 Tensor Tensor::pow(const Tensor& exponent) const { return vnn::pow(*this, exponent); }
 Tensor Tensor::pow(double exponent) const { return vnn::pow(*this, exponent); }
 Tensor Tensor::square() const { return vnn::mul(*this, *this); }

@@ -228,6 +228,8 @@ template std::vector<double> Tensor::to_vector() const;
 template std::vector<int32_t> Tensor::to_vector() const;
 template std::vector<int64_t> Tensor::to_vector() const;
 template std::vector<uint8_t> Tensor::to_vector() const;
+template std::vector<int8_t> Tensor::to_vector() const;
+template std::vector<int16_t> Tensor::to_vector() const;
 template std::vector<bool> Tensor::to_vector() const;
 
 template <class T>
@@ -248,6 +250,8 @@ VNN_INSTANTIATE_DATA(double)
 VNN_INSTANTIATE_DATA(int32_t)
 VNN_INSTANTIATE_DATA(int64_t)
 VNN_INSTANTIATE_DATA(uint8_t)
+VNN_INSTANTIATE_DATA(int8_t)
+VNN_INSTANTIATE_DATA(int16_t)
 #undef VNN_INSTANTIATE_DATA
 
 }  // namespace vnn

@@ -10,6 +10,12 @@ TEST_CASE("dtype sizes and names") {
   CHECK(itemsize(kFloat64) == 8);
   CHECK(itemsize(kFloat16) == 2);
   CHECK(itemsize(kBool) == 1);
+  CHECK(itemsize(kInt8) == 1);
+  CHECK(itemsize(kInt16) == 2);
+  CHECK(is_integral(kChar));
+  CHECK(is_integral(kShort));
+  CHECK(std::string(name(kInt8)) == "int8");
+  CHECK(dtype_from_name("int16") == kInt16);
   CHECK(std::string(name(kBFloat16)) == "bfloat16");
   CHECK(dtype_from_name("double") == kFloat64);
   CHECK_THROWS_AS(dtype_from_name("complex"), ValueError);
@@ -24,6 +30,16 @@ TEST_CASE("type promotion follows category then width") {
   CHECK(promote_types(kInt32, kInt64) == kInt64);
   CHECK(promote_types(kFloat32, kFloat64) == kFloat64);
   CHECK(promote_types(kBool, kBool) == kBool);
+  // int8 / int16 (PyTorch's table): uint8 with int8 needs int16.
+  CHECK(promote_types(kInt8, kUInt8) == kInt16);
+  CHECK(promote_types(kUInt8, kInt8) == kInt16);
+  CHECK(promote_types(kInt8, kInt16) == kInt16);
+  CHECK(promote_types(kUInt8, kInt16) == kInt16);
+  CHECK(promote_types(kInt16, kInt32) == kInt32);
+  CHECK(promote_types(kInt8, kInt64) == kInt64);
+  CHECK(promote_types(kBool, kInt8) == kInt8);
+  CHECK(promote_types(kInt16, kFloat16) == kFloat16);
+  CHECK(promote_types(kInt8, kInt8) == kInt8);
 }
 
 TEST_CASE("shape basics") {

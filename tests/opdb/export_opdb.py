@@ -51,9 +51,13 @@ SHAPE_ONLY = {
     "nn.functional.feature_alpha_dropout", "nn.functional.rrelu", "nn.functional.fractional_max_pool2d",
     "nn.functional.fractional_max_pool3d",
 }
-# The sample dtypes (both PyTorch's CPU and vnn have them) ...
+# SHAPE_ONLY entries whose result is uninitialised memory: written as zeros.
+UNINITIALISED = {"empty", "empty_like", "new_empty"}
+# The sample dtypes (both PyTorch's CPU and vnn have them), in export order:
+# a dtype added at the end leaves the earlier dtypes' samples as they were
+# (the seed is set per entry, and the byte cap is spent in this order) ...
 DTYPES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64", torch.int32: "I32",
-          torch.uint8: "U8", torch.bool: "BOOL"}
+          torch.uint8: "U8", torch.bool: "BOOL", torch.int8: "I8", torch.int16: "I16"}
 # ... and the further dtypes an output may have (half(), bfloat16()).
 OUTPUT_DTYPES = {**DTYPES, torch.float16: "F16", torch.bfloat16: "BF16"}
 DTYPE_NAMES = {torch.float32: "float32", torch.float64: "float64", torch.int64: "int64", torch.int32: "int32",
@@ -167,6 +171,8 @@ def export_sample(op, dtype, index, sample, gen):
         out = op(sample.input, *sample.args, **sample.kwargs)
     if isinstance(out, tuple) and hasattr(out, "_fields"):
         out = tuple(out)
+    if op.name in UNINITIALISED:  # shape and dtype are what counts; fixed bytes keep reruns identical
+        out = torch.zeros_like(out)
     entry["out"] = rec.encode(out, "out")
     # Gradients (float64 only): d(sum(out * cot)) / d(inputs) for every
     # differentiable floating output.

@@ -89,6 +89,16 @@ OPDB("div.no_rounding_mode") {
       c, [](const Tensor& a, const Tensor& b) { return vnn::div(a, b); },
       [](const Tensor& a, double b) { return vnn::div(a, b); });
 };
+// div(a, b, rounding_mode): the keyword as the sample gives it (the entry's mode by default).
+#define VNN_OPDB_DIV_ROUNDING(KEY, MODE)                                                 \
+  OPDB(KEY) {                                                                             \
+    const std::string mode = c.str(SIZE_MAX, "rounding_mode", MODE);                      \
+    return binary_call(                                                                   \
+        c, [&](const Tensor& a, const Tensor& b) { return vnn::div(a, b, mode); },        \
+        [&](const Tensor& a, double b) { return vnn::div(a, b, mode); });                 \
+  };
+VNN_OPDB_DIV_ROUNDING("div.trunc_rounding", "trunc")
+VNN_OPDB_DIV_ROUNDING("div.floor_rounding", "floor")
 OPDB("pow") {
   return binary_call(
       c, [](const Tensor& a, const Tensor& b) { return vnn::pow(a, b); },

@@ -46,7 +46,8 @@ Arg decode(const json::Value& v, const std::map<std::string, Tensor>& tensors) {
     a.kind = Arg::Kind::dtype;
     const std::map<std::string, DType> names = {
         {"float32", kFloat32}, {"float64", kFloat64}, {"int32", kInt32},       {"int64", kInt64},
-        {"uint8", kUInt8},     {"bool", kBool},       {"float16", kFloat16}, {"bfloat16", kBFloat16}};
+        {"uint8", kUInt8},     {"bool", kBool},       {"float16", kFloat16}, {"bfloat16", kBFloat16},
+        {"int8", kInt8},       {"int16", kInt16}};
     auto it = names.find(val.s);
     if (it == names.end()) gap("dtype argument " + val.s);
     a.d = it->second;
@@ -162,7 +163,8 @@ std::vector<KnownFailure> read_known_failures(const std::string& path) {
 
 KnownFailure* find_known(std::vector<KnownFailure>& known, const std::string& entry, const std::string& dtype,
                          const std::string& backend) {
-  const bool integer = dtype == "int32" || dtype == "int64" || dtype == "uint8";
+  const bool integer =
+      dtype == "int32" || dtype == "int64" || dtype == "uint8" || dtype == "int8" || dtype == "int16";
   for (auto& k : known)
     if (k.entry == entry && (k.dtype == "*" || k.dtype == dtype || (k.dtype == "integer" && integer)) &&
         (k.device == "*" || k.device == backend)) {

@@ -2,8 +2,8 @@
 // Every line of the binary op table (vnn/ops/binary.def), on the device
 // under test, driven by the table itself: values in float32 and float64
 // (same shapes, a broadcast row and a scalar operand) against the line's
-// function evaluated on the host in double, the integer rule on int32,
-// int64 and bool operands, the in-place form, the gradients of both
+// function evaluated on the host in double, the integer rule on int8,
+// int16, int32, int64 and bool operands, the in-place form, the gradients of both
 // operands against float64 finite differences, and the line's row in
 // docs/ops.md.
 #include <catch2/catch.hpp>
@@ -42,6 +42,10 @@ int64_t ifloordiv(int64_t a, int64_t b) {
   int64_t q = idiv(a, b);
   return b != 0 && ifmod(a, b) != 0 && ((a < 0) != (b < 0)) ? q - 1 : q;
 }
+// Shifts of int64 values; the operands here are small, so a count of
+// 64 or more only comes as a negative one: 0, or the sign for >>.
+int64_t ishl(int64_t a, int64_t b) { return b < 0 || b >= 64 ? 0 : int64_t(uint64_t(a) << b); }
+int64_t ishr(int64_t a, int64_t b) { return b < 0 || b >= 64 ? (a < 0 ? -1 : 0) : a >> b; }
 int64_t ipow(int64_t a, int64_t b) {
   if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
   int64_t r = 1;
@@ -62,6 +66,8 @@ int64_t ipow(int64_t a, int64_t b) {
 #define VNN_IMOD(x, y) ref::imod(x, y)
 #define VNN_IFLOORDIV(x, y) ref::ifloordiv(x, y)
 #define VNN_SP(f) ref::vnn_sp_##f
+#define VNN_ISHL(x, y) ref::ishl(x, y)
+#define VNN_ISHR(x, y) ref::ishr(x, y)
 
 struct Line {
   vnn_binary_fn fn;
@@ -129,6 +135,7 @@ Tensor call(const Line& l, const Tensor& a, const Tensor& b) {
     case VNN_BINARY_LOGICAL_OR: return logical_or(a, b);
     case VNN_BINARY_LOGICAL_XOR: return logical_xor(a, b);
     case VNN_BINARY_GELU_BACKWARD: return gelu_backward(a, b);
+    case VNN_BINARY_DIV_TRUNC: return div(a, b, "trunc");
     default: FAIL("no call for custom line " << l.name); return Tensor();
   }
 }
@@ -208,12 +215,12 @@ TEST_CASE("every binary table line: float values (same shape, broadcast, scalar)
   }
 }
 
-TEST_CASE("every plain binary table line: its rule on int32, int64 and bool operands") {
+TEST_CASE("every plain binary table line: its rule on int8, int16, int32, int64 and bool operands") {
   Device dev = device_under_test();
   for (const Line& l : lines()) {
     if (!l.free) continue;
     const int rule = vnn_binary_rules[l.fn];
-    for (DType dt : {kInt32, kInt64, kBool}) {
+    for (DType dt : {kInt8, kInt16, kInt32, kInt64, kBool}) {
       INFO(l.name << " on " << name(dt));
       std::vector<int64_t> va = {0, 1, 7, 9, -7, -9, 5, 3}, vb = {3, -2, 2, -4, 2, -4, 0, 3};
       if (dt == kBool) va = {0, 1, 1, 0, 1, 1, 0, 1}, vb = {0, 0, 1, 1, 1, 0, 1, 1};
@@ -233,6 +240,8 @@ TEST_CASE("every plain binary table line: its rule on int32, int64 and bool oper
       for (size_t i = 0; i < as.size(); ++i) {
         int64_t want = l.host_int(as[i], bs[i]);
         if (dt == kBool) want = want != 0;
+        if (dt == kInt8) want = int8_t(want);  // the result wraps at the width
+        if (dt == kInt16) want = int16_t(want);
         CHECK(ys[i] == want);
       }
     }

@@ -19,7 +19,7 @@ bool has_fp64(const Device& d) {
 
 TEST_CASE("fill every dtype") {
   Device dev = device_under_test();
-  for (DType t : {kFloat32, kFloat64, kInt32, kInt64, kUInt8, kBool, kFloat16, kBFloat16}) {
+  for (DType t : {kFloat32, kFloat64, kInt32, kInt64, kUInt8, kBool, kFloat16, kBFloat16, kInt8, kInt16}) {
     if (t == kFloat64 && !has_fp64(dev)) continue;
     INFO(name(t) << " on " << dev);
     Tensor x = full({3, 5}, 3.0, TensorOptions(dev).with(t));
@@ -31,7 +31,7 @@ TEST_CASE("fill every dtype") {
 TEST_CASE("copy converts between all dtype pairs") {
   Device dev = device_under_test();
   std::vector<double> vals = {0, 1, 2, 100, 0.5, 3.75};
-  std::vector<DType> types = {kFloat32, kFloat64, kInt32, kInt64, kUInt8, kBool, kFloat16, kBFloat16};
+  std::vector<DType> types = {kFloat32, kFloat64, kInt32, kInt64, kUInt8, kBool, kFloat16, kBFloat16, kInt8, kInt16};
   for (DType from : types) {
     if (from == kFloat64 && !has_fp64(dev)) continue;
     for (DType to : types) {

@@ -20,22 +20,24 @@
   VNN_KOKKOS_COPY_EXTERN_PAIR(Space, To, uint8_t)                                                  \
   VNN_KOKKOS_COPY_EXTERN_PAIR(Space, To, vnn::kernels::Bool)                                       \
   VNN_KOKKOS_COPY_EXTERN_PAIR(Space, To, vnn::kernels::Half)                                       \
-  VNN_KOKKOS_COPY_EXTERN_PAIR(Space, To, vnn::kernels::BFloat16)
+  VNN_KOKKOS_COPY_EXTERN_PAIR(Space, To, vnn::kernels::BFloat16)                                   \
+  VNN_KOKKOS_COPY_EXTERN_PAIR(Space, To, int8_t) VNN_KOKKOS_COPY_EXTERN_PAIR(Space, To, int16_t)
 // Every pair but the hot ones.
 #define VNN_KOKKOS_COPY_EXTERN(Space)                                                                   \
   VNN_KOKKOS_OTHER_TYPES(VNN_KOKKOS_COPY_EXTERN_TO, Space)                                              \
   VNN_KOKKOS_COPY_EXTERN_PAIR(Space, float, vnn::kernels::Half)                                         \
   VNN_KOKKOS_COPY_EXTERN_PAIR(Space, float, vnn::kernels::BFloat16)                                     \
   VNN_KOKKOS_COPY_EXTERN_PAIR(Space, float, double) VNN_KOKKOS_COPY_EXTERN_PAIR(Space, float, int32_t) \
-  VNN_KOKKOS_COPY_EXTERN_PAIR(Space, float, int64_t)
+  VNN_KOKKOS_COPY_EXTERN_PAIR(Space, float, int64_t)                                                   \
+  VNN_KOKKOS_COPY_EXTERN_PAIR(Space, float, int8_t) VNN_KOKKOS_COPY_EXTERN_PAIR(Space, float, int16_t)
 #define VNN_KOKKOS_COPY_LEAVES(Space, To, FromSet) \
   template void vnn::kernels::split::copy_leaves<Space, To>(vnn::kernels::split::FromSet);
 
 namespace vnn::kernels::split {
 using Lowp = TypeSet<Half, BFloat16>;
 using FloatAndLowp = TypeSet<float, Half, BFloat16>;
-using Cold = TypeSet<double, int32_t, int64_t, uint8_t, Bool>;
-using ColdToFloat = TypeSet<double, int32_t, int64_t>;  // float32 from bool and uint8 is hot
+using Cold = TypeSet<double, int32_t, int64_t, uint8_t, Bool, int8_t, int16_t>;
+using ColdToFloat = TypeSet<double, int32_t, int64_t, int8_t, int16_t>;  // float32 from bool and uint8 is hot
 using All = AllTypes;
 template <class Exec, class To, class... Froms>
 void copy_leaves(TypeSet<Froms...>) {

@@ -57,6 +57,7 @@ inline void keep(P p) {
 // The dtype groups of the split families, as X(Space, T) lists.
 #define VNN_KOKKOS_LOWP_TYPES(X, Space) X(Space, vnn::kernels::Half) X(Space, vnn::kernels::BFloat16)
 #define VNN_KOKKOS_COLD_TYPES(X, Space) \
-  X(Space, double) X(Space, int32_t) X(Space, int64_t) X(Space, uint8_t) X(Space, vnn::kernels::Bool)
+  X(Space, double) X(Space, int32_t) X(Space, int64_t) X(Space, uint8_t) X(Space, vnn::kernels::Bool) \
+  X(Space, int8_t) X(Space, int16_t)
 // Every storage type but float32 (the hot one).
 #define VNN_KOKKOS_OTHER_TYPES(X, Space) VNN_KOKKOS_LOWP_TYPES(X, Space) VNN_KOKKOS_COLD_TYPES(X, Space)

@@ -32,7 +32,7 @@ using FloatingAndHalfTypes = TypeSet<float, double, Half, BFloat16>;
 // The types with arithmetic of their own (GEMM, sums, index_add).
 using ArithmeticTypes = TypeSet<float, double, int32_t, int64_t>;
 // Every storage type (copies, gathers, fills).
-using AllTypes = TypeSet<float, double, int32_t, int64_t, uint8_t, Bool, Half, BFloat16>;
+using AllTypes = TypeSet<float, double, int32_t, int64_t, uint8_t, Bool, Half, BFloat16, int8_t, int16_t>;
 
 template <class T> struct DtypeOf;
 template <> struct DtypeOf<float> { static constexpr int32_t code = VNN_FLOAT32; };
@@ -43,6 +43,8 @@ template <> struct DtypeOf<uint8_t> { static constexpr int32_t code = VNN_UINT8;
 template <> struct DtypeOf<Bool> { static constexpr int32_t code = VNN_BOOL; };
 template <> struct DtypeOf<Half> { static constexpr int32_t code = VNN_FLOAT16; };
 template <> struct DtypeOf<BFloat16> { static constexpr int32_t code = VNN_BFLOAT16; };
+template <> struct DtypeOf<int8_t> { static constexpr int32_t code = VNN_INT8; };
+template <> struct DtypeOf<int16_t> { static constexpr int32_t code = VNN_INT16; };
 
 // A kernel asked for a dtype outside its set; the plugin names its device
 // and answers VNN_STATUS_UNSUPPORTED with "<op>: dtype int8 is not

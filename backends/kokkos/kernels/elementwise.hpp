@@ -109,6 +109,27 @@ template <class C> KOKKOS_INLINE_FUNCTION C int_floordiv(C a, C b) {
   return b != C(0) && int_fmod(a, b) != C(0) && ((a < C(0)) != (b < C(0))) ? C(q - C(1)) : q;
 }
 
+// Shifts as PyTorch's kernels: a count outside [0, width) shifts every bit
+// out (left: 0; right: 0, or -1 for a negative signed a) instead of C's
+// undefined behaviour; the left shift wraps (done unsigned).
+template <class C> KOKKOS_INLINE_FUNCTION bool shift_out_of_range(C b) {
+  if constexpr (std::is_signed_v<C>)
+    if (b < C(0)) return true;
+  return b >= C(sizeof(C) * 8);
+}
+template <class C> KOKKOS_INLINE_FUNCTION C int_shl(C a, C b) {
+  if (shift_out_of_range(b)) return C(0);
+  return C(std::make_unsigned_t<C>(std::make_unsigned_t<C>(a) << b));
+}
+template <class C> KOKKOS_INLINE_FUNCTION C int_shr(C a, C b) {
+  if constexpr (std::is_signed_v<C>) {
+    if (shift_out_of_range(b)) return a < C(0) ? C(-1) : C(0);
+  } else {
+    if (shift_out_of_range(b)) return C(0);
+  }
+  return C(a >> b);
+}
+
 // One functor per line of the binary op table (vnn/ops/binary.def): the
 // float expression for floating compute types, the integer one otherwise.
 template <int Fn> struct BinaryFn;
@@ -124,6 +145,8 @@ template <int Fn> struct BinaryFn;
 #define VNN_IMOD(x, y) int_mod(x, y)
 #define VNN_IFLOORDIV(x, y) int_floordiv(x, y)
 #define VNN_SP(f) vnn_sp_##f
+#define VNN_ISHL(x, y) int_shl(x, y)
+#define VNN_ISHR(x, y) int_shr(x, y)
 #define VNN_BINARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GA, GB, FE, IE)                  \
   template <> struct BinaryFn<VNN_BINARY_##ID> {                                         \
     template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C alpha) {        \
@@ -147,6 +170,8 @@ template <int Fn> struct BinaryFn;
 #undef VNN_IMOD
 #undef VNN_IFLOORDIV
 #undef VNN_SP
+#undef VNN_ISHL
+#undef VNN_ISHR
 
 // Which (function, compute type) pairs exist, and the output type: the
 // table's rule.

@@ -15,7 +15,7 @@ namespace vnn::kernels {
 // scalar_bits); a plain cast of an out-of-range double is undefined.
 template <class T>
 T fill_value(double value) {
-  if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, uint8_t> || std::is_same_v<T, int64_t>) {
+  if constexpr (std::is_integral_v<T>) {  // every integer storage type (Bool is a struct)
     if (value != value) return T(0);
     if (value <= -9.2233720368547758e18) return T(std::numeric_limits<int64_t>::min());
     if (value >= 9.2233720368547758e18) return T(std::numeric_limits<int64_t>::max());

@@ -156,6 +156,8 @@ bool dispatch_dtype(int32_t dtype, F&& f) {
     case VNN_BOOL: f(Bool{}); return true;
     case VNN_FLOAT16: f(Half{}); return true;
     case VNN_BFLOAT16: f(BFloat16{}); return true;
+    case VNN_INT8: f(int8_t{}); return true;
+    case VNN_INT16: f(int16_t{}); return true;
     default: return false;
   }
 }

@@ -3,7 +3,7 @@
 // #include). Holds the strided index math and the 16-bit float helpers.
 //
 // Dtype codes are vnn_dtype's: 0 float32, 1 float64, 2 int32, 3 int64,
-// 4 uint8, 5 bool, 6 float16, 7 bfloat16.
+// 4 uint8, 5 bool, 6 float16, 7 bfloat16, 8 int8, 9 int16.
 
 #ifdef HAS_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable

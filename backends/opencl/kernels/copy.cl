@@ -34,12 +34,14 @@
 #elif OUT_DT == VNN_BFLOAT16
 #if IN_DT == VNN_FLOAT64
 #define STORE_OUT(p, i, v) ((p)[i] = vnn_bf16_from_double(v))
-#elif IN_DT == VNN_INT32 || IN_DT == VNN_INT64 || IN_DT == VNN_UINT8 || IN_DT == VNN_BOOL
+#elif IN_DT == VNN_INT32 || IN_DT == VNN_INT64 || IN_DT == VNN_UINT8 || IN_DT == VNN_BOOL || IN_DT == VNN_INT8 || \
+    IN_DT == VNN_INT16
 #define STORE_OUT(p, i, v) ((p)[i] = vnn_bf16_from_long((long)(v)))
 #else
 #define STORE_OUT(p, i, v) ((p)[i] = vnn_bf16_from_float((float)(v)))
 #endif
-#elif (OUT_DT == VNN_UINT8 || OUT_DT == VNN_INT32 || OUT_DT == VNN_INT64) &&                  \
+#elif (OUT_DT == VNN_UINT8 || OUT_DT == VNN_INT32 || OUT_DT == VNN_INT64 || OUT_DT == VNN_INT8 || \
+     OUT_DT == VNN_INT16) &&                                                                       \
     (IN_DT == VNN_FLOAT32 || IN_DT == VNN_FLOAT64 || IN_DT == VNN_FLOAT16 || IN_DT == VNN_BFLOAT16)
 // Floating to integer through int64 (NaN 0, out of range saturated), then
 // wrapping, as the CPU backend and PyTorch's c10::convert do (-1.0 to uint8

@@ -7,8 +7,9 @@
 // OX, AX, BX, the strided kernels' innermost stride class of out, a and b
 // (1 unit, 0 broadcast, -1 any: see ops_elementwise.cpp).
 //
-// Arithmetic follows C++: uint8 and bool compute in int (so true + true is
-// 2, stored as true), the 16-bit floats compute in float.
+// Arithmetic follows C++: uint8, int8, int16 and bool compute in int (so
+// true + true is 2, stored as true; int8's 127 + 1 is 128, stored wrapped
+// as -128), the 16-bit floats compute in float.
 
 #if DT == VNN_FLOAT32 || DT == VNN_FLOAT64 || DT == VNN_FLOAT16 || DT == VNN_BFLOAT16
 #define IS_FLOAT 1
@@ -106,6 +107,12 @@ inline CT vnn_ifloordiv(CT a, CT b) {
   const CT q = vnn_idiv(a, b);
   return (b != 0 && vnn_ifmod(a, b) != 0 && ((a < 0) != (b < 0))) ? (CT)(q - 1) : q;
 }
+// Shifts as PyTorch's: a count outside [0, width of T) gives 0 (left) or
+// the sign (right: 0, or -1 for a negative a); the left shift wraps when T
+// is stored. VNN_TBITS: T's width (CT may be wider).
+#define VNN_TBITS ((CT)(sizeof(T) * 8))
+inline CT vnn_ishl(CT a, CT b) { return (b < 0 || b >= VNN_TBITS) ? (CT)0 : (CT)((ulong)a << b); }
+inline CT vnn_ishr(CT a, CT b) { return (b < 0 || b >= VNN_TBITS) ? (a < 0 ? (CT)-1 : (CT)0) : (CT)(a >> b); }
 // Power by squaring in wrapping unsigned arithmetic; negative exponents
 // give the truncated 1 / a^-b (1, +-1 for a == -1, else 0).
 inline CT vnn_ipow(CT a, CT b) {
@@ -135,6 +142,8 @@ inline CT vnn_ipow(CT a, CT b) {
 #define VNN_IFMOD(x, y) vnn_ifmod(x, y)
 #define VNN_IMOD(x, y) vnn_imod(x, y)
 #define VNN_IFLOORDIV(x, y) vnn_ifloordiv(x, y)
+#define VNN_ISHL(x, y) vnn_ishl(x, y)
+#define VNN_ISHR(x, y) vnn_ishr(x, y)
 #ifdef IS_FLOAT
 #define VNN_BPICK(fe, ie) fe
 #else

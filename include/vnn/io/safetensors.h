@@ -59,8 +59,8 @@ Metadata load_metadata(const std::string& path);
 struct TensorEntry {
   /// The tensor's name.
   std::string name;
-  /// The dtype name: "F32", "F64", "I32", "I64", "U8", "BOOL", "F16" or "BF16".
-  std::string dtype;           // "F32", "F64", "I32", "I64", "U8", "BOOL", "F16", "BF16"
+  /// The dtype name: "F32", "F64", "I32", "I64", "I16", "I8", "U8", "BOOL", "F16" or "BF16".
+  std::string dtype;           // "F32", "F64", "I32", "I64", "I16", "I8", "U8", "BOOL", "F16", "BF16"
   /// The sizes.
   std::vector<int64_t> shape;
   /// Byte range [begin, end) relative to data_start.
