@@ -30,7 +30,7 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
   VNN_CHECK(DTypeError, a.dtype() == b.dtype(), op, ": expected input and mat2 to have the same dtype, but got ",
             name(a.dtype()), " != ", name(b.dtype()), "; convert one with .to(dtype)");
   DType t = a.dtype();
-  if (t == kBool || t == kUInt8 || t == kInt8 || t == kInt16)
+  if (t == kBool || t == kUInt8)
     VNN_THROW(DTypeError, op, ": ", name(t),
               " operands are not accepted; convert both to float32, float64, int32 or int64");
 }
@@ -81,7 +81,9 @@ Tensor run_matmul(const Tensor& a, const Tensor& b, const Shape& out_shape) {
       ctx.native_half_matmul.store(0, std::memory_order_relaxed);
     }
   }
-  DType compute = half ? kFloat32 : t;
+  // int8 / int16 multiply in int32: the wrapped int32 sums, narrowed,
+  // are the sums PyTorch's kernels wrap at 8 / 16 bits.
+  DType compute = half ? kFloat32 : (t == kInt8 || t == kInt16) ? kInt32 : t;
   Tensor x = a.to(compute), y = b.to(compute);
   Tensor out = detail::make_empty(ctx, out_shape, compute, "matmul");
   matmul_into(x, y, out);

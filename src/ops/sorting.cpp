@@ -86,6 +86,8 @@ Tensor picked_values(const Tensor& x, int d, const Tensor& indices, const Tensor
 }
 
 Tensor search_rows(const Tensor& seq, const Tensor& values, bool right, bool out_int32, const char* op) {
+  if (seq.dtype() == kInt8 || seq.dtype() == kInt16)  // the kernels search int32 (exact)
+    return search_rows(seq.to(kInt32), values.to(kInt32), right, out_int32, op);
   Tensor out = make_empty(values.impl()->ctx(), values.sizes(), out_int32 ? kInt32 : kInt64, op);
   if (out.numel() > 0) {
     enqueue(VNN_OP_SEARCHSORTED, op, {&seq, &values}, out, {}, {int64_t(right ? 1 : 0)});

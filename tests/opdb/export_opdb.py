@@ -14,7 +14,8 @@ metadata. The C++ runner (tests/opdb/runner.cpp) replays them on every device.
 
 Run it with the venv that bench/torch2_venv.sh makes. Samples are capped per
 entry and dtype to keep the committed data small; the cap and the seed are
-fixed, so a rerun with the same PyTorch writes the same files.
+fixed (and the hash seed pinned), so a rerun with the same PyTorch writes
+the same files byte for byte.
 """
 import argparse
 import json
@@ -24,7 +25,14 @@ import struct
 import sys
 import warnings
 
-import torch
+# Some sample generators iterate sets of strings (meshgrid's indexing modes),
+# whose order follows the per-process hash seed: pinned, so that a rerun
+# writes the same files byte for byte.
+if os.environ.get("PYTHONHASHSEED") != "0":
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+
+import torch  # noqa: E402 (after the re-exec)
 from torch.testing._internal.common_methods_invocations import op_db
 from torch.testing._internal.common_device_type import toleranceOverride
 

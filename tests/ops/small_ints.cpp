@@ -144,6 +144,11 @@ TEST_CASE("int8 / int16: comparison, where, reductions, scans and sorting") {
     Tensor cs = cumsum(big, 0);
     CHECK(cs.dtype() == kInt64);
     CHECK(host(cs) == std::vector<int64_t>{100, 200, 300, 400});
+    // Products wrap at the width as PyTorch's: [[100, 2]] @ [[3], [-1]] = 298.
+    Tensor p = matmul(ints({100, 2}, dt, dev).view({1, 2}), ints({3, -1}, dt, dev).view({2, 1}));
+    CHECK(p.dtype() == dt);
+    CHECK(host(p) == std::vector<int64_t>{dt == kInt8 ? 42 : 298});
+    CHECK(host(searchsorted(ints({-5, 0, 5}, dt, dev), ints({-6, 0, 7}, dt, dev))) == std::vector<int64_t>{0, 1, 3});
     auto [vals, idx] = sort(a);
     CHECK(vals.dtype() == dt);
     CHECK(host(vals) == std::vector<int64_t>{-100, -7, 3, 3, 5, 100});
