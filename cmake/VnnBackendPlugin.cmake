@@ -59,7 +59,8 @@ endfunction()
 # parallel pieces instead of one long compile.
 function(vnn_kokkos_kernel_sources out dir)
   set(srcs "")
-  foreach(family binary unary copy reduction indexing optimizer pooling matmul attention rnn_cell scan sort)
+  foreach(family binary unary copy reduction indexing optimizer pooling matmul attention rnn_cell scan sort
+                 grid_sample)
     list(APPEND srcs "${dir}/kernels_${family}.cpp")
   endforeach()
   set(${out} "${srcs}" PARENT_SCOPE)

@@ -243,6 +243,13 @@ inline int64_t op_work(const vnn_op* op) {
     // Up to five exp / tanh and a dozen flops per element of h'.
     case VNN_OP_RNN_CELL:
     case VNN_OP_RNN_CELL_BACKWARD: return checked::mul(n, int64_t(16), &n) ? n : INT64_MAX;
+    // A dot product over up to 16 taps per element of out (forward) or
+    // dout (backward: atomics and the grid's gradient as well).
+    case VNN_OP_GRID_SAMPLE: return checked::mul(n, int64_t(8), &n) ? n : INT64_MAX;
+    case VNN_OP_GRID_SAMPLE_BACKWARD: {
+      int64_t w = op->num_inputs > 0 ? kernels::numel(op->inputs[0]) : n;
+      return checked::mul(w, int64_t(16), &w) ? w : INT64_MAX;
+    }
     case VNN_OP_SDPA:
     case VNN_OP_SDPA_BACKWARD: {  // N*Hq*L*E products per key: q's count times S
       if (op->num_inputs < 2 || op->inputs[1].ndim != 4) return n;
@@ -815,6 +822,8 @@ class Backend {
       case VNN_OP_SEARCHSORTED: ok = kernels::searchsorted(exec, *op); break;
       case VNN_OP_RNN_CELL:
       case VNN_OP_RNN_CELL_BACKWARD: ok = kernels::rnn_cell(exec, *op); break;
+      case VNN_OP_GRID_SAMPLE:
+      case VNN_OP_GRID_SAMPLE_BACKWARD: ok = kernels::grid_sample(exec, *op); break;
       default: break;
     }
     return ok;

@@ -25,6 +25,7 @@
 #include "ops_elementwise.hpp"
 #include "ops_indexing.hpp"
 #include "ops_optimizer.hpp"
+#include "ops_grid_sample.hpp"
 #include "ops_rnn_cell.hpp"
 #include "ops_scan.hpp"
 #include "ops_sort.hpp"
@@ -600,6 +601,7 @@ vnn_status run(int32_t device, const vnn_op* op) {
   if (is_indexing_kind(op->kind)) return run_indexing(*d, queue_or_default(*d, op->queue), *op);
   if (is_optimizer_kind(op->kind)) return run_optimizer(*d, queue_or_default(*d, op->queue), *op);
   if (is_rnn_cell_kind(op->kind)) return run_rnn_cell(*d, queue_or_default(*d, op->queue), *op);
+  if (is_grid_sample_kind(op->kind)) return run_grid_sample(*d, queue_or_default(*d, op->queue), *op);
   if (op->kind == VNN_OP_SCAN) return run_scan(*d, queue_or_default(*d, op->queue), *op);
   if (is_sort_kind(op->kind)) return run_sort(*d, queue_or_default(*d, op->queue), *op);
   if (is_elementwise_kind(op->kind)) return run_elementwise_op(*d, queue_or_default(*d, op->queue), *op);

@@ -217,6 +217,14 @@ typedef enum vnn_op_kind {
                                       LSTM: out0 d(gates) [B, 4H], out1 dc from in0 dh', in1 dc',
                                       in2 gates, in3 c, in4 c'; GRU: out0 dxg, out1 dhg [B, 3H],
                                       out2 dh (direct part) from in0 dh', in1 r,z,n,hn, in2 h */
+  /* Spatial sampling of in0 x [N, C, H, W] (or [N, C, D, H, W]) at the
+   * normalized coordinates of in1 grid [N, Ho, Wo, 2] (or [N, Do, Ho, Wo,
+   * 3]; last dim x, y (, z) in [-1, 1]), PyTorch's grid_sample. ints =
+   * vnn_grid_sample_params. One floating dtype (float32, float64); any
+   * strides. Full contract in docs/ops.md. */
+  VNN_OP_GRID_SAMPLE = 32,          /* out0 [N, C, Ho, Wo] (or [N, C, Do, Ho, Wo]) */
+  VNN_OP_GRID_SAMPLE_BACKWARD = 33, /* out0 dx (added into: the caller zeroes it; atomic scatter-add),
+                                       out1 dgrid (written) from in0 dout, in1 x, in2 grid */
   VNN_OP_COUNT_             /* one past the last kind, not a kind */
 } vnn_op_kind;
 
@@ -328,6 +336,22 @@ typedef enum vnn_rnn_cell_mode {
   VNN_RNN_GRU = 3,       /* gates r, z, n; n = tanh(x_n + b_in + r (h_n + b_hn)), h' = (1 - z) n + z h */
   VNN_RNN_CELL_COUNT_    /* number of cells, not a cell */
 } vnn_rnn_cell_mode;
+
+/** The interpolation of VNN_OP_GRID_SAMPLE (vnn_grid_sample_params::mode), PyTorch's order. */
+typedef enum vnn_grid_sample_mode {
+  VNN_GRID_BILINEAR = 0,  /* bilinear on 4-D input, trilinear on 5-D */
+  VNN_GRID_NEAREST = 1,   /* the nearest pixel, ties to even */
+  VNN_GRID_BICUBIC = 2,   /* 4-D only: 4 x 4 taps, cubic convolution A = -0.75 */
+  VNN_GRID_MODE_COUNT_    /* number of modes, not a mode */
+} vnn_grid_sample_mode;
+
+/** Where VNN_OP_GRID_SAMPLE reads outside the input (vnn_grid_sample_params::padding_mode). */
+typedef enum vnn_grid_padding_mode {
+  VNN_GRID_PAD_ZEROS = 0,       /* outside taps read 0 */
+  VNN_GRID_PAD_BORDER = 1,      /* coordinates clipped to the border */
+  VNN_GRID_PAD_REFLECTION = 2,  /* coordinates reflected at the border, then clipped */
+  VNN_GRID_PAD_COUNT_           /* number of padding modes, not a mode */
+} vnn_grid_padding_mode;
 
 /** Whether a vnn_pool_mode takes the maximum (and so has an indices tensor). */
 static inline int vnn_pool_is_max(int64_t mode) { return mode == VNN_POOL_MAX || mode == VNN_POOL_ADAPTIVE_MAX; }
@@ -587,6 +611,30 @@ static inline int vnn_conv2d_unpack(const int64_t* ints, int32_t num_ints, vnn_c
   p->pad_h = ints[4], p->pad_w = ints[5];
   p->dilation_h = ints[6], p->dilation_w = ints[7];
   p->groups = num_ints > VNN_IM2COL_NUM_INTS ? ints[8] : 1;
+  return 1;
+}
+
+/** The arguments of VNN_OP_GRID_SAMPLE / VNN_OP_GRID_SAMPLE_BACKWARD: ints[0..2] in field order. */
+typedef struct vnn_grid_sample_params {
+  /** A vnn_grid_sample_mode. */
+  int64_t mode;
+  /** A vnn_grid_padding_mode. */
+  int64_t padding_mode;
+  /** 1: -1 and 1 are the centres of the corner pixels; 0: their outer edges. */
+  int64_t align_corners;
+} vnn_grid_sample_params;
+/** The number of ints of VNN_OP_GRID_SAMPLE and its backward. */
+#define VNN_GRID_SAMPLE_NUM_INTS 3
+
+/** Writes p into ints[0..VNN_GRID_SAMPLE_NUM_INTS). */
+static inline void vnn_grid_sample_pack(const vnn_grid_sample_params* p, int64_t* ints) {
+  ints[0] = p->mode, ints[1] = p->padding_mode, ints[2] = p->align_corners;
+}
+
+/** Reads p from an op's ints; 0 (p untouched) when there are too few. */
+static inline int vnn_grid_sample_unpack(const int64_t* ints, int32_t num_ints, vnn_grid_sample_params* p) {
+  if (!ints || num_ints < VNN_GRID_SAMPLE_NUM_INTS) return 0;
+  p->mode = ints[0], p->padding_mode = ints[1], p->align_corners = ints[2];
   return 1;
 }
 

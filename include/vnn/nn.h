@@ -24,6 +24,7 @@
 #include "vnn/nn/rnn.h"
 #include "vnn/nn/two_input.h"
 #include "vnn/nn/upsampling.h"
+#include "vnn/nn/vision.h"
 #include "vnn/nn/loss.h"
 #include "vnn/nn/loss_more.h"
 #include "vnn/nn/loss_ctc.h"

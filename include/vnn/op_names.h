@@ -31,7 +31,8 @@ static const char* const vnn_op_kind_names[] = {
     "softmax", "random", "where",        "index_select", "gather", "scatter", "index_add",
     "im2col",  "col2im", "pool2d",       "pool2d_backward", "optimizer_step", "conv2d",
     "conv2d_backward_data", "conv2d_backward_weight", "unscale_check", "sdpa", "sdpa_backward",
-    "layer_norm", "layer_norm_backward", "scan", "sort", "searchsorted", "rnn_cell", "rnn_cell_backward"};
+    "layer_norm", "layer_norm_backward", "scan", "sort", "searchsorted", "rnn_cell", "rnn_cell_backward",
+    "grid_sample", "grid_sample_backward"};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_op_kind_names) == VNN_OP_COUNT_, "vnn_op_kind_names vs vnn_op_kind");
 
 /// Names of vnn_binary_fn, indexed by function (the op table's name column).
@@ -154,6 +155,15 @@ VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_pool_names) == VNN_POOL_COUNT_, "vnn_p
 static const char* const vnn_rnn_cell_names[] = {"RNN_TANH", "RNN_RELU", "LSTM", "GRU"};
 VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_rnn_cell_names) == VNN_RNN_CELL_COUNT_,
                         "vnn_rnn_cell_names vs vnn_rnn_cell_mode");
+
+/// Names of vnn_grid_sample_mode, indexed by mode (PyTorch's mode strings).
+static const char* const vnn_grid_sample_mode_names[] = {"bilinear", "nearest", "bicubic"};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_grid_sample_mode_names) == VNN_GRID_MODE_COUNT_,
+                        "vnn_grid_sample_mode_names vs vnn_grid_sample_mode");
+/// Names of vnn_grid_padding_mode, indexed by mode (PyTorch's padding_mode strings).
+static const char* const vnn_grid_padding_names[] = {"zeros", "border", "reflection"};
+VNN_NAMES_STATIC_ASSERT(VNN_NAMES_LEN(vnn_grid_padding_names) == VNN_GRID_PAD_COUNT_,
+                        "vnn_grid_padding_names vs vnn_grid_padding_mode");
 
 /// table[i] for 0 <= i < n, else NULL: the lookup for codes that come from outside (an op request).
 static inline const char* vnn_name_of(const char* const* table, long long n, long long i) {

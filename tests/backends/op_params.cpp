@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/grid_sample_params.hpp"
 #include "common/op_params.hpp"
 #include "vnn/backend_abi.h"
 
@@ -153,4 +154,62 @@ TEST_CASE("optimizer params: each rule's scalars and ints in the documented orde
   unknown.fn = VNN_OPTIM_COUNT_;
   CHECK_FALSE(vnn_optimizer_pack(&unknown, s, &ns, i, &ni));
   CHECK_FALSE(decode_optimizer(op_with({VNN_OPTIM_COUNT_, 0, 0, 0, 0}, {1, 1, 1, 1, 1, 1, 1}, 4), &q));
+}
+
+namespace {
+
+vnn_tensor_desc desc_of(std::vector<int64_t> sizes, int32_t dtype = VNN_FLOAT32) {
+  vnn_tensor_desc d{};
+  d.dtype = dtype;
+  d.ndim = int32_t(sizes.size());
+  int64_t stride = 1;
+  for (int k = d.ndim - 1; k >= 0; --k) d.sizes[k] = sizes[size_t(k)], d.strides[k] = stride, stride *= sizes[size_t(k)];
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("grid_sample params: packed {mode, padding_mode, align_corners}; the decoder checks every shape") {
+  vnn_grid_sample_params p{VNN_GRID_BICUBIC, VNN_GRID_PAD_REFLECTION, 1};
+  std::vector<int64_t> ints(VNN_GRID_SAMPLE_NUM_INTS);
+  vnn_grid_sample_pack(&p, ints.data());
+  CHECK(ints == std::vector<int64_t>{VNN_GRID_BICUBIC, VNN_GRID_PAD_REFLECTION, 1});
+  // x [2, 3, 4, 5] at grid [2, 6, 7, 2] -> out [2, 3, 6, 7].
+  vnn_tensor_desc in[2] = {desc_of({2, 3, 4, 5}), desc_of({2, 6, 7, 2})};
+  vnn_tensor_desc out[1] = {desc_of({2, 3, 6, 7})};
+  auto decode = [&](const std::vector<int64_t>& iv, GridSampleOperands* r) {
+    vnn_op op = op_with(iv);
+    op.kind = VNN_OP_GRID_SAMPLE;
+    op.inputs = in, op.num_inputs = 2, op.outputs = out, op.num_outputs = 1;
+    std::string why;
+    const bool ok = decode_grid_sample(op, r, &why);
+    INFO(why);
+    CHECK(ok == why.empty());
+    return ok;
+  };
+  GridSampleOperands r;
+  REQUIRE(decode(ints, &r));
+  CHECK(r.dims == 2);
+  CHECK(r.points == 2 * 6 * 7);
+  CHECK((r.in[0] == 5 && r.in[1] == 4 && r.out[0] == 7 && r.out[1] == 6));
+  CHECK_FALSE(decode({ints.begin(), ints.end() - 1}, &r));
+  for (auto bad : {std::vector<int64_t>{VNN_GRID_MODE_COUNT_, 0, 0}, std::vector<int64_t>{0, VNN_GRID_PAD_COUNT_, 0},
+                   std::vector<int64_t>{-1, 0, 0}, std::vector<int64_t>{0, 0, 2}})
+    CHECK_FALSE(decode(bad, &r));
+  out[0] = desc_of({2, 3, 6, 6});  // not the grid's spatial size
+  CHECK_FALSE(decode(ints, &r));
+  out[0] = desc_of({2, 3, 6, 7});
+  in[1] = desc_of({2, 6, 7, 3});  // 3 coordinates for a 4-D x
+  CHECK_FALSE(decode(ints, &r));
+  in[1] = desc_of({1, 6, 7, 2});  // another batch
+  CHECK_FALSE(decode(ints, &r));
+  in[1] = desc_of({2, 6, 7, 2}, VNN_FLOAT64);  // another dtype
+  CHECK_FALSE(decode(ints, &r));
+  in[1] = desc_of({2, 6, 7, 2});
+  in[0] = desc_of({2, 3, 1, 4, 5});  // bicubic is 2-D only (and the grid is 4-D)
+  CHECK_FALSE(decode(ints, &r));
+  in[0] = desc_of({2, 3, 4, 5}, VNN_FLOAT16);
+  in[1] = desc_of({2, 6, 7, 2}, VNN_FLOAT16);
+  out[0] = desc_of({2, 3, 6, 7}, VNN_FLOAT16);
+  CHECK_FALSE(decode(ints, &r));  // 16-bit floats are the core's to convert
 }

@@ -174,6 +174,41 @@ OPDB("nn.functional.upsample_bilinear") {
   return F::interpolate(c.in(), o);
 };
 
+// grid_sample: the functional form (mode / padding_mode strings) and the
+// aten grid_sampler_2d / 3d (PyTorch's integer codes, which vnn's enums
+// follow: bilinear 0, nearest 1, bicubic 2; zeros 0, border 1, reflection 2).
+F::GridSampleFuncOptions grid_sample_options(int64_t mode, int64_t padding, bool align) {
+  if (mode < 0 || mode > 2 || padding < 0 || padding > 2)
+    throw std::invalid_argument("op_db: grid_sampler codes " + std::to_string(mode) + ", " + std::to_string(padding));
+  return F::GridSampleFuncOptions()
+      .mode(vnn::GridSampleMode(mode))
+      .padding_mode(vnn::GridSamplePadding(padding))
+      .align_corners(align);
+}
+int64_t code_of(const std::string& s, std::initializer_list<const char*> names) {
+  int64_t i = 0;
+  for (const char* n : names) {
+    if (s == n) return i;
+    ++i;
+  }
+  throw std::invalid_argument("op_db: unknown grid_sample string " + s);
+}
+OPDB("nn.functional.grid_sample") {
+  const Tensor& grid = c.tensor(0, "grid");
+  const int64_t mode = code_of(c.str(1, "mode", "bilinear"), {"bilinear", "nearest", "bicubic"});
+  const int64_t pad = code_of(c.str(2, "padding_mode", "zeros"), {"zeros", "border", "reflection"});
+  return F::grid_sample(c.in(), grid, grid_sample_options(mode, pad, c.boolean(3, "align_corners", false)));
+};
+#define VNN_OPDB_GRID_SAMPLER(entry, dims)                                                                  \
+  OPDB(entry) {                                                                                             \
+    if (c.in().dim() != (dims) + 2) throw std::invalid_argument("op_db: " entry " takes a " #dims "-D grid"); \
+    const Tensor& grid = c.tensor(0, "grid");                                                               \
+    const int64_t mode = c.integer(1, "interpolation_mode"), pad = c.integer(2, "padding_mode");            \
+    return F::grid_sample(c.in(), grid, grid_sample_options(mode, pad, c.boolean(3, "align_corners", false))); \
+  };
+VNN_OPDB_GRID_SAMPLER("grid_sampler_2d", 2)
+VNN_OPDB_GRID_SAMPLER("grid_sampler_3d", 3)
+
 // ---- normalization, embedding, attention ---------------------------------------------
 OPDB("nn.functional.group_norm") {
   F::GroupNormFuncOptions o(c.integer(0, "num_groups"));

@@ -47,6 +47,7 @@
 #define VNN_KOKKOS_SEARCHSORTED_PARAMS(Exec) const Exec& exec, const vnn_op& op
 #define VNN_KOKKOS_SCAN_PARAMS(Exec) const Exec& exec, const vnn_op& op
 #define VNN_KOKKOS_RNN_CELL_PARAMS(Exec) const Exec& exec, const vnn_op& op
+#define VNN_KOKKOS_GRID_SAMPLE_PARAMS(Exec) const Exec& exec, const vnn_op& op
 
 namespace vnn::kernels {
 
@@ -83,6 +84,7 @@ template <class Exec> bool sort(VNN_KOKKOS_SORT_PARAMS(Exec));                  
 template <class Exec> bool searchsorted(VNN_KOKKOS_SEARCHSORTED_PARAMS(Exec));      // sort.hpp
 template <class Exec> bool scan(VNN_KOKKOS_SCAN_PARAMS(Exec));                      // scan.hpp
 template <class Exec> bool rnn_cell(VNN_KOKKOS_RNN_CELL_PARAMS(Exec));              // rnn_cell.hpp
+template <class Exec> bool grid_sample(VNN_KOKKOS_GRID_SAMPLE_PARAMS(Exec));        // grid_sample.hpp
 
 }  // namespace vnn::kernels
 
