@@ -205,6 +205,15 @@ TEST_CASE("grid_sample reads strided operands and writes the batch's own gradien
                                 opts(GridSampleMode::bilinear, kBorder, false)).to_vector<double>(), 2e-2);
 }
 
+TEST_CASE("grid_sample's backward is a kernel: a second derivative through it throws, naming it") {
+  Device dev = device_under_test();
+  Tensor x = from_vector(test::lcg_values(12, 3, 1, -1.0, 1.0), {1, 1, 3, 4}, dev).requires_grad_();
+  Tensor grid = from_vector(test::lcg_values(8, 3, 2, -1.0, 1.0), {1, 2, 2, 2}, dev).requires_grad_();
+  Tensor y = (F::grid_sample(x, grid) * F::grid_sample(x, grid)).sum();
+  Tensor g = autograd::grad({y}, {grid}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+  check_error<Unsupported>([&] { autograd::grad({g.sum()}, {x}); }, "grid_sample");
+}
+
 TEST_CASE("affine_grid: base grid times theta, differentiable; identity theta samples the input back") {
   Device dev = device_under_test();
   const std::vector<double> th = {0.9, -0.2, 0.13, 0.3, 1.1, -0.27};  // no point on a border kink
