@@ -2,6 +2,7 @@
 // Everything of vnn::nn: #include <vnn/nn.h>
 #pragma once
 #include "vnn/nn/activation.h"
+#include "vnn/nn/adaptive.h"
 #include "vnn/nn/container.h"
 #include "vnn/nn/conv.h"
 #include "vnn/nn/conv1d.h"
@@ -25,6 +26,7 @@
 #include "vnn/nn/two_input.h"
 #include "vnn/nn/upsampling.h"
 #include "vnn/nn/vision.h"
+#include "vnn/nn/weight_norm.h"
 #include "vnn/nn/loss.h"
 #include "vnn/nn/loss_more.h"
 #include "vnn/nn/loss_ctc.h"

@@ -38,6 +38,7 @@ std::vector<AnyModule> any_module_list(std::initializer_list<ModuleListElement> 
 
 Tensor AnyModule::forward(const Tensor& input) const {
   if (!module_) VNN_THROW(ValueError, "AnyModule: forward of an empty AnyModule; give it a module first");
+  module_->run_forward_pre_hooks();
   return forward_(*module_, input);
 }
 

@@ -2,6 +2,7 @@
 #include "vnn/detail/message.h"
 #include "vnn/nn/module.h"
 
+#include <algorithm>
 #include <ostream>
 #include <set>
 #include <unordered_map>
@@ -35,10 +36,17 @@ Tensor Module::register_in(Registry& registry, const std::string& name, Tensor v
   return entry->bind_result(value);
 }
 
+namespace {
+template <class Registry>
+auto find_entry(Registry& registry, const std::string& name) {
+  return std::find_if(registry.begin(), registry.end(), [&](const auto& e) { return e.first == name; });
+}
+}  // namespace
+
 Tensor Module::register_parameter(const std::string& name, Tensor value, bool requires_grad) {
   check_name(type_name_, name, "parameter");
-  for (auto& p : params_)
-    VNN_CHECK(ValueError, p.first != name, type_name_, ": parameter '", name, "' is already registered");
+  VNN_CHECK(ValueError, find_entry(params_, name) == params_.end(), type_name_, ": parameter '", name,
+            "' is already registered");
   VNN_CHECK(ValueError, value.defined(), type_name_, ": parameter '", name, "' is an undefined tensor");
   // A parameter is a leaf. A leaf is registered itself, so that registering
   // a tensor another module holds shares it (one leaf, one gradient); an op's
@@ -46,14 +54,110 @@ Tensor Module::register_parameter(const std::string& name, Tensor value, bool re
   // new leaf on the same storage.
   if (!value.is_leaf() || (!requires_grad && value.requires_grad())) value = value.detach();
   if (requires_grad && !value.requires_grad()) value.requires_grad_(true);
+  // An attribute (a former parameter) becomes a parameter again, still bound
+  // to its member, so the result is returned unbound.
+  auto attr = find_entry(attributes_, name);
+  if (attr != attributes_.end()) {
+    attr->second->set(value);
+    params_.push_back(*attr);
+    attributes_.erase(attr);
+    return value;
+  }
   return register_in(params_, name, std::move(value));
 }
 
 Tensor Module::register_buffer(const std::string& name, Tensor value) {
   check_name(type_name_, name, "buffer");
-  for (auto& b : buffers_)
-    VNN_CHECK(ValueError, b.first != name, type_name_, ": buffer '", name, "' is already registered");
+  VNN_CHECK(ValueError, find_entry(buffers_, name) == buffers_.end() && find_entry(attributes_, name) == attributes_.end(),
+            type_name_, ": buffer '", name, "' is already registered (or an attribute)");
   return register_in(buffers_, name, std::move(value));
+}
+
+Tensor Module::unregister_parameter(const std::string& name) {
+  auto it = find_entry(params_, name);
+  VNN_CHECK(ValueError, it != params_.end(), type_name_, "::unregister_parameter: no parameter '", name, "'");
+  Tensor value = it->second->get();
+  if (it->second->bound()) attributes_.push_back(*it);  // its member keeps reading the entry
+  params_.erase(it);
+  return value;
+}
+
+void Module::unregister_buffer(const std::string& name) {
+  auto it = find_entry(buffers_, name);
+  VNN_CHECK(ValueError, it != buffers_.end(), type_name_, "::unregister_buffer: no buffer '", name, "'");
+  buffers_.erase(it);
+}
+
+void Module::set_attribute(const std::string& name, const Tensor& value) {
+  auto it = find_entry(attributes_, name);
+  VNN_CHECK(ValueError, it != attributes_.end(), type_name_, "::set_attribute: no attribute '", name,
+            "' (only a parameter unregistered with unregister_parameter is one)");
+  it->second->set(value);
+}
+
+Tensor Module::attribute(const std::string& name) const {
+  auto it = find_entry(attributes_, name);
+  VNN_CHECK(ValueError, it != attributes_.end(), type_name_, ": no attribute '", name, "'");
+  return it->second->get();
+}
+
+bool Module::has_parameter(const std::string& name) const { return find_entry(params_, name) != params_.end(); }
+
+Tensor Module::parameter(const std::string& name) const {
+  auto it = find_entry(params_, name);
+  VNN_CHECK(ValueError, it != params_.end(), type_name_, ": no parameter '", name, "'");
+  return it->second->get();
+}
+
+Tensor Module::buffer(const std::string& name) const {
+  auto it = find_entry(buffers_, name);
+  VNN_CHECK(ValueError, it != buffers_.end(), type_name_, ": no buffer '", name, "'");
+  return it->second->get();
+}
+
+int64_t Module::register_forward_pre_hook(ForwardPreHook hook, const std::string& tag,
+                                          std::function<void(Module&)> on_clone) {
+  VNN_CHECK(ValueError, hook, type_name_, "::register_forward_pre_hook: the hook is empty");
+  VNN_CHECK(ValueError, tag.empty() || find_forward_pre_hook(tag) < 0, type_name_,
+            "::register_forward_pre_hook: a hook tagged '", tag, "' is already registered");
+  pre_hooks_.push_back(
+      {next_hook_handle_, tag, std::make_shared<const ForwardPreHook>(std::move(hook)), std::move(on_clone)});
+  return next_hook_handle_++;
+}
+
+bool Module::remove_forward_pre_hook(int64_t handle) {
+  auto it = std::find_if(pre_hooks_.begin(), pre_hooks_.end(), [&](const PreHook& h) { return h.handle == handle; });
+  if (it == pre_hooks_.end()) return false;
+  pre_hooks_.erase(it);
+  return true;
+}
+
+int64_t Module::find_forward_pre_hook(const std::string& tag) const {
+  for (auto& h : pre_hooks_)
+    if (h.tag == tag) return h.handle;
+  return -1;
+}
+
+const Module::ForwardPreHook& Module::forward_pre_hook(int64_t handle) const {
+  for (auto& h : pre_hooks_)
+    if (h.handle == handle) return *h.hook;
+  VNN_THROW(ValueError, type_name_, "::forward_pre_hook: no hook with handle ", handle);
+}
+
+void Module::run_pre_hooks() {
+  std::vector<std::shared_ptr<const ForwardPreHook>> hooks;  // a hook may remove itself
+  for (auto& h : pre_hooks_) hooks.push_back(h.hook);
+  for (auto& h : hooks) (*h)(*this);
+}
+
+void Module::install_hooks_of(const Module& src) {
+  for (auto& h : src.pre_hooks_) {
+    if (!h.tag.empty() && find_forward_pre_hook(h.tag) >= 0) continue;  // reset() installed it already
+    if (h.on_clone) h.on_clone(*this);
+    else register_forward_pre_hook(*h.hook, h.tag);
+  }
+  for (size_t i = 0; i < children_.size() && i < src.children_.size(); ++i)
+    if (children_[i].first == src.children_[i].first) children_[i].second->install_hooks_of(*src.children_[i].second);
 }
 
 void Module::add_child(const std::string& name, std::shared_ptr<Module> module) {
@@ -265,6 +369,7 @@ std::shared_ptr<Module> Module::finish_clone(std::shared_ptr<Module> copy, const
     GeneratorStateGuard keep;
     autograd::NoGradGuard no_grad;
     reset();
+    copy->install_hooks_of(*this);
   }
   copy->copy_state_from(*this, device);
   return copy;
@@ -319,6 +424,10 @@ void Module::copy_state_from(const Module& src, const std::optional<Device>& dev
   };
   copy_entries(params_, src.params_);
   copy_entries(buffers_, src.buffers_);
+  for (auto& [n, e] : attributes_) {  // a computed weight, until the next forward recomputes it
+    auto from = find_entry(src.attributes_, n);
+    if (from != src.attributes_.end() && from->second->get().defined()) e->set(copy_of(from->second->get(), device));
+  }
   for (size_t i = 0; i < children_.size(); ++i)
     children_[i].second->copy_state_from(*src.children_[i].second, device, copied);
   training_ = src.training_;

@@ -22,6 +22,8 @@ struct RegisteredTensor {
 
   // The registered tensor: the bound member's, else the one kept here.
   const Tensor& get() const { return member_ ? *member_ : value_; }
+  // Whether a module member is bound to this entry.
+  bool bound() const { return member_ != nullptr; }
   // Re-points the registration (and the bound member) at t.
   void set(const Tensor& t) {
     if (member_) *member_ = t;

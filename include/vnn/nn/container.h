@@ -59,7 +59,7 @@ class AnyModule {
   const ModulePtr& ptr() const { return module_; }
   /// Whether a module is held.
   explicit operator bool() const { return module_ != nullptr; }
-  /// The module's forward(input) as its class declares it.
+  /// The module's forward pre-hooks, then its forward(input) as its class declares it.
   Tensor forward(const Tensor& input) const;
   /// The module cloned (Module::clone) with the same forward.
   AnyModule clone(const std::optional<Device>& device = std::nullopt) const;

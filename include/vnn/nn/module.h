@@ -72,8 +72,56 @@ class Module : public std::enable_shared_from_this<Module> {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
-  /// Calls forward(input).
-  Tensor operator()(const Tensor& input) { return forward(input); }
+  /// Runs the forward pre-hooks, then forward(input).
+  Tensor operator()(const Tensor& input) {
+    run_forward_pre_hooks();
+    return forward(input);
+  }
+
+  /// A function run before forward whenever the module is called through
+  /// its call operator, its holder (fc(x)) or a Sequential, as PyTorch's
+  /// forward pre-hooks (a direct forward() call skips them, as in PyTorch):
+  /// nn::utils::weight_norm and spectral_norm recompute the weight in one.
+  using ForwardPreHook = std::function<void(Module&)>;
+  /// Adds `hook` after those there are and returns its handle. `tag`, when
+  /// not empty, names it for find_forward_pre_hook (one hook per tag,
+  /// ValueError for a second). `on_clone`, when given, is run on a clone of
+  /// this module after the clone's reset() to install the hook there again
+  /// (weight_norm splits the copy's weight once more); without it the clone
+  /// gets the same hook.
+  int64_t register_forward_pre_hook(ForwardPreHook hook, const std::string& tag = "",
+                                    std::function<void(Module&)> on_clone = nullptr);
+  /// Removes the hook of `handle`; false when there is none.
+  bool remove_forward_pre_hook(int64_t handle);
+  /// The handle of the hook tagged `tag`, or -1.
+  int64_t find_forward_pre_hook(const std::string& tag) const;
+  /// The hook of `handle` (its target<T>() reads a function object's
+  /// settings back); ValueError when there is none.
+  const ForwardPreHook& forward_pre_hook(int64_t handle) const;
+  /// Runs the forward pre-hooks in registration order (the call operators do this before forward).
+  void run_forward_pre_hooks() {
+    if (!pre_hooks_.empty()) run_pre_hooks();
+  }
+
+  /// Takes parameter `name` out of parameters() and state_dict() and returns
+  /// its tensor. The member bound to it stays bound, as a plain attribute
+  /// that set_attribute() assigns (weight_norm and spectral_norm compute a
+  /// weight this way); register_parameter(name, ...) makes it a parameter
+  /// again, bound to the same member. ValueError when there is no such parameter.
+  Tensor unregister_parameter(const std::string& name);
+  /// Takes buffer `name` out of buffers() and state_dict() (ValueError when there is none).
+  void unregister_buffer(const std::string& name);
+  /// Assigns the attribute `name` (a parameter unregister_parameter() kept
+  /// as one), i.e. the module member bound to it. ValueError when there is none.
+  void set_attribute(const std::string& name, const Tensor& value);
+  /// The tensor of attribute `name` (ValueError when there is none).
+  Tensor attribute(const std::string& name) const;
+  /// Whether `name` is a parameter of this module itself (not a submodule's).
+  bool has_parameter(const std::string& name) const;
+  /// Parameter `name` of this module itself (ValueError when there is none).
+  Tensor parameter(const std::string& name) const;
+  /// Buffer `name` of this module itself (ValueError when there is none).
+  Tensor buffer(const std::string& name) const;
 
   /// The class name given at construction ("Linear", "Sequential", ...).
   const std::string& type_name() const { return type_name_; }
@@ -198,12 +246,14 @@ class Module : public std::enable_shared_from_this<Module> {
   /// names, sharing the tensors (no copy, no detach): a wrapper whose
   /// state_dict() and parameters() are the wrapped module's (DistributedDataParallel).
   void share_registrations(const Module& other);
-  /// Copies the type name and the training flag only; registrations are not
-  /// shared with the copy (Cloneable's reset() makes its own).
+  /// Copies the type name and the training flag only; registrations and
+  /// hooks are not shared with the copy (Cloneable's reset() makes its own).
   Module(const Module& other) : std::enable_shared_from_this<Module>(), type_name_(other.type_name_),
                                 training_(other.training_) {}
   /// The tail of Cloneable::clone: rebuilds `copy` with reset (the default
-  /// generator is left where it was) and copies this module's state into it.
+  /// generator is left where it was), installs this module's forward
+  /// pre-hooks there (and its submodules', recursively) and copies this
+  /// module's state into it.
   std::shared_ptr<Module> finish_clone(std::shared_ptr<Module> copy, const std::function<void()>& reset,
                                        const std::optional<Device>& device) const;
   /// Copies src's parameters, buffers, gradients and training flag into this
@@ -223,10 +273,21 @@ class Module : public std::enable_shared_from_this<Module> {
   void copy_state_from(const Module& src, const std::optional<Device>& device,
                        std::unordered_map<const void*, Tensor>& copied);
   static Tensor register_in(Registry& registry, const std::string& name, Tensor value);
+  void run_pre_hooks();
+  void install_hooks_of(const Module& src);
+  struct PreHook {
+    int64_t handle;
+    std::string tag;
+    std::shared_ptr<const ForwardPreHook> hook;  // shared: run_pre_hooks copies the list cheaply
+    std::function<void(Module&)> on_clone;
+  };
 
   std::string type_name_;
   bool training_ = true;
   Registry params_, buffers_;
+  Registry attributes_;  // parameters unregister_parameter() turned into plain attributes
+  std::vector<PreHook> pre_hooks_;
+  int64_t next_hook_handle_ = 0;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
 };
 
@@ -299,10 +360,12 @@ class ModuleHolder : ModuleHolderTag {
   /// Whether the holder holds a module.
   explicit operator bool() const noexcept { return impl_ != nullptr; }
 
-  /// Calls the module's forward with any arguments: fc(x), loss(input, target).
+  /// Runs the module's forward pre-hooks, then its forward with any arguments: fc(x), loss(input, target).
   template <class... Args>
   decltype(auto) operator()(Args&&... args) const {
-    return get()->forward(std::forward<Args>(args)...);
+    Impl* m = get();
+    m->run_forward_pre_hooks();
+    return m->forward(std::forward<Args>(args)...);
   }
   /// Indexes the module: seq[0], dict["head"].
   template <class Arg>
