@@ -76,6 +76,9 @@ ASMoutput AdaptiveLogSoftmaxWithLossImpl::forward(const Tensor& input_, const Te
   const bool batched = target_.dim() > 0;
   VNN_CHECK(ShapeError, target_.dim() <= 1, "AdaptiveLogSoftmaxWithLoss: a 0-D or 1-D target was expected, got shape ",
             target_.sizes(), " (multi-target is not supported)");
+  VNN_CHECK(DTypeError, !is_floating(target_.dtype()) && target_.dtype() != kBool,
+            "AdaptiveLogSoftmaxWithLoss: the target holds class indices, so it must be an integer tensor, not ",
+            name(target_.dtype()));
   check_input("forward", input_);
   VNN_CHECK(ShapeError, batched ? input_.dim() == 2 && input_.size(0) == target_.size(0) : input_.dim() == 1,
             "AdaptiveLogSoftmaxWithLoss: input ", input_.sizes(), " and target ", target_.sizes(),

@@ -158,6 +158,7 @@ TEST_CASE("AdaptiveLogSoftmaxWithLoss: errors for cutoffs, shapes and targets") 
   CHECK_THROWS_AS(m(x, from_vector(std::vector<int64_t>{0, 1, 2}, {3}, dev)), ShapeError);
   CHECK_THROWS_AS(m(x, zeros({2, 1}, TensorOptions(kInt64).device(dev))), ShapeError);
   CHECK_THROWS_AS(m(zeros({2, 5}, dev), from_vector(std::vector<int64_t>{0, 1}, {2}, dev)), ShapeError);
+  CHECK_THROWS_AS(m(x, zeros({2}, dev)), DTypeError);
   CHECK_THROWS_AS(m->log_prob(zeros({2, 2, 16}, dev)), ShapeError);
   CHECK_THROWS_AS(m->predict(zeros({3}, dev)), ShapeError);
   CHECK(m->describe().find("cutoffs=[3, 6]") != std::string::npos);
