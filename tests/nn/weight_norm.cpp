@@ -12,6 +12,7 @@
 
 #include "support/device_under_test.hpp"
 #include "vnn/nn.h"
+#include "vnn/optim.h"
 
 using namespace vnn;
 using namespace vnn::nn;
@@ -37,7 +38,50 @@ Linear linear_3_2(Device dev) {
   return fc;
 }
 
+// A user module whose child is split after construction: clone() must
+// split the copy's child too (the hooks of submodules are installed again).
+struct TwoLayerImpl : Cloneable<TwoLayerImpl> {
+  TwoLayerImpl() : Cloneable("TwoLayer") { reset(); }
+  void reset() override {
+    fc1 = register_module("fc1", Linear(3, 4));
+    fc2 = register_module("fc2", Linear(4, 2));
+  }
+  Tensor forward(const Tensor& x) override { return fc2(relu(fc1(x))); }
+  Linear fc1{nullptr}, fc2{nullptr};
+};
+VNN_MODULE(TwoLayer);
+
 }  // namespace
+
+TEST_CASE("weight_norm and spectral_norm inside a model: keys, calls through the parent, clone, SGD") {
+  Device dev = device_under_test();
+  TwoLayer net;
+  nn::utils::weight_norm(net->fc1);
+  nn::utils::spectral_norm(net->fc2);
+  net->to(dev);
+  CHECK(names(net->state_dict()) == std::vector<std::string>{"fc1.bias", "fc1.weight_g", "fc1.weight_v", "fc2.bias",
+                                                             "fc2.weight_orig", "fc2.weight_u", "fc2.weight_v"});
+  Tensor x = from_vector(test::lcg_values(6, 7, 1, -1, 1), {2, 3}, dev).to(kFloat32);
+  net->eval();  // no power iteration: calls repeat exactly
+  Tensor y = net(x);
+  auto copy = std::dynamic_pointer_cast<TwoLayerImpl>(net->clone());
+  REQUIRE(copy);
+  CHECK(names(copy->state_dict()) == names(net->state_dict()));
+  CHECK(test::max_abs_diff((*copy)(x), y) == 0.0);
+  Sequential seq(net->fc1);  // a container's clone clones the child with its split
+  auto seq_copy = std::dynamic_pointer_cast<SequentialImpl>(seq->clone());
+  REQUIRE(seq_copy);
+  CHECK(names(seq_copy->state_dict()) == std::vector<std::string>{"0.bias", "0.weight_g", "0.weight_v"});
+  // Training moves weight_g and weight_v; the next call sees the new weight.
+  net->train();
+  optim::SGD sgd(net->parameters(), optim::SGDOptions(0.1));
+  Tensor before = net->fc1->weight.clone();
+  net(x).sum().backward();
+  sgd.step();
+  net(x);
+  CHECK(test::max_abs_diff(net->fc1->weight, before) > 1e-4);
+  CHECK(test::max_abs_diff((*copy)(x), y) == 0.0);  // the clone shares nothing
+}
 
 TEST_CASE("weight_norm: weight_g / weight_v, the weight recomputed each call, closed-form gradients") {
   Device dev = device_under_test();
