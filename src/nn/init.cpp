@@ -145,47 +145,52 @@ Tensor& dirac_(Tensor& t, int64_t groups) {
 }
 
 namespace {
-// The thin Q (m x n, m >= n, row-major) of the QR of a (m x n, row-major)
-// by Householder reflections, each column signed so that R's diagonal is
-// positive (the unique factorisation PyTorch's orthogonal_ takes).
+// The thin Q of the QR of a (m x n, m >= n), both column-major (each
+// column contiguous, so every inner loop runs along memory), by Householder
+// reflections, each column of Q signed so that R's diagonal is positive
+// (the unique factorisation PyTorch's orthogonal_ takes).
 std::vector<double> orthonormal_columns(std::vector<double> a, int64_t m, int64_t n) {
-  std::vector<std::vector<double>> reflectors;
+  auto col = [m](std::vector<double>& x, int64_t j) { return x.data() + j * m; };
+  std::vector<double> v(size_t(m * n), 0.0);  // reflector k (unit) in column k, rows k..m-1
   std::vector<double> sign(size_t(n), 1.0);
-  auto at = [&](int64_t i, int64_t j) -> double& { return a[size_t(i * n + j)]; };
   for (int64_t k = 0; k < n; ++k) {
+    double* ak = col(a, k);
     double norm = 0;
-    for (int64_t i = k; i < m; ++i) norm += at(i, k) * at(i, k);
+    for (int64_t i = k; i < m; ++i) norm += ak[i] * ak[i];
     norm = std::sqrt(norm);
-    const double alpha = at(k, k) > 0 ? -norm : norm;  // R_kk, of the sign that avoids cancellation
-    std::vector<double> v(size_t(m - k));
-    for (int64_t i = k; i < m; ++i) v[size_t(i - k)] = at(i, k);
-    v[0] -= alpha;
-    double vv = 0;
-    for (double x : v) vv += x * x;
+    const double alpha = ak[k] > 0 ? -norm : norm;  // R_kk, of the sign that avoids cancellation
     sign[size_t(k)] = alpha < 0 ? -1.0 : 1.0;
-    if (vv > 0)
-      for (int64_t j = k; j < n; ++j) {  // A[k:, k:] -= 2 v (v^T A[k:, k:]) / (v^T v)
-        double dot = 0;
-        for (int64_t i = k; i < m; ++i) dot += v[size_t(i - k)] * at(i, j);
-        const double f = 2.0 * dot / vv;
-        for (int64_t i = k; i < m; ++i) at(i, j) -= f * v[size_t(i - k)];
-      }
-    for (double& x : v) x /= vv > 0 ? std::sqrt(vv) : 1.0;
-    reflectors.push_back(std::move(v));
+    double* vk = col(v, k);
+    for (int64_t i = k; i < m; ++i) vk[i] = ak[i];
+    vk[k] -= alpha;
+    double vv = 0;
+    for (int64_t i = k; i < m; ++i) vv += vk[i] * vk[i];
+    if (vv == 0) continue;  // a zero column: no reflection
+    const double inv = 1.0 / std::sqrt(vv);
+    for (int64_t i = k; i < m; ++i) vk[i] *= inv;
+    for (int64_t j = k + 1; j < n; ++j) {  // A[k:, j] -= 2 v (v . A[k:, j])
+      double* aj = col(a, j);
+      double dot = 0;
+      for (int64_t i = k; i < m; ++i) dot += vk[i] * aj[i];
+      dot *= 2.0;
+      for (int64_t i = k; i < m; ++i) aj[i] -= dot * vk[i];
+    }
   }
   // Q = H_0 ... H_{n-1} applied to the first n columns of the identity.
   std::vector<double> q(size_t(m * n), 0.0);
-  for (int64_t j = 0; j < n; ++j) q[size_t(j * n + j)] = 1.0;
+  for (int64_t j = 0; j < n; ++j) col(q, j)[j] = 1.0;
   for (int64_t k = n - 1; k >= 0; --k) {
-    const std::vector<double>& v = reflectors[size_t(k)];
-    for (int64_t j = 0; j < n; ++j) {
+    double* vk = col(v, k);
+    for (int64_t j = k; j < n; ++j) {  // columns left of k are still e_j, which H_k leaves alone
+      double* qj = col(q, j);
       double dot = 0;
-      for (int64_t i = k; i < m; ++i) dot += v[size_t(i - k)] * q[size_t(i * n + j)];
-      for (int64_t i = k; i < m; ++i) q[size_t(i * n + j)] -= 2.0 * dot * v[size_t(i - k)];
+      for (int64_t i = k; i < m; ++i) dot += vk[i] * qj[i];
+      dot *= 2.0;
+      for (int64_t i = k; i < m; ++i) qj[i] -= dot * vk[i];
     }
   }
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) q[size_t(i * n + j)] *= sign[size_t(j)];
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < m; ++i) col(q, j)[i] *= sign[size_t(j)];
   return q;
 }
 }  // namespace
@@ -198,14 +203,17 @@ Tensor& orthogonal_(Tensor& t, double gain, Generator* gen) {
   const bool wide = rows < cols;  // QR of the transpose: orthonormal rows
   const int64_t m = wide ? cols : rows, n = wide ? rows : cols;
   std::vector<double> drawn = randn({rows, cols}, TensorOptions(kFloat64), gen).to_vector<double>();
+  // The drawn [rows, cols] row-major is its transpose column-major: the
+  // column-major [m, n] matrix is the transpose of it when wide, else a
+  // transposed copy of it.
   std::vector<double> a(drawn.size());
   for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) a[size_t(wide ? j * rows + i : i * cols + j)] = drawn[size_t(i * cols + j)];
+    for (int64_t j = 0; j < cols; ++j) a[size_t(wide ? i * cols + j : j * rows + i)] = drawn[size_t(i * cols + j)];
   std::vector<double> q = orthonormal_columns(std::move(a), m, n);
   std::vector<double> out(drawn.size());
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
-      out[size_t(i * cols + j)] = gain * q[size_t(wide ? j * rows + i : i * cols + j)];
+      out[size_t(i * cols + j)] = gain * q[size_t(wide ? i * cols + j : j * rows + i)];
   autograd::NoGradGuard no_grad;
   return t.copy_(host_values_like(out, t));
 }
