@@ -47,12 +47,14 @@ Tensor channel_dropout(Tensor input, const DropoutFuncOptions& o, int batched_di
 }
 
 Tensor alpha_dropout_impl(Tensor input, const AlphaDropoutFuncOptions& o, bool per_channel, const char* op) {
-  dropout_check(input, o.p(), op);
+  const double p = o.p();
+  VNN_CHECK(ValueError, p >= 0.0 && p <= 1.0, op, ": p must be in [0, 1], got ", p);
+  // Out of training (or with nothing to drop) the identity, whatever the input, as PyTorch's.
+  if (input.defined() && (!o.training() || p == 0.0 || input.numel() == 0)) return input;
+  dropout_check(input, p, op);
   if (per_channel)
     VNN_CHECK(ShapeError, input.dim() >= 2, op, ": expected an input [N, C, *] of at least 2 dims, got ",
               input.sizes());
-  const double p = o.p();
-  if (!o.training() || p == 0.0 || input.numel() == 0) return input;
   if (p == 1.0) return detail::write_into_input(input, mul(input, 0.0), o.inplace());
   // PyTorch's constants: dropped elements go to SELU's negative saturation
   // -alpha, then a x + b restores zero mean and unit variance.

@@ -76,7 +76,12 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
   Tensor idx = input.reshape({input.numel()}).narrow(0, 0, used).to(kInt64);
   Tensor rows = ::vnn::embedding(weight, idx);  // [used, D]; IndexError for an index out of range
   Tensor keep;
-  if (o.padding_idx()) keep = ne(idx, double(*o.padding_idx()));
+  if (const auto& p = o.padding_idx()) {
+    const int64_t n = weight.size(0);
+    VNN_CHECK(ValueError, *p >= -n && *p < n, "embedding_bag: padding_idx ", *p, " must be in [", -n, ", ", n,
+              ") for weight ", weight.sizes());
+    keep = ne(idx, double(*p < 0 ? *p + n : *p));  // a negative padding_idx counts from the end, as PyTorch's
+  }
   std::vector<int64_t> bag_of(static_cast<size_t>(used));
   int64_t longest = 0;
   for (int64_t b = 0; b < bags; ++b) {

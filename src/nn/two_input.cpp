@@ -47,7 +47,8 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
   // x1 @ W viewed [in1, out * in2], then the product with x2 summed over in2.
   const int64_t rows = input1.numel() / in1;
   Tensor t = mm(input1.reshape({rows, in1}), weight.permute({1, 0, 2}).reshape({in1, out * in2}));
-  Tensor y = sum(mul(t.reshape({rows, out, in2}), input2.reshape({rows, 1, in2})), {2});
+  Tensor prod = mul(t.reshape({rows, out, in2}), input2.reshape({rows, 1, in2}));
+  Tensor y = sum(prod, {2}).to(prod.dtype());  // sum widens integers to int64; bilinear keeps their dtype
   if (bias.defined()) y = add(y, bias);
   lead.push_back(out);
   return y.reshape(Shape(lead));

@@ -243,6 +243,12 @@ TEST_CASE("AlphaDropout and FeatureAlphaDropout: PyTorch's affine map, moments, 
   ad->eval();
   CHECK(ad(x).to_vector<double>() == xv);
   CHECK(F::alpha_dropout(x, F::AlphaDropoutFuncOptions().p(0.5)).to_vector<double>() == xv);  // training false
+  // Out of training the identity whatever the input, as PyTorch's: 1-D and integer inputs too.
+  Tensor v1 = from_vector<double>({1.0, -2.0}, {2}, dev);
+  CHECK(F::feature_alpha_dropout(v1, F::FeatureAlphaDropoutFuncOptions().p(0.5)).to_vector<double>() ==
+        v1.to_vector<double>());
+  Tensor vi = arange(0, 4, 1, dev);
+  CHECK(F::feature_alpha_dropout(vi, F::FeatureAlphaDropoutFuncOptions().p(0.5)).dtype() == vi.dtype());
   // One draw per channel: every element of a dropped channel is the constant.
   Tensor xc = from_vector(test::lcg_values(8 * 6 * 4, 2, 2, -1.0, 1.0), {8, 6, 4}, dev);
   std::vector<double> yc = FeatureAlphaDropout(0.5)(xc).to_vector<double>();

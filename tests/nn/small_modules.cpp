@@ -78,6 +78,11 @@ TEST_CASE("Bilinear: values against a loop, keys, init bound, gradients, shape e
   CHECK(F::bilinear(values_on(2 * 3 * i1, 4, {2, 3, i1}, dev), values_on(2 * 3 * i2, 5, {2, 3, i2}, dev),
                     values_on(size_t(o * i1 * i2), 6, {o, i1, i2}, dev))
             .sizes() == Shape{2, 3, o});
+  // Integer inputs keep their dtype (the sum inside would widen them to int64), as PyTorch's.
+  Tensor xi = arange(0, 6, 1, dev).reshape({2, 3}).to(kInt32);
+  Tensor yi = F::bilinear(xi, xi, ones({2, 3, 3}, TensorOptions(dev).dtype(kInt32)));
+  CHECK(yi.dtype() == kInt32);
+  CHECK(yi.to_vector<double>() == std::vector<double>{9, 9, 144, 144});  // (sum of the row)^2 per output
   Tensor wg = values_on(size_t(o * i1 * i2), 6, {o, i1, i2}, dev).requires_grad_();
   Tensor bg = values_on(size_t(o), 7, {o}, dev).requires_grad_();
   check_grad([](const std::vector<Tensor>& t) { return F::bilinear(t[0], t[1], t[2], t[3]); },
@@ -251,6 +256,13 @@ TEST_CASE("EmbeddingBag: sum, mean, max against loops; offsets, padding_idx, per
     check_mode(kMax, pad, false);
     check_mode(kSum, pad, true);
   }
+  // A negative padding_idx counts from the end, as PyTorch's; one out of range is a ValueError.
+  auto padded = [&](int64_t pad) {
+    return F::embedding_bag(input, weight, F::EmbeddingBagFuncOptions().offsets(offsets).mode(kMean).padding_idx(pad));
+  };
+  CHECK(padded(2 - rows).to_vector<double>() == padded(2).to_vector<double>());
+  CHECK_THROWS_AS(padded(-rows - 1), ValueError);
+  CHECK_THROWS_AS(padded(rows), ValueError);
   // include_last_offset and a 2-D input give the same bags.
   Tensor last = from_vector<int64_t>({0, 2, 2, 5, 6}, {5}, dev);
   CHECK(F::embedding_bag(input, weight, F::EmbeddingBagFuncOptions().offsets(last).include_last_offset(true))

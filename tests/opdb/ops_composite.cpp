@@ -127,6 +127,17 @@ OPDB("logspace") {
   const double base = c.number(2, "base", 10.0);
   return vnn::logspace(c.input().number(), end, steps, base, c.options());
 };
+// The tensor overloads: 0-D tensor bounds stand for their values.
+double bound(const Arg& a) { return a.kind == Arg::Kind::tensor ? a.t.item<double>() : a.number(); }
+OPDB("linspace.tensor_overload") {
+  const double end = bound(*c.get(0, "end"));
+  return vnn::linspace(bound(c.input()), end, c.integer(1, "steps"), c.options());
+};
+OPDB("logspace.tensor_overload") {
+  const double end = bound(*c.get(0, "end"));
+  const int64_t steps = c.integer(1, "steps");
+  return vnn::logspace(bound(c.input()), end, steps, c.number(2, "base", 10.0), c.options());
+};
 
 }  // namespace
 }  // namespace vnn::opdb

@@ -121,6 +121,15 @@ OPDB("log_softmax") {
   no_dtype(c, "log_softmax");
   return vnn::log_softmax(c.in(), int(c.integer(0, "dim")));
 };
+OPDB("softmax.with_dtype") {
+  const int64_t dim = c.integer(0, "dim");
+  return nn::functional::softmax(c.in(), nn::functional::SoftmaxFuncOptions(dim).dtype(c.dtype(SIZE_MAX, "dtype")));
+};
+OPDB("log_softmax.with_dtype") {
+  const int64_t dim = c.integer(0, "dim");
+  return nn::functional::log_softmax(c.in(),
+                                     nn::functional::LogSoftmaxFuncOptions(dim).dtype(c.dtype(SIZE_MAX, "dtype")));
+};
 OPDB("topk") {
   return vnn::topk(c.in(), c.integer(0, "k"), int(c.integer(1, "dim", -1)), c.boolean(2, "largest", true),
                    c.boolean(3, "sorted", true));

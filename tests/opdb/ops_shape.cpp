@@ -209,10 +209,14 @@ OPDB("zero_") {
 };
 
 // ---- conversions -----------------------------------------------------------
+// vnn's tensors are contiguous: a channels_last memory_format is a gap.
+void row_major_format_only(Call& c) {
+  if (const Arg* m = c.kw("memory_format"); m && m->s != "preserve_format" && m->s != "contiguous_format")
+    gap("memory_format " + m->s);
+}
 #define VNN_OPDB_CONVERSION(KEY, DT)                                                          \
   OPDB(KEY) {                                                                                 \
-    if (const Arg* m = c.kw("memory_format"); m && m->s != "preserve_format" && m->s != "contiguous_format") \
-      gap("memory_format " + m->s);                                                           \
+    row_major_format_only(c);                                                                 \
     return c.in().to(DT);                                                                     \
   };
 VNN_OPDB_CONVERSION("float", kFloat32)
@@ -223,6 +227,29 @@ VNN_OPDB_CONVERSION("bool", kBool)
 VNN_OPDB_CONVERSION("byte", kUInt8)
 VNN_OPDB_CONVERSION("half", kFloat16)
 VNN_OPDB_CONVERSION("bfloat16", kBFloat16)
+VNN_OPDB_CONVERSION("char", kInt8)
+VNN_OPDB_CONVERSION("short", kInt16)
+// Tensor.to(device, dtype, non_blocking, copy): PyTorch's "cpu" stands for the device under test.
+OPDB("to") {
+  c.get(0, "device");
+  const DType dt = c.dtype(1, "dtype").value_or(c.in().dtype());
+  const bool non_blocking = c.boolean(2, "non_blocking", false);
+  const bool copy = c.boolean(3, "copy", false);
+  row_major_format_only(c);
+  Tensor r = c.in().to(c.device, dt, non_blocking);
+  return copy && dt == c.in().dtype() ? r.clone() : r;
+};
+// Tensor.T: the dims reversed.
+OPDB("T") {
+  std::vector<int64_t> dims;
+  for (int64_t d = c.in().dim() - 1; d >= 0; --d) dims.push_back(d);
+  return c.in().permute(Shape(dims));
+};
+// constant_pad_nd: F::pad's constant mode (negative pads crop).
+OPDB("constant_pad_nd") {
+  nn::functional::PadFuncOptions o(c.ints(0, "pad", {}));
+  return nn::functional::pad(c.in(), o.value(c.number(1, "value", 0.0)));
+};
 
 }  // namespace
 }  // namespace vnn::opdb
