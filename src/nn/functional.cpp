@@ -19,6 +19,7 @@
 #include "vnn/random.h"
 #include "vnn/reduction.h"
 
+#include "nn/conv_nd.hpp"
 #include "nn/pad_mode.hpp"
 
 namespace vnn::nn::functional {
@@ -51,20 +52,37 @@ const char* interpolate_mode_name(InterpolateMode m) {
 
 // ---- linear, convolution, pooling ---------------------------------------------
 
+namespace {
+// The functional 2-D forms take [N, C, H, W] or unbatched [C, H, W] (run as a batch of one), as LibTorch's.
+template <class Op>
+Tensor batch_of_one_if_3d(const Tensor& input, const char* op, Op&& run) {
+  bool unbatched = false;
+  Tensor x = conv_nd::batched(input, 2, op, &unbatched);
+  return conv_nd::unbatch(run(x), unbatched);
+}
+}  // namespace
+
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& o) {
-  return vnn::conv2d(input, weight, o.bias(), o.stride(), o.padding(), o.dilation(), o.groups());
+  return batch_of_one_if_3d(input, "conv2d", [&](const Tensor& x) {
+    return vnn::conv2d(x, weight, o.bias(), o.stride(), o.padding(), o.dilation(), o.groups());
+  });
 }
 
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& o) {
-  return vnn::max_pool2d(input, o.kernel_size(), o.stride(), o.padding(), o.dilation());
+  return batch_of_one_if_3d(input, "max_pool2d", [&](const Tensor& x) {
+    return vnn::max_pool2d(x, o.kernel_size(), o.stride(), o.padding(), o.dilation());
+  });
 }
 
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& o) {
-  return vnn::avg_pool2d(input, o.kernel_size(), o.stride(), o.padding(), o.count_include_pad());
+  return batch_of_one_if_3d(input, "avg_pool2d", [&](const Tensor& x) {
+    return vnn::avg_pool2d(x, o.kernel_size(), o.stride(), o.padding(), o.count_include_pad());
+  });
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& o) {
-  return vnn::adaptive_avg_pool2d(input, o.output_size());
+  return batch_of_one_if_3d(input, "adaptive_avg_pool2d",
+                            [&](const Tensor& x) { return vnn::adaptive_avg_pool2d(x, o.output_size()); });
 }
 
 // ---- activations ---------------------------------------------------------------

@@ -17,13 +17,13 @@ namespace vnn::nn {
 
 namespace {
 
-// input [N, C] or [C] floating; target int64 of the given batch shape. Returns input as [N, C].
+// input [N, C], [C] or [] (one class, as PyTorch's) floating; target int64 of the given batch shape.
+// Returns input as [N, C].
 Tensor margin_input(const char* op, const Tensor& input, const Tensor& target, bool target_per_class) {
   VNN_CHECK(ValueError, input.defined() && target.defined(), op, ": input and target must be defined");
   VNN_CHECK(DTypeError, is_floating(input.dtype()), op, ": input must be floating, got ", input.dtype());
   VNN_CHECK(DTypeError, target.dtype() == kInt64, op, ": target must be int64 class indices, got ", target.dtype());
-  VNN_CHECK(ShapeError, input.dim() == 1 || input.dim() == 2, op, ": input must be [N, C] or [C], got ",
-            input.sizes());
+  VNN_CHECK(ShapeError, input.dim() <= 2, op, ": input must be [N, C], [C] or [], got ", input.sizes());
   const bool ok = target_per_class ? target.sizes() == input.sizes()
                                    : (input.dim() == 2 ? target.dim() == 1 && target.size(0) == input.size(0)
                                                        : target.numel() == 1 && target.dim() <= 1);
@@ -50,7 +50,7 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const MultiM
   if (o.weight().defined()) z = mul(z, index_select(o.weight().to(x.dtype()), 0, target.reshape({n})).reshape({n, 1}));
   // The target class itself is left out of the sum.
   Tensor per_sample = div(sum(where(eq(one_hot(y.reshape({n}), c), 1.0), 0.0, z), {1}), double(c));
-  if (input.dim() == 1) per_sample = per_sample.reshape(target.sizes());
+  if (input.dim() <= 1) per_sample = per_sample.reshape(target.sizes());
   return detail::reduce_loss(per_sample, o.reduction());
 }
 
@@ -75,7 +75,7 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, const M
   // hinge[n][j][i] = max(0, 1 - x[n][j] + x[n][i]), kept for listed j and unlisted i.
   Tensor hinge = clamp_min(add(sub(x.reshape({n, 1, c}), x.reshape({n, c, 1})), 1.0), 0.0);
   Tensor per_sample = div(sum(mul(mul(hinge, cnt), oth), {1, 2}), double(c));
-  if (input.dim() == 1) per_sample = per_sample.reshape({});
+  if (input.dim() <= 1) per_sample = per_sample.reshape({});
   return detail::reduce_loss(per_sample, o.reduction());
 }
 

@@ -47,6 +47,18 @@ TEST_CASE("functional: linear, conv2d, pooling, activations match the core ops")
   CHECK(max_abs_diff(F::max_pool2d(x, F::MaxPool2dFuncOptions(2).stride(2)), max_pool2d(x, 2, 2)) == 0);
   CHECK(max_abs_diff(F::avg_pool2d(x, F::AvgPool2dFuncOptions(3).stride(1).padding(1)), avg_pool2d(x, 3, 1, 1)) == 0);
   CHECK(F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions({1, 1})).sizes() == Shape{2, 3, 1, 1});
+  // An unbatched [C, H, W] input runs as a batch of one, as LibTorch's; other ranks are a ShapeError.
+  Tensor x1 = x.select(0, 1);
+  CHECK(max_abs_diff(F::conv2d(x1, w, F::Conv2dFuncOptions().bias(b).padding(1)),
+                     conv2d(x, w, b, 1, 1).select(0, 1)) == 0);
+  CHECK(max_abs_diff(F::max_pool2d(x1, F::MaxPool2dFuncOptions(2)), max_pool2d(x, 2).select(0, 1)) == 0);
+  CHECK(max_abs_diff(F::avg_pool2d(x1, F::AvgPool2dFuncOptions(3).padding(1)), avg_pool2d(x, 3, 3, 1).select(0, 1)) ==
+        0);
+  CHECK(max_abs_diff(F::adaptive_avg_pool2d(x1, F::AdaptiveAvgPool2dFuncOptions({2, 3})),
+                     adaptive_avg_pool2d(x, Size2(2, 3)).select(0, 1)) == 0);
+  CHECK_THROWS_AS(F::conv2d(x1.select(0, 0), w), ShapeError);
+  CHECK_THROWS_WITH(F::max_pool2d(x.unsqueeze(0), F::MaxPool2dFuncOptions(2)),
+                    Catch::Contains("max_pool2d") && Catch::Contains("3-D (unbatched)"));
 
   Tensor in = randn({5, 3}, gen, dev), lw = randn({2, 3}, gen, dev), lb = randn({2}, gen, dev);
   CHECK(max_abs_diff(F::linear(in, lw, lb), add(matmul(in, lw.t()), lb)) < 1e-6);

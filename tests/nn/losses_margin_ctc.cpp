@@ -120,6 +120,13 @@ TEST_CASE("MultiMarginLoss and MultiLabelMarginLoss against loops, gradients") {
   CHECK_THROWS_AS(F::multilabel_margin_loss(x, from_vector<int64_t>(std::vector<int64_t>(12, 7), {n, c}, dev)),
                   IndexError);
   CHECK_THROWS_AS(F::multilabel_margin_loss(x, yt), ShapeError);
+  // A 0-D input is one sample of one class, as PyTorch's: the target class is left out, so the loss is 0.
+  Tensor x0 = from_vector<double>({0.5}, {1}, dev).reshape({});
+  Tensor t0 = from_vector<int64_t>({0}, {1}, dev).reshape({});
+  CHECK(F::multi_margin_loss(x0, t0, F::MultiMarginLossFuncOptions().reduction(Reduction::none)).sizes() == Shape{});
+  CHECK(F::multi_margin_loss(x0, t0).item<double>() == 0.0);
+  CHECK(F::multilabel_margin_loss(x0, t0).item<double>() == 0.0);
+  CHECK_THROWS_AS(F::multi_margin_loss(x.reshape({1, n, c}), yt), ShapeError);
 }
 
 TEST_CASE("TripletMarginWithDistanceLoss: default and custom distances, swap") {
