@@ -5,6 +5,7 @@
 // the promotion rules of docs/dtypes.md apply throughout.
 #pragma once
 #include <string>
+#include <tuple>
 
 #include "vnn/tensor.h"
 
@@ -34,6 +35,10 @@ Tensor gelu(const Tensor& a, const std::string& approximate);
 /// The exact GELU's gradient, grad * (Phi(a) + a phi(a)) (Phi, phi: the standard normal's CDF and
 /// density), one fused op as aten's gelu_backward; floating inputs only, broadcast as mul.
 Tensor gelu_backward(const Tensor& grad, const Tensor& a);
+/// Splits a into mantissa and exponent, a = mantissa * 2^exponent with 0.5 <= |mantissa| < 1, as
+/// torch::frexp: the mantissa in a's dtype, the exponent int32 (0, an infinity and NaN give a
+/// and 0). Floating inputs only (DTypeError otherwise); the mantissa's gradient is grad / 2^exponent.
+std::tuple<Tensor, Tensor> frexp(const Tensor& a);
 /// a * sigmoid(a) (floating inputs only).
 Tensor silu(const Tensor& a);  // x * sigmoid(x)
 // Rounding: the identity (a copy) on integers; round() is half to even.

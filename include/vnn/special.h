@@ -121,6 +121,98 @@ inline Tensor scaled_modified_bessel_k0(const Tensor& t) { return vnn::scaled_mo
 inline Tensor scaled_modified_bessel_k1(const Tensor& t) { return vnn::scaled_modified_bessel_k1(t); }
 /// vnn::spherical_bessel_j0.
 inline Tensor spherical_bessel_j0(const Tensor& t) { return vnn::spherical_bessel_j0(t); }
+/// vnn::airy_ai, the Airy function Ai.
+inline Tensor airy_ai(const Tensor& t) { return vnn::airy_ai(t); }
+// The orthogonal polynomials of degree n (truncated to an integer; 0 for n < 0) at x, as
+// torch.special's: the binary op table's lines. Integers are computed in float32; no gradient.
+/// The Chebyshev polynomial of the first kind T_n(x) (vnn::chebyshev_polynomial_t).
+inline Tensor chebyshev_polynomial_t(const Tensor& x, const Tensor& n) { return vnn::chebyshev_polynomial_t(x, n); }
+/// vnn::chebyshev_polynomial_t with a scalar degree n.
+inline Tensor chebyshev_polynomial_t(const Tensor& x, double n) { return vnn::chebyshev_polynomial_t(x, n); }
+/// vnn::chebyshev_polynomial_t at a scalar x (float32 for an integer n).
+Tensor chebyshev_polynomial_t(double x, const Tensor& n);
+/// The Chebyshev polynomial of the second kind U_n(x) (vnn::chebyshev_polynomial_u).
+inline Tensor chebyshev_polynomial_u(const Tensor& x, const Tensor& n) { return vnn::chebyshev_polynomial_u(x, n); }
+/// vnn::chebyshev_polynomial_u with a scalar degree n.
+inline Tensor chebyshev_polynomial_u(const Tensor& x, double n) { return vnn::chebyshev_polynomial_u(x, n); }
+/// vnn::chebyshev_polynomial_u at a scalar x (float32 for an integer n).
+Tensor chebyshev_polynomial_u(double x, const Tensor& n);
+/// The Chebyshev polynomial of the third kind V_n(x) (vnn::chebyshev_polynomial_v).
+inline Tensor chebyshev_polynomial_v(const Tensor& x, const Tensor& n) { return vnn::chebyshev_polynomial_v(x, n); }
+/// vnn::chebyshev_polynomial_v with a scalar degree n.
+inline Tensor chebyshev_polynomial_v(const Tensor& x, double n) { return vnn::chebyshev_polynomial_v(x, n); }
+/// vnn::chebyshev_polynomial_v at a scalar x (float32 for an integer n).
+Tensor chebyshev_polynomial_v(double x, const Tensor& n);
+/// The Chebyshev polynomial of the fourth kind W_n(x) (vnn::chebyshev_polynomial_w).
+inline Tensor chebyshev_polynomial_w(const Tensor& x, const Tensor& n) { return vnn::chebyshev_polynomial_w(x, n); }
+/// vnn::chebyshev_polynomial_w with a scalar degree n.
+inline Tensor chebyshev_polynomial_w(const Tensor& x, double n) { return vnn::chebyshev_polynomial_w(x, n); }
+/// vnn::chebyshev_polynomial_w at a scalar x (float32 for an integer n).
+Tensor chebyshev_polynomial_w(double x, const Tensor& n);
+/// The shifted Chebyshev polynomial of the first kind T_n(2x - 1) (vnn::shifted_chebyshev_polynomial_t).
+inline Tensor shifted_chebyshev_polynomial_t(const Tensor& x, const Tensor& n) {
+  return vnn::shifted_chebyshev_polynomial_t(x, n);
+}
+/// vnn::shifted_chebyshev_polynomial_t with a scalar degree n.
+inline Tensor shifted_chebyshev_polynomial_t(const Tensor& x, double n) {
+  return vnn::shifted_chebyshev_polynomial_t(x, n);
+}
+/// vnn::shifted_chebyshev_polynomial_t at a scalar x (float32 for an integer n).
+Tensor shifted_chebyshev_polynomial_t(double x, const Tensor& n);
+/// The shifted Chebyshev polynomial of the second kind U_n(2x - 1) (vnn::shifted_chebyshev_polynomial_u).
+inline Tensor shifted_chebyshev_polynomial_u(const Tensor& x, const Tensor& n) {
+  return vnn::shifted_chebyshev_polynomial_u(x, n);
+}
+/// vnn::shifted_chebyshev_polynomial_u with a scalar degree n.
+inline Tensor shifted_chebyshev_polynomial_u(const Tensor& x, double n) {
+  return vnn::shifted_chebyshev_polynomial_u(x, n);
+}
+/// vnn::shifted_chebyshev_polynomial_u at a scalar x (float32 for an integer n).
+Tensor shifted_chebyshev_polynomial_u(double x, const Tensor& n);
+/// The shifted Chebyshev polynomial of the third kind V_n(2x - 1) (vnn::shifted_chebyshev_polynomial_v).
+inline Tensor shifted_chebyshev_polynomial_v(const Tensor& x, const Tensor& n) {
+  return vnn::shifted_chebyshev_polynomial_v(x, n);
+}
+/// vnn::shifted_chebyshev_polynomial_v with a scalar degree n.
+inline Tensor shifted_chebyshev_polynomial_v(const Tensor& x, double n) {
+  return vnn::shifted_chebyshev_polynomial_v(x, n);
+}
+/// vnn::shifted_chebyshev_polynomial_v at a scalar x (float32 for an integer n).
+Tensor shifted_chebyshev_polynomial_v(double x, const Tensor& n);
+/// The shifted Chebyshev polynomial of the fourth kind W_n(2x - 1) (vnn::shifted_chebyshev_polynomial_w).
+inline Tensor shifted_chebyshev_polynomial_w(const Tensor& x, const Tensor& n) {
+  return vnn::shifted_chebyshev_polynomial_w(x, n);
+}
+/// vnn::shifted_chebyshev_polynomial_w with a scalar degree n.
+inline Tensor shifted_chebyshev_polynomial_w(const Tensor& x, double n) {
+  return vnn::shifted_chebyshev_polynomial_w(x, n);
+}
+/// vnn::shifted_chebyshev_polynomial_w at a scalar x (float32 for an integer n).
+Tensor shifted_chebyshev_polynomial_w(double x, const Tensor& n);
+/// The physicists' Hermite polynomial H_n(x) (vnn::hermite_polynomial_h).
+inline Tensor hermite_polynomial_h(const Tensor& x, const Tensor& n) { return vnn::hermite_polynomial_h(x, n); }
+/// vnn::hermite_polynomial_h with a scalar degree n.
+inline Tensor hermite_polynomial_h(const Tensor& x, double n) { return vnn::hermite_polynomial_h(x, n); }
+/// vnn::hermite_polynomial_h at a scalar x (float32 for an integer n).
+Tensor hermite_polynomial_h(double x, const Tensor& n);
+/// The probabilists' Hermite polynomial He_n(x) (vnn::hermite_polynomial_he).
+inline Tensor hermite_polynomial_he(const Tensor& x, const Tensor& n) { return vnn::hermite_polynomial_he(x, n); }
+/// vnn::hermite_polynomial_he with a scalar degree n.
+inline Tensor hermite_polynomial_he(const Tensor& x, double n) { return vnn::hermite_polynomial_he(x, n); }
+/// vnn::hermite_polynomial_he at a scalar x (float32 for an integer n).
+Tensor hermite_polynomial_he(double x, const Tensor& n);
+/// The Laguerre polynomial L_n(x) (vnn::laguerre_polynomial_l).
+inline Tensor laguerre_polynomial_l(const Tensor& x, const Tensor& n) { return vnn::laguerre_polynomial_l(x, n); }
+/// vnn::laguerre_polynomial_l with a scalar degree n.
+inline Tensor laguerre_polynomial_l(const Tensor& x, double n) { return vnn::laguerre_polynomial_l(x, n); }
+/// vnn::laguerre_polynomial_l at a scalar x (float32 for an integer n).
+Tensor laguerre_polynomial_l(double x, const Tensor& n);
+/// The Legendre polynomial P_n(x) (vnn::legendre_polynomial_p).
+inline Tensor legendre_polynomial_p(const Tensor& x, const Tensor& n) { return vnn::legendre_polynomial_p(x, n); }
+/// vnn::legendre_polynomial_p with a scalar degree n.
+inline Tensor legendre_polynomial_p(const Tensor& x, double n) { return vnn::legendre_polynomial_p(x, n); }
+/// vnn::legendre_polynomial_p at a scalar x (float32 for an integer n).
+Tensor legendre_polynomial_p(double x, const Tensor& n);
 }  // namespace special
 
 }  // namespace vnn

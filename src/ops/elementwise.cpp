@@ -53,6 +53,11 @@ DType binary_result_type(const Tensor& a, const Tensor& b, vnn_binary_fn fn) {
   VNN_CHECK(DTypeError, rule != VNN_BRULE_INTEGRAL || !is_floating(t), binary_name(fn),
             ": needs integer or bool tensors, got ", name(a.dtype()), " and ", name(b.dtype()),
             "; convert first, e.g. t.to(vnn::kInt64)");
+  // nextafter steps in the result's own precision; the kernels compute
+  // float16 and bfloat16 in float32, whose neighbour rounds back to a.
+  VNN_CHECK(DTypeError, fn != VNN_BINARY_NEXTAFTER || !is_storage_only(t), binary_name(fn),
+            ": float16 and bfloat16 are not supported, got ", name(a.dtype()), " and ", name(b.dtype()),
+            "; use float32 or float64");
   return t;
 }
 
@@ -316,6 +321,15 @@ Tensor gelu(const Tensor& a, const std::string& approximate) {
   Tensor inner = mul(add(a, mul(mul(mul(a, a), a), 0.044715)), k);
   return mul(mul(a, add(tanh(inner), 1.0)), 0.5);
 }
+std::tuple<Tensor, Tensor> frexp(const Tensor& a) {
+  VNN_CHECK(ValueError, a.defined(), "frexp: argument 'input' is an undefined tensor");
+  VNN_CHECK(DTypeError, is_floating(a.dtype()), "frexp: only supports floating-point dtypes, got ", name(a.dtype()),
+            "; convert first, e.g. t.to(vnn::kFloat32)");
+  // Two table lines (one output each); the exponent has no gradient.
+  Tensor exponent = unary(a.detach(), VNN_UNARY_FREXP_EXPONENT).to(kInt32);
+  return {unary(a, VNN_UNARY_FREXP_MANTISSA), exponent};
+}
+
 Tensor gelu_backward(const Tensor& grad, const Tensor& a) {
   VNN_CHECK(ValueError, grad.defined() && a.defined(), "gelu_backward: grad and input must be defined tensors");
   VNN_CHECK(DTypeError, is_floating(grad.dtype()) && is_floating(a.dtype()),

@@ -12,6 +12,14 @@ namespace {
 
 Tensor floating(const Tensor& t) { return is_floating(t.dtype()) ? t : t.to(kFloat32); }
 
+// torch.special's polynomials at a scalar x: x as PyTorch wraps it, a 0-dim
+// tensor in n's floating dtype (float32 for an integer n), which does not
+// widen the result.
+Tensor scalar_x(double x, const Tensor& n, const char* op) {
+  detail::require_arg(n, op, "n");
+  return full({}, x, TensorOptions(n.device()).with(is_floating(n.dtype()) ? n.dtype() : kFloat32));
+}
+
 }  // namespace
 
 Tensor polygamma(int64_t n, const Tensor& x) {
@@ -35,5 +43,21 @@ Tensor mvlgamma(const Tensor& x, int64_t p) {
   for (int64_t j = 1; j < p; ++j) acc = add(acc, lgamma(sub(xf, double(j) / 2)));
   return add(acc, double(p) * double(p - 1) / 4 * std::log(M_PI));
 }
+
+#define VNN_SPECIAL_POLYNOMIAL_AT_SCALAR(NAME) \
+  Tensor special::NAME(double x, const Tensor& n) { return vnn::NAME(scalar_x(x, n, #NAME), n); }
+VNN_SPECIAL_POLYNOMIAL_AT_SCALAR(chebyshev_polynomial_t)
+VNN_SPECIAL_POLYNOMIAL_AT_SCALAR(chebyshev_polynomial_u)
+VNN_SPECIAL_POLYNOMIAL_AT_SCALAR(chebyshev_polynomial_v)
+VNN_SPECIAL_POLYNOMIAL_AT_SCALAR(chebyshev_polynomial_w)
+VNN_SPECIAL_POLYNOMIAL_AT_SCALAR(shifted_chebyshev_polynomial_t)
+VNN_SPECIAL_POLYNOMIAL_AT_SCALAR(shifted_chebyshev_polynomial_u)
+VNN_SPECIAL_POLYNOMIAL_AT_SCALAR(shifted_chebyshev_polynomial_v)
+VNN_SPECIAL_POLYNOMIAL_AT_SCALAR(shifted_chebyshev_polynomial_w)
+VNN_SPECIAL_POLYNOMIAL_AT_SCALAR(hermite_polynomial_h)
+VNN_SPECIAL_POLYNOMIAL_AT_SCALAR(hermite_polynomial_he)
+VNN_SPECIAL_POLYNOMIAL_AT_SCALAR(laguerre_polynomial_l)
+VNN_SPECIAL_POLYNOMIAL_AT_SCALAR(legendre_polynomial_p)
+#undef VNN_SPECIAL_POLYNOMIAL_AT_SCALAR
 
 }  // namespace vnn

@@ -169,6 +169,7 @@ VNN_OPDB_SPECIAL_UNARY(modified_bessel_k1)
 VNN_OPDB_SPECIAL_UNARY(scaled_modified_bessel_k0)
 VNN_OPDB_SPECIAL_UNARY(scaled_modified_bessel_k1)
 VNN_OPDB_SPECIAL_UNARY(spherical_bessel_j0)
+VNN_OPDB_SPECIAL_UNARY(airy_ai)
 #undef VNN_OPDB_SPECIAL_UNARY
 OPDB("special.zeta") {
   return binary_call(
@@ -180,6 +181,28 @@ OPDB("special.xlog1py") {
       c, [](const Tensor& a, const Tensor& b) { return vnn::special::xlog1py(a, b); },
       [](const Tensor& a, double b) { return vnn::special::xlog1py(a, b); });
 };
+// The orthogonal polynomials (x, n): n a tensor or a Python scalar.
+#define VNN_OPDB_SPECIAL_POLYNOMIAL(NAME)                                     \
+  OPDB("special." #NAME) {                                                    \
+    const Arg* n = c.get(0, "n");                                             \
+    if (!n) throw std::invalid_argument("op_db: special." #NAME " without n"); \
+    if (n->kind == Arg::Kind::tensor) return vnn::special::NAME(c.in(), n->t); \
+    return vnn::special::NAME(c.in(), n->number());                           \
+  };
+VNN_OPDB_SPECIAL_POLYNOMIAL(chebyshev_polynomial_t)
+VNN_OPDB_SPECIAL_POLYNOMIAL(chebyshev_polynomial_u)
+VNN_OPDB_SPECIAL_POLYNOMIAL(chebyshev_polynomial_v)
+VNN_OPDB_SPECIAL_POLYNOMIAL(chebyshev_polynomial_w)
+VNN_OPDB_SPECIAL_POLYNOMIAL(shifted_chebyshev_polynomial_t)
+VNN_OPDB_SPECIAL_POLYNOMIAL(shifted_chebyshev_polynomial_u)
+VNN_OPDB_SPECIAL_POLYNOMIAL(shifted_chebyshev_polynomial_v)
+VNN_OPDB_SPECIAL_POLYNOMIAL(shifted_chebyshev_polynomial_w)
+VNN_OPDB_SPECIAL_POLYNOMIAL(hermite_polynomial_h)
+VNN_OPDB_SPECIAL_POLYNOMIAL(hermite_polynomial_he)
+VNN_OPDB_SPECIAL_POLYNOMIAL(laguerre_polynomial_l)
+VNN_OPDB_SPECIAL_POLYNOMIAL(legendre_polynomial_p)
+#undef VNN_OPDB_SPECIAL_POLYNOMIAL
+OPDB("frexp") { return vnn::frexp(c.in()); };
 // polygamma(n, x) and mvlgamma(x, p): op_db passes x as the input.
 #define VNN_OPDB_POLYGAMMA(KEY) \
   OPDB(KEY) { return vnn::polygamma(c.integer(0, "n"), c.in()); };

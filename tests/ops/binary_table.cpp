@@ -8,6 +8,7 @@
 // docs/ops.md.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <numeric>
 #include <string>
 
 #include "ops/op_table_docs.hpp"
@@ -21,9 +22,9 @@ using vnn::test::max_abs_diff;
 namespace {
 
 namespace ref {
-using std::atan2, std::copysign, std::cos, std::cosh, std::erf, std::erfc, std::exp, std::exp2, std::fabs, std::floor,
-    std::fmod, std::hypot, std::lgamma, std::log, std::log1p, std::log2, std::pow, std::sin, std::sinh, std::sqrt,
-    std::tan, std::trunc;
+using std::acos, std::atan2, std::copysign, std::cos, std::cosh, std::erf, std::erfc, std::exp, std::exp2, std::fabs,
+    std::floor, std::fmod, std::hypot, std::lgamma, std::log, std::log1p, std::log2, std::nextafter, std::pow,
+    std::sin, std::sinh, std::sqrt, std::tan, std::trunc;
 // The special functions (VNN_SP) in double, as in unary_table.cpp.
 #define VNN_SPFN inline
 #define VNN_SPT double
@@ -46,6 +47,9 @@ int64_t ifloordiv(int64_t a, int64_t b) {
 // 64 or more only comes as a negative one: 0, or the sign for >>.
 int64_t ishl(int64_t a, int64_t b) { return b < 0 || b >= 64 ? 0 : int64_t(uint64_t(a) << b); }
 int64_t ishr(int64_t a, int64_t b) { return b < 0 || b >= 64 ? (a < 0 ? -1 : 0) : a >> b; }
+uint64_t magnitude(int64_t a) { return a < 0 ? uint64_t(0) - uint64_t(a) : uint64_t(a); }
+int64_t igcd(int64_t a, int64_t b) { return int64_t(std::gcd(magnitude(a), magnitude(b))); }
+int64_t ilcm(int64_t a, int64_t b) { return int64_t(std::lcm(magnitude(a), magnitude(b))); }
 int64_t ipow(int64_t a, int64_t b) {
   if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
   int64_t r = 1;
@@ -68,6 +72,8 @@ int64_t ipow(int64_t a, int64_t b) {
 #define VNN_SP(f) ref::vnn_sp_##f
 #define VNN_ISHL(x, y) ref::ishl(x, y)
 #define VNN_ISHR(x, y) ref::ishr(x, y)
+#define VNN_IGCD(x, y) ref::igcd(x, y)
+#define VNN_ILCM(x, y) ref::ilcm(x, y)
 
 struct Line {
   vnn_binary_fn fn;
@@ -143,6 +149,11 @@ Tensor call(const Line& l, const Tensor& a, const Tensor& b) {
 std::vector<double> values(const std::string& domain, size_t n, uint32_t seed, bool second) {
   if (domain == "POS") return vnn::test::lcg_values(n, seed, second ? 57u : 31u, 0.1, 2);
   if (domain == "ZETA") return vnn::test::lcg_values(n, seed, second ? 57u : 31u, second ? 0.1 : 1.1, second ? 2 : 3);
+  if (domain == "DEGREE" && second) {  // integer degrees -1..6: the polynomials truncate b
+    std::vector<double> v = vnn::test::lcg_values(n, seed, 57u, -1, 7);
+    for (double& e : v) e = std::floor(e);
+    return v;
+  }
   std::vector<double> v = vnn::test::lcg_values(n, seed, second ? 57u : 31u, -2, 2);
   if (domain == "NONZERO" && second)
     for (double& e : v) e = (e < 0 ? -0.5 : 0.5) + e * 0.75;  // |b| in (0.5, 2)
@@ -229,6 +240,10 @@ TEST_CASE("every plain binary table line: its rule on int8, int16, int32, int64 
         Tensor y = l.free(a, b);
         CHECK(y.dtype() == kFloat32);
         CHECK(max_abs_diff(y, l.free(a.to(kFloat32), b.to(kFloat32))) == 0);
+        continue;
+      }
+      if (rule == VNN_BRULE_FLOATONLY) {
+        CHECK_THROWS_AS(l.free(a, b), DTypeError);
         continue;
       }
       if (dt == kBool && rule == VNN_BRULE_ARITH) continue;  // arithmetic on bool: not PyTorch's either

@@ -141,6 +141,8 @@ Tensor call(const Line& l, const Tensor& x) {
     case VNN_UNARY_LEAKY_RELU: return leaky_relu(x, 0.1);
     case VNN_UNARY_GELU: return gelu(x);
     case VNN_UNARY_CLAMP: return clamp(x, 0.1, 0.5);
+    case VNN_UNARY_FREXP_MANTISSA: return std::get<0>(frexp(x));
+    case VNN_UNARY_FREXP_EXPONENT: return std::get<1>(frexp(x)).to(x.dtype());
     default: FAIL("no call for custom line " << l.name); return Tensor();
   }
 }

@@ -52,6 +52,23 @@ template <class C> KOKKOS_INLINE_FUNCTION C copysign(C x, C y) {
   const bool negative = y < C(0) || (y == C(0) && C(1) / y < C(0));
   return negative ? -kmath::fabs(x) : kmath::fabs(x);
 }
+// The neighbour of x toward y in C's own precision (Kokkos 3.4 has no
+// nextafter; std::'s is host-only): one step of x's bits.
+template <class C> KOKKOS_INLINE_FUNCTION C nextafter(C x, C y) {
+  using U = std::conditional_t<sizeof(C) == 8, uint64_t, uint32_t>;
+  static_assert(sizeof(U) == sizeof(C), "nextafter: float or double");
+  if (x != x || y != y) return x + y;
+  if (x == y) return y;
+  U bits;
+  if (x == C(0)) {  // the smallest subnormal, with y's sign
+    bits = U(1) | (y < C(0) ? U(U(1) << (sizeof(U) * 8 - 1)) : U(0));
+  } else {
+    memcpy(&bits, &x, sizeof bits);
+    bits = (x < y) == (x > C(0)) ? U(bits + 1) : U(bits - 1);  // away from zero, or toward it
+  }
+  memcpy(&x, &bits, sizeof bits);
+  return x;
+}
 }  // namespace km
 
 // The op tables' special functions (VNN_SP(f), vnn/ops/special_functions.def),
@@ -130,6 +147,31 @@ template <class C> KOKKOS_INLINE_FUNCTION C int_shr(C a, C b) {
   return C(a >> b);
 }
 
+// gcd and lcm of the magnitudes, as PyTorch's (non-negative; gcd(0, 0) = 0,
+// lcm 0 where either is 0), in unsigned arithmetic: |MIN| does not overflow
+// and the lcm wraps.
+template <class C> KOKKOS_INLINE_FUNCTION std::make_unsigned_t<C> int_magnitude(C a) {
+  using U = std::make_unsigned_t<C>;
+  if constexpr (std::is_signed_v<C>)
+    if (a < C(0)) return U(U(0) - U(a));
+  return U(a);
+}
+template <class C> KOKKOS_INLINE_FUNCTION std::make_unsigned_t<C> int_gcd_magnitude(C a, C b) {
+  std::make_unsigned_t<C> x = int_magnitude(a), y = int_magnitude(b);
+  while (x != 0) {
+    const auto r = y % x;
+    y = x;
+    x = r;
+  }
+  return y;
+}
+template <class C> KOKKOS_INLINE_FUNCTION C int_gcd(C a, C b) { return C(int_gcd_magnitude(a, b)); }
+template <class C> KOKKOS_INLINE_FUNCTION C int_lcm(C a, C b) {
+  using U = std::make_unsigned_t<C>;
+  const U g = int_gcd_magnitude(a, b);
+  return g == 0 ? C(0) : C(U(U(int_magnitude(a) / g) * int_magnitude(b)));
+}
+
 // One functor per line of the binary op table (vnn/ops/binary.def): the
 // float expression for floating compute types, the integer one otherwise.
 template <int Fn> struct BinaryFn;
@@ -147,6 +189,8 @@ template <int Fn> struct BinaryFn;
 #define VNN_SP(f) vnn_sp_##f
 #define VNN_ISHL(x, y) int_shl(x, y)
 #define VNN_ISHR(x, y) int_shr(x, y)
+#define VNN_IGCD(x, y) int_gcd(x, y)
+#define VNN_ILCM(x, y) int_lcm(x, y)
 #define VNN_BINARY_OP(ID, NAME, SIG, RULE, DOMAIN, DOC, GA, GB, FE, IE)                  \
   template <> struct BinaryFn<VNN_BINARY_##ID> {                                         \
     template <class C> KOKKOS_INLINE_FUNCTION static C apply(C a, C b, C alpha) {        \
@@ -172,6 +216,8 @@ template <int Fn> struct BinaryFn;
 #undef VNN_SP
 #undef VNN_ISHL
 #undef VNN_ISHR
+#undef VNN_IGCD
+#undef VNN_ILCM
 
 // Which (function, compute type) pairs exist, and the output type: the
 // table's rule.

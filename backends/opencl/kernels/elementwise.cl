@@ -113,6 +113,23 @@ inline CT vnn_ifloordiv(CT a, CT b) {
 #define VNN_TBITS ((CT)(sizeof(T) * 8))
 inline CT vnn_ishl(CT a, CT b) { return (b < 0 || b >= VNN_TBITS) ? (CT)0 : (CT)((ulong)a << b); }
 inline CT vnn_ishr(CT a, CT b) { return (b < 0 || b >= VNN_TBITS) ? (a < 0 ? (CT)-1 : (CT)0) : (CT)(a >> b); }
+// gcd and lcm of the magnitudes in ulong (|MIN| does not overflow; the lcm
+// wraps when T is stored), as the Kokkos kernels'.
+inline ulong vnn_imagnitude(CT a) { return a < 0 ? (ulong)0 - (ulong)a : (ulong)a; }
+inline ulong vnn_igcd_magnitude(CT a, CT b) {
+  ulong x = vnn_imagnitude(a), y = vnn_imagnitude(b);
+  while (x != 0) {
+    const ulong r = y % x;
+    y = x;
+    x = r;
+  }
+  return y;
+}
+inline CT vnn_igcd(CT a, CT b) { return (CT)vnn_igcd_magnitude(a, b); }
+inline CT vnn_ilcm(CT a, CT b) {
+  const ulong g = vnn_igcd_magnitude(a, b);
+  return g == 0 ? (CT)0 : (CT)(vnn_imagnitude(a) / g * vnn_imagnitude(b));
+}
 // Power by squaring in wrapping unsigned arithmetic; negative exponents
 // give the truncated 1 / a^-b (1, +-1 for a == -1, else 0).
 inline CT vnn_ipow(CT a, CT b) {
@@ -144,6 +161,8 @@ inline CT vnn_ipow(CT a, CT b) {
 #define VNN_IFLOORDIV(x, y) vnn_ifloordiv(x, y)
 #define VNN_ISHL(x, y) vnn_ishl(x, y)
 #define VNN_ISHR(x, y) vnn_ishr(x, y)
+#define VNN_IGCD(x, y) vnn_igcd(x, y)
+#define VNN_ILCM(x, y) vnn_ilcm(x, y)
 #ifdef IS_FLOAT
 #define VNN_BPICK(fe, ie) fe
 #else
