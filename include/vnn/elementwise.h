@@ -48,6 +48,9 @@ Tensor floor(const Tensor& a);
 Tensor ceil(const Tensor& a);
 /// Rounds half to even (integers: a copy).
 Tensor round(const Tensor& a);
+/// Rounds half to even to `decimals` decimal places (negative: to tens, hundreds, ...), as
+/// torch::round(input, decimals); floating tensors only (DTypeError) unless decimals is 0. Its gradient is zero.
+Tensor round(const Tensor& a, int64_t decimals);
 /// -1, 0 or 1 in a's dtype; NaN gives NaN; bool inputs are an error.
 Tensor sign(const Tensor& a);
 // A NaN bound is no bound. A fractional bound with an integer tensor gives

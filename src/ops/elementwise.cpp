@@ -272,6 +272,15 @@ Tensor div(const Tensor& a, double b, const std::string& rounding_mode) {
   return div(a, scalar_like(a, b), rounding_mode);
 }
 Tensor rdiv(const Tensor& a, double b) { return div(scalar_like(a, b), a); }
+Tensor round(const Tensor& a, int64_t decimals) {
+  if (decimals == 0) return round(a);
+  VNN_CHECK(ValueError, a.defined(), "round: argument 'input' is an undefined tensor");
+  VNN_CHECK(DTypeError, is_floating(a.dtype()), "round: decimals=", decimals, " takes a floating tensor, got ",
+            a.dtype(), "; round(t) without decimals is the identity on integers");
+  // PyTorch's formula, 10^|decimals| in a's dtype: rint(a * p) / p, or rint(a / p) * p for negative decimals.
+  const double p = std::pow(10.0, double(decimals < 0 ? -decimals : decimals));
+  return decimals > 0 ? div(round(mul(a, p)), p) : mul(round(div(a, p)), p);
+}
 Tensor pow(const Tensor& a, double e) {
   check_int_pow(a, e);
   return pow(a, scalar_like(a, e));

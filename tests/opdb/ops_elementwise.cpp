@@ -219,6 +219,12 @@ VNN_OPDB_MVLGAMMA("mvlgamma.mvlgamma_p_1")
 VNN_OPDB_MVLGAMMA("mvlgamma.mvlgamma_p_3")
 VNN_OPDB_MVLGAMMA("mvlgamma.mvlgamma_p_5")
 #undef VNN_OPDB_MVLGAMMA
+#define VNN_OPDB_ROUND_DECIMALS(KEY) \
+  OPDB(KEY) { return vnn::round(c.in(), c.integer(SIZE_MAX, "decimals")); };
+VNN_OPDB_ROUND_DECIMALS("round.decimals_0")
+VNN_OPDB_ROUND_DECIMALS("round.decimals_3")
+VNN_OPDB_ROUND_DECIMALS("round.decimals_neg_3")
+#undef VNN_OPDB_ROUND_DECIMALS
 
 }  // namespace
 }  // namespace vnn::opdb

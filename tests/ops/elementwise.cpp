@@ -249,6 +249,40 @@ TEST_CASE("round is half to even; NaN and infinities pass through the float func
   CHECK(clamp(from_vector<float>({0.f, 5.f}, {2}).to(dev), 3, 1).to_vector<float>() == std::vector<float>{1, 1});
 }
 
+TEST_CASE("round(t, decimals): PyTorch's rint(t * 10^d) / 10^d in t's dtype, negative d to tens") {
+  Device dev = device_under_test();
+  const std::vector<double> v = {1.2345, -2.5, 0.125, 1234.5678, -0.0049, 15.0, 25.0, 1e-9};
+  for (DType dt : {kFloat32, kFloat64}) {
+    Tensor x = from_vector(v, {8}, dev).to(dt);
+    const std::vector<double> xs = x.to_vector<double>();  // the inputs as stored in dt
+    for (int64_t d : {2, 3, -1, -2}) {
+      INFO("dtype " << dt << " decimals " << d);
+      std::vector<double> got = round(x, d).to_vector<double>();
+      REQUIRE(got.size() == xs.size());
+      for (size_t i = 0; i < xs.size(); ++i) {
+        double want;
+        if (dt == kFloat32) {  // the product and quotient rounded to float32, as PyTorch computes them
+          const float p = float(std::pow(10.0, double(std::abs(d)))), xf = float(xs[i]);
+          want = d > 0 ? double(std::nearbyint(xf * p) / p) : double(std::nearbyint(xf / p) * p);
+        } else {
+          const double p = std::pow(10.0, double(std::abs(d)));
+          want = d > 0 ? std::nearbyint(xs[i] * p) / p : std::nearbyint(xs[i] / p) * p;
+        }
+        CHECK(got[i] == want);
+      }
+    }
+  }
+  Tensor x = from_vector<double>({0.125, 2.5}, {2}, dev);
+  CHECK(round(x, 0).to_vector<double>() == std::vector<double>{0, 2});  // decimals 0: round(t)
+  CHECK(round(x, 2).to_vector<double>() == std::vector<double>{0.12, 2.5});  // half to even at the last place
+  CHECK(round(from_vector<int64_t>({15}, {1}).to(dev), 0).to_vector<int64_t>() == std::vector<int64_t>{15});
+  CHECK_THROWS_AS(round(from_vector<int64_t>({15}, {1}).to(dev), -1), DTypeError);
+  CHECK_THROWS_AS(round(Tensor(), 2), ValueError);
+  Tensor g = x.detach().requires_grad_();
+  round(g, 1).sum().backward();
+  CHECK(g.grad().to_vector<double>() == std::vector<double>{0, 0});  // piecewise constant
+}
+
 TEST_CASE("unary dtype rules: ints compute in float32, rounding is identity, activations need floats") {
   Device dev = device_under_test();
   Tensor i = from_vector<int32_t>({-3, 0, 4, 9}, {4}).to(dev);
