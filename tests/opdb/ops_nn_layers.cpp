@@ -93,13 +93,6 @@ OPDB("nn.functional.avg_pool1d") {
   o.count_include_pad(c.boolean(4, "count_include_pad", true));
   return F::avg_pool1d(c.in(), o);
 };
-OPDB("nn.functional.adaptive_avg_pool2d") {
-  const Arg* o = c.get(0, "output_size");
-  if (o->kind == Arg::Kind::list)
-    for (const auto& x : o->items)
-      if (x.none()) gap("adaptive pooling with a None output size");
-  return F::adaptive_avg_pool2d(c.in(), nn::AdaptiveAvgPool2dOptions(size2(o, 0)));
-};
 OPDB("nn.functional.adaptive_avg_pool1d") {
   return F::adaptive_avg_pool1d(c.in(), nn::AdaptiveAvgPool1dOptions(size1(c.get(0, "output_size"), 0)));
 };

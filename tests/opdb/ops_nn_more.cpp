@@ -95,6 +95,9 @@ OPDB("nn.functional.avg_pool3d") {
   if (const Arg* d = c.get(5, "divisor_override")) o.divisor_override(d->integer());
   return F::avg_pool3d(c.in(), o);
 };
+OPDB("nn.functional.adaptive_avg_pool2d") {
+  return F::adaptive_avg_pool2d(c.in(), nn::AdaptiveAvgPool2dOptions(size2(c.get(0, "output_size"), 0, &c.in())));
+};
 OPDB("nn.functional.adaptive_avg_pool3d") {
   return F::adaptive_avg_pool3d(c.in(), nn::AdaptiveAvgPool3dOptions(size3(c.get(0, "output_size"), 0, &c.in())));
 };
