@@ -75,7 +75,7 @@ struct Mlp : vnn::nn::Module {
     l2 = register_module("l2", vnn::nn::Linear(256, 128));
     l3 = register_module("l3", vnn::nn::Linear(128, 10));
   }
-  vnn::Tensor forward(const vnn::Tensor& x) override {
+  vnn::Tensor forward(const vnn::Tensor& x) {
     vnn::Tensor h = x.reshape({x.sizes()[0], 784});
     return l3->forward(vnn::relu(l2->forward(vnn::relu(l1->forward(h)))));
   }

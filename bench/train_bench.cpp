@@ -203,7 +203,7 @@ struct VMlp : vnn::nn::Module {
     l2 = register_module("l2", vnn::nn::Linear(256, 128));
     l3 = register_module("l3", vnn::nn::Linear(128, 10));
   }
-  vnn::Tensor forward(const vnn::Tensor& x) override {
+  vnn::Tensor forward(const vnn::Tensor& x) {
     vnn::Tensor h = x.reshape({x.sizes()[0], 784});
     return l3->forward(vnn::relu(l2->forward(vnn::relu(l1->forward(h)))));
   }
@@ -218,7 +218,7 @@ struct VCnn : vnn::nn::Module {
     f1 = register_module("f1", vnn::nn::Linear(64 * 5 * 5, 128));
     f2 = register_module("f2", vnn::nn::Linear(128, 10));
   }
-  vnn::Tensor forward(const vnn::Tensor& x) override {
+  vnn::Tensor forward(const vnn::Tensor& x) {
     vnn::Tensor h = vnn::max_pool2d(vnn::relu(c1->forward(x)), 2);
     h = vnn::max_pool2d(vnn::relu(c2->forward(h)), 2);
     h = h.reshape({h.sizes()[0], 64 * 5 * 5});

@@ -28,7 +28,7 @@ struct CausalSelfAttentionImpl : nn::Cloneable<CausalSelfAttentionImpl> {
     c_proj = register_module("c_proj", nn::Linear(cfg.n_embd, cfg.n_embd));
     resid_dropout = register_module("resid_dropout", nn::Dropout(cfg.dropout));
   }
-  vnn::Tensor forward(const vnn::Tensor& x) override {
+  vnn::Tensor forward(const vnn::Tensor& x) {
     const int64_t B = x.size(0), T = x.size(1), C = x.size(2), H = cfg.n_head;
     auto qkv = c_attn(x).split(C, 2);
     // [B, T, C] -> [B, H, T, C/H]: views of the projection, no copies.
@@ -53,7 +53,7 @@ struct MLPImpl : nn::Cloneable<MLPImpl> {
     c_proj = register_module("c_proj", nn::Linear(4 * cfg.n_embd, cfg.n_embd));
     dropout = register_module("dropout", nn::Dropout(cfg.dropout));
   }
-  vnn::Tensor forward(const vnn::Tensor& x) override { return dropout(c_proj(vnn::gelu(c_fc(x)))); }
+  vnn::Tensor forward(const vnn::Tensor& x) { return dropout(c_proj(vnn::gelu(c_fc(x)))); }
   GPTConfig cfg;
   nn::Linear c_fc{nullptr}, c_proj{nullptr};
   nn::Dropout dropout{nullptr};
@@ -68,7 +68,7 @@ struct BlockImpl : nn::Cloneable<BlockImpl> {
     ln_2 = register_module("ln_2", nn::LayerNorm(vnn::Shape{cfg.n_embd}));
     mlp = register_module("mlp", MLP(cfg));
   }
-  vnn::Tensor forward(const vnn::Tensor& x) override {
+  vnn::Tensor forward(const vnn::Tensor& x) {
     vnn::Tensor h = x + attn(ln_1(x));
     return h + mlp(ln_2(h));
   }
@@ -90,11 +90,11 @@ struct TransformerImpl : nn::Cloneable<TransformerImpl> {
     for (int64_t i = 0; i < cfg.n_layer; ++i) h->push_back(Block(cfg));
     ln_f = register_module("ln_f", nn::LayerNorm(vnn::Shape{cfg.n_embd}));
   }
-  vnn::Tensor forward(const vnn::Tensor& idx) override {
+  vnn::Tensor forward(const vnn::Tensor& idx) {
     const int64_t T = idx.size(1);
     vnn::Tensor pos = vnn::arange(T, vnn::TensorOptions(idx.device()).with(vnn::kInt64));
     vnn::Tensor x = drop(wte(idx) + wpe(pos));
-    for (const auto& block : *h) x = block->forward(x);
+    for (const auto& block : *h) x = (*block)(x);
     return ln_f(x);
   }
   GPTConfig cfg;
@@ -122,7 +122,7 @@ struct GPTImpl : nn::Cloneable<GPTImpl> {
     }
   }
   // Logits [B, T, vocab].
-  vnn::Tensor forward(const vnn::Tensor& idx) override { return lm_head(transformer(idx)); }
+  vnn::Tensor forward(const vnn::Tensor& idx) { return lm_head(transformer(idx)); }
   GPTConfig cfg;
   Transformer transformer{nullptr};
   nn::Linear lm_head{nullptr};

@@ -38,7 +38,7 @@ struct TwoStageNet : nn::Module {
     stage1->to(b);
   }
   // The input may live anywhere; the output lives on dev1.
-  Tensor forward(const Tensor& x) override {
+  Tensor forward(const Tensor& x) {
     Tensor h = stage0(x.to(dev0));
     return stage1(h.to(dev1));  // the activation crosses devices here
   }

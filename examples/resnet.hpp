@@ -33,7 +33,7 @@ struct BasicBlockImpl : nn::Cloneable<BasicBlockImpl> {
           "downsample", nn::Sequential(nn::Conv2d(nn::Conv2dOptions(in_, out_, 1).stride(stride_).bias(false)),
                                        nn::BatchNorm2d(out_)));
   }
-  vnn::Tensor forward(const vnn::Tensor& x) override {
+  vnn::Tensor forward(const vnn::Tensor& x) {
     vnn::Tensor y = bn2(conv2(vnn::relu(bn1(conv1(x)))));
     return vnn::relu(y + (downsample ? downsample(x) : x));
   }
@@ -71,7 +71,7 @@ struct ResNetImpl : nn::Cloneable<ResNetImpl> {
       if (p.dim() == 4) nn::init::kaiming_normal_(p, 0.0, "fan_out", "relu");
     }
   }
-  vnn::Tensor forward(const vnn::Tensor& x) override {
+  vnn::Tensor forward(const vnn::Tensor& x) {
     vnn::Tensor y = vnn::relu(bn1(conv1(x)));
     for (auto& stage : layers) y = stage(y);
     return fc(vnn::flatten(avgpool(y), 1));

@@ -374,7 +374,7 @@ int main(int argc, char** argv) {
         vnn::Tensor loss;
         {
           vnn::AutocastGuard autocast(device, amp_dtype, !cfg.amp.empty());
-          loss = vnn::nn::cross_entropy(net->forward(batch.data), batch.target, loss_options);
+          loss = vnn::nn::cross_entropy((*net)(batch.data), batch.target, loss_options);
         }
         scaler.scale(loss).backward();  // without fp16: loss itself
         scaler.step(opt);               // skipped when a gradient overflowed

@@ -172,7 +172,7 @@ std::pair<double, double> estimate_loss(nn::Module& model, const Corpus& corpus,
     for (int64_t i = 0; i < c.eval_iters; ++i) {
       auto [x, y] = get_batch(data, c.seed + 1, split + 2, i, rank * rows, rows, c.block);
       vnn::AutocastGuard autocast(dev, vnn::kBFloat16, !c.amp.empty());
-      vnn::Tensor logits = model.forward(x.to(dev));
+      vnn::Tensor logits = model(x.to(dev));
       sum += vnn::nn::cross_entropy(logits.view({-1, logits.size(-1)}), y.to(dev).view({-1})).item<double>();
     }
     out[split] = sum / double(c.eval_iters);
@@ -311,7 +311,7 @@ int main(int argc, char** argv) {
       vnn::Tensor loss;
       {
         vnn::AutocastGuard autocast(device, vnn::kBFloat16, !cfg.amp.empty());
-        vnn::Tensor logits = net->forward(x.to(device));
+        vnn::Tensor logits = (*net)(x.to(device));
         loss = vnn::nn::cross_entropy(logits.view({-1, logits.size(-1)}), y.to(device).view({-1}));
       }
       loss.backward();

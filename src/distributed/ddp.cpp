@@ -254,7 +254,7 @@ Tensor DistributedDataParallel::forward(const Tensor& input) {
     for (auto& t : module_->buffers()) works.push_back(reducer_->pg.broadcast(t, 0));
     for (auto& w : works) w.wait();
   }
-  Tensor out = module_->forward(input);
+  Tensor out = (*module_)(input);
   if (autograd::grad_enabled() && is_training()) reducer_->prepare(out);
   return out;
 }

@@ -56,7 +56,7 @@ class FSDPUnit : public Module {
     share_registrations(*inner_);
     set_training_flag(inner_->is_training());
   }
-  Tensor forward(const Tensor& input) override {
+  Tensor forward_erased(const Tensor& input) override {
     auto st = state_.lock();
     VNN_CHECK(ValueError, st, "FullyShardedDataParallel: unit '", inner_->type_name(),
               "' was called after its FullyShardedDataParallel wrapper was destroyed");
@@ -69,7 +69,7 @@ class FSDPUnit : public Module {
           [weak, index, inner](const std::vector<Tensor>& in) {
             auto s = weak.lock();
             s->pre_forward(index);
-            Tensor y = inner->forward(in[0]);
+            Tensor y = (*inner)(in[0]);
             s->post_forward(index, y);
             return std::vector<Tensor>{y};
           },
@@ -82,7 +82,7 @@ class FSDPUnit : public Module {
       return out;
     }
     st->pre_forward(index_);
-    Tensor out = inner_->forward(input);
+    Tensor out = (*inner_)(input);
     st->post_forward(index_, out);
     return out;
   }
@@ -403,7 +403,7 @@ Tensor FullyShardedDataParallel::forward(const Tensor& input) {
   if (mp.param_dtype && mp.cast_forward_inputs && is_floating(x.dtype()) && x.dtype() != *mp.param_dtype)
     x = x.to(*mp.param_dtype);
   st.pre_forward(0);
-  Tensor out = module_->forward(x);
+  Tensor out = (*module_)(x);
   const bool grad = autograd::grad_enabled() && out.defined() && out.requires_grad();
   if (grad) {
     st.units_pending = 0;

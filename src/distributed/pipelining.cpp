@@ -28,7 +28,7 @@ class StageSlice : public nn::Module {
     }
     first_ = begin;
   }
-  Tensor forward(const Tensor& input) override {
+  Tensor forward_erased(const Tensor& input) override {
     Tensor x = input;
     for (auto& m : calls_) x = m.forward(x);
     return x;
@@ -219,7 +219,7 @@ struct PipelineSchedule::Run {
       in.requires_grad_(true);
     }
     slot.x = in;
-    slot.y = s.stage->module()->forward(in);
+    slot.y = (*s.stage->module())(in);
     VNN_CHECK(ValueError, slot.y.defined(), sched.name_, ": stage ", i, " returned an undefined tensor for micro-batch ",
               mb);
     if (i == ns - 1) {

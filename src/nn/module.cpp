@@ -18,8 +18,12 @@
 
 namespace vnn::nn {
 
-Tensor Module::forward(const Tensor&) {
-  VNN_THROW(ValueError, type_name_, "::forward(Tensor) is not defined for this module; call its own forward overload");
+Tensor Module::forward_erased(const Tensor& input) {
+  if (unary_forward_) return unary_forward_(*this, input);
+  VNN_THROW(Unsupported, type_name_, "(input ", input.shape_str(),
+            ") through a Module reference: no forward(Tensor) -> Tensor is known for this module. Call its own forward "
+            "(it may take other arguments or return a tuple), derive it from Cloneable<Self>, or hand it over as a holder or "
+            "shared_ptr of its class so that its forward is seen");
 }
 
 namespace {

@@ -201,7 +201,7 @@ Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& mask, co
   Tensor x = src;
   for (const ModulePtr& m : *layers)
     x = static_cast<TransformerEncoderLayerImpl&>(*m).forward(x, mask, src_key_padding_mask, is_causal);
-  return norm ? norm->forward(x) : x;
+  return norm ? (*norm)(x) : x;
 }
 
 TransformerDecoderImpl::TransformerDecoderImpl(const TransformerDecoderOptions& opt)
@@ -222,7 +222,7 @@ Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory, 
     x = static_cast<TransformerDecoderLayerImpl&>(*m).forward(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
                                                               memory_key_padding_mask, tgt_is_causal,
                                                               memory_is_causal);
-  return norm ? norm->forward(x) : x;
+  return norm ? (*norm)(x) : x;
 }
 
 // ---- Transformer --------------------------------------------------------------------

@@ -31,7 +31,7 @@ void train_twice(const vnn::Device& dev, vnn::nn::Module& model, const vnn::Tens
   vnn::optim::Adam opt(model.parameters(), vnn::optim::AdamOptions(1e-3));
   for (int step = 0; step < 2; ++step) {
     opt.zero_grad();
-    vnn::Tensor out = model.forward(x);
+    vnn::Tensor out = model(x);
     vnn::Tensor loss = vnn::nn::cross_entropy(out.view({-1, out.size(-1)}), y);
     loss.backward();
     opt.step();

@@ -24,7 +24,7 @@ struct NetImpl : nn::Cloneable<NetImpl> {
     fc2 = register_module("fc2", nn::Linear(nn::LinearOptions(hidden, 3).bias(false)));
     scale = register_buffer("scale", full({3}, 2.0));
   }
-  Tensor forward(const Tensor& x) override { return mul(fc2(relu(fc1(x))), scale); }
+  Tensor forward(const Tensor& x) { return mul(fc2(relu(fc1(x))), scale); }
   int64_t hidden;
   nn::Linear fc1{nullptr}, fc2{nullptr};
   Tensor scale;
@@ -34,7 +34,7 @@ VNN_MODULE(Net);
 // A module deriving from Module directly: everything but clone().
 struct Plain : nn::Module {
   Plain() : Module("Plain") { fc = register_module("fc", nn::Linear(2, 2)); }
-  Tensor forward(const Tensor& x) override { return fc(x); }
+  Tensor forward(const Tensor& x) { return fc(x); }
   nn::Linear fc{nullptr};
 };
 

@@ -14,7 +14,7 @@ struct Net : nn::Module {
     W = register_parameter("W", vnn::randn({N, M}));
     b = register_parameter("b", vnn::randn({M}));
   }
-  vnn::Tensor forward(const vnn::Tensor& input) override { return vnn::addmm(b, input, W); }
+  vnn::Tensor forward(const vnn::Tensor& input) { return vnn::addmm(b, input, W); }
   vnn::Tensor W, b;
 };
 
@@ -23,7 +23,7 @@ struct Net2 : nn::Module {
   Net2(int64_t N, int64_t M) : linear(register_module("linear", nn::Linear(N, M))) {
     another_bias = register_parameter("b", vnn::randn({M}));
   }
-  vnn::Tensor forward(const vnn::Tensor& input) override { return linear(input) + another_bias; }
+  vnn::Tensor forward(const vnn::Tensor& input) { return linear(input) + another_bias; }
   nn::Linear linear;
   vnn::Tensor another_bias;
 };
@@ -43,7 +43,7 @@ struct TiedImpl : nn::Module {
     lm_head = register_module("lm_head", nn::Linear(nn::LinearOptions(4, 10).bias(false)));
     lm_head->weight = wte->weight;
   }
-  vnn::Tensor forward(const vnn::Tensor& idx) override { return lm_head(wte(idx)); }
+  vnn::Tensor forward(const vnn::Tensor& idx) { return lm_head(wte(idx)); }
   nn::Embedding wte{nullptr};
   nn::Linear lm_head{nullptr};
 };
@@ -57,7 +57,7 @@ struct ClassifierImpl : nn::Cloneable<ClassifierImpl> {
     bn = register_module("bn", nn::BatchNorm2d(4));
     fc = register_module("fc", nn::Linear(nn::LinearOptions(4 * 4 * 4, 3).bias(true)));
   }
-  vnn::Tensor forward(const vnn::Tensor& x) override {
+  vnn::Tensor forward(const vnn::Tensor& x) {
     vnn::Tensor h = vnn::relu(bn(conv(x)));
     h = vnn::max_pool2d(h, 2);
     return fc(h.flatten(1));

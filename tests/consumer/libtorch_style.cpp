@@ -18,7 +18,7 @@ struct NetImpl : nn::Cloneable<NetImpl> {
     fc1 = register_module("fc1", nn::Linear(8 * 4 * 4, 32));
     fc2 = register_module("fc2", nn::Linear(nn::LinearOptions(32, 3).bias(false)));
   }
-  vnn::Tensor forward(const vnn::Tensor& x) override { return fc2(vnn::relu(fc1(features(x)))); }
+  vnn::Tensor forward(const vnn::Tensor& x) { return fc2(vnn::relu(fc1(features(x)))); }
   nn::Sequential features{nullptr};
   nn::Linear fc1{nullptr}, fc2{nullptr};
 };

@@ -48,7 +48,7 @@ std::pair<Tensor, Tensor> batch(int step) {
 }
 
 Tensor loss_of(nn::Module& m, const Tensor& x, const Tensor& y) {
-  Tensor logits = m.forward(x);
+  Tensor logits = m(x);
   return nn::functional::cross_entropy(logits.reshape({-1, kCfg.vocab}), y.reshape({-1}));
 }
 

@@ -22,7 +22,7 @@ struct Net : vnn::nn::Module {
     if (with_spare) spare = register_module("spare", vnn::nn::Linear(hidden, out));
     register_buffer("steps", vnn::zeros({1}));
   }
-  Tensor forward(const Tensor& x) override { return fc3(vnn::tanh(fc2(vnn::tanh(fc1(x))))); }
+  Tensor forward(const Tensor& x) { return fc3(vnn::tanh(fc2(vnn::tanh(fc1(x))))); }
 };
 
 std::shared_ptr<Net> make_net(vnn::DType dt, vnn::Device dev, int64_t hidden = 16, bool spare = false,
@@ -197,7 +197,7 @@ struct TiedNet : vnn::nn::Module {
     head = register_module("head", vnn::nn::Linear(vnn::nn::LinearOptions(3, 6).bias(false)));
     head->weight = wte->weight;
   }
-  Tensor forward(const Tensor& idx) override { return head(vnn::tanh(wte(idx))); }
+  Tensor forward(const Tensor& idx) { return head(vnn::tanh(wte(idx))); }
 };
 
 int ddp_tied(vnn::Device dev) {

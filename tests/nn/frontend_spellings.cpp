@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -21,8 +22,7 @@ using vnn::test::max_abs_diff;
 
 namespace {
 
-// LibTorch's usual block signature: forward takes its Tensor by value, so it
-// does not override Module::forward(const Tensor&).
+// LibTorch's usual block signature: forward takes its Tensor by value.
 struct ScaleByValueImpl : nn::Cloneable<ScaleByValueImpl> {
   explicit ScaleByValueImpl(double k = 2.0) : Cloneable("ScaleByValue"), k(k) { reset(); }
   void reset() override {}
@@ -77,11 +77,95 @@ TEST_CASE("Sequential calls each child's own forward, by value or with defaulted
   auto copy = std::dynamic_pointer_cast<nn::SequentialImpl>(braced->clone());
   REQUIRE(copy);
   CHECK(max_abs_diff(copy->forward(x), braced(x)) == 0);
-  // A plain ModulePtr is called through the virtual forward, as before.
+  // A plain ModulePtr reaches its class's forward, by value or not.
   nn::ModulePtr as_base = ScaleByValue(2.0).ptr();
   nn::Sequential through_base;
   through_base->push_back(as_base);
-  CHECK_THROWS_AS(through_base(x), ValueError);
+  CHECK(max_abs_diff(through_base(x), mul(x, 2.0)) == 0);
+  CHECK(max_abs_diff((*as_base)(x), mul(x, 2.0)) == 0);
+}
+
+namespace {
+// forward(const Tensor&) returning a tuple: LibTorch code that did not
+// compile while Module declared a virtual forward(const Tensor&).
+struct SplitHalvesImpl : nn::Module {
+  SplitHalvesImpl() : Module("SplitHalves") {}
+  std::tuple<Tensor, Tensor> forward(const Tensor& x) {
+    auto parts = x.chunk(2, 1);
+    return {parts[0], parts[1]};
+  }
+};
+VNN_MODULE(SplitHalves);
+
+// A block deriving from Module directly, with a one-tensor forward and a
+// forward of two tensors beside it.
+struct GateImpl : nn::Module {
+  GateImpl() : Module("Gate") {}
+  Tensor forward(const Tensor& x) { return mul(x, sigmoid(x)); }
+  Tensor forward(const Tensor& x, const Tensor& g) { return mul(x, sigmoid(g)); }
+};
+
+// A U-Net-style block returning a struct: the skip and the pooled tensor.
+struct DownOut {
+  Tensor skip, pooled;
+};
+struct DownImpl : nn::Cloneable<DownImpl> {
+  DownImpl() : Cloneable("Down") { reset(); }
+  void reset() override { conv = register_module("conv", nn::Conv2d(nn::Conv2dOptions(1, 2, 3).padding(1))); }
+  DownOut forward(const Tensor& x) {
+    Tensor s = relu(conv(x));
+    return {s, max_pool2d(s, 2)};
+  }
+  nn::Conv2d conv{nullptr};
+};
+VNN_MODULE(Down);
+}  // namespace
+
+TEST_CASE("forward of any signature: tuples, structs, overloads; Module references reach one-tensor forwards") {
+  Device dev = device_under_test();
+  Tensor x = arange(0.0, 8.0, 1.0, TensorOptions(dev)).view(2, 4);
+  SplitHalves split;
+  auto [a, b] = split(x);
+  CHECK(a.sizes() == Shape{2, 2});
+  CHECK(max_abs_diff(b, x.narrow(1, 2, 2)) == 0);
+  CHECK(max_abs_diff(std::get<0>(split->forward(x)), x.narrow(1, 0, 2)) == 0);
+  // Through a Module reference a tuple-returning forward is not reachable: typed error naming the module.
+  nn::ModulePtr split_base = split.ptr();
+  try {
+    (*split_base)(x);
+    FAIL("a tuple-returning forward was called through Module::operator()");
+  } catch (const Unsupported& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("SplitHalves"));
+  }
+  // An LSTM (tuple result) inside a Sequential fails the same typed way.
+  nn::Sequential with_lstm(nn::LSTM(nn::LSTMOptions(4, 3)));
+  CHECK_THROWS_AS(with_lstm(x.view(2, 1, 4)), Unsupported);
+
+  // A Module-derived class: its own overloads; through a reference once its type was seen.
+  auto gate = std::make_shared<GateImpl>();
+  CHECK(max_abs_diff(gate->forward(x, x), gate->forward(x)) == 0);
+  nn::ModulePtr unseen = std::make_shared<GateImpl>();
+  CHECK_THROWS_AS((*unseen)(x), Unsupported);
+  struct Holder : nn::Module {
+    Holder() : Module("Holder") {}
+  } parent;
+  parent.register_module("gate", gate);
+  nn::ModulePtr seen = gate;
+  CHECK(max_abs_diff((*seen)(x), mul(x, sigmoid(x))) < 1e-6);
+  nn::Sequential seq(gate, nn::ReLU());
+  CHECK(max_abs_diff(seq(x), relu(mul(x, sigmoid(x)))) < 1e-6);
+
+  // A struct result with autograd through it.
+  Down down;
+  down->to(dev);
+  Tensor img = randn({1, 1, 4, 4}, TensorOptions(dev));
+  img.requires_grad_();
+  DownOut out = down(img);
+  CHECK(out.skip.sizes() == Shape{1, 2, 4, 4});
+  CHECK(out.pooled.sizes() == Shape{1, 2, 2, 2});
+  out.pooled.sum().backward();
+  REQUIRE(img.grad().defined());
+  CHECK(down->conv->weight.grad().defined());
 }
 
 TEST_CASE("ModuleDict and ModuleList from pairs and lists; apply in a constructor") {

@@ -24,7 +24,7 @@ namespace {
 // One step of a small MLP: forward, backward, SGD.
 void train_step(nn::Module& model, optim::Optimizer& opt, const Tensor& x, const Tensor& y) {
   opt.zero_grad();
-  Tensor loss = nn::cross_entropy(model.forward(x), y);
+  Tensor loss = nn::cross_entropy(model(x), y);
   loss.backward();
   opt.step();
 }

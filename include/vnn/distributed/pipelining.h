@@ -70,6 +70,15 @@ class PipelineStage {
   /// this process must be rank `stage_index`, and the group must have at
   /// least `num_stages` ranks. The module is moved to `device`.
   PipelineStage(nn::ModulePtr module, int stage_index, int num_stages, Device device, ProcessGroup& group);
+  /// Either of the above for a holder or a shared_ptr of the module's own
+  /// class, whose forward(Tensor) the stage then calls (it need not derive
+  /// from Cloneable).
+  template <class M, class... Rest,
+            std::enable_if_t<std::is_convertible_v<M&&, nn::ModulePtr> && !std::is_same_v<std::decay_t<M>, nn::ModulePtr>,
+                             int> = 0>
+  PipelineStage(M&& module, int stage_index, int num_stages, Device device, Rest&&... group)
+      : PipelineStage(nn::bind_forward(std::forward<M>(module)), stage_index, num_stages, std::move(device),
+                      std::forward<Rest>(group)...) {}
 
   /// The stage's module.
   const nn::ModulePtr& module() const { return module_; }

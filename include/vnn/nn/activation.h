@@ -207,7 +207,7 @@ class ELUImpl : public Cloneable<ELUImpl> {
   explicit ELUImpl(const ELUOptions& options = {}) : Cloneable("ELU"), options(options) {}
   void reset() override {}
   /// functional::elu(x, options).
-  Tensor forward(const Tensor& x) override { return functional::elu(x, options); }
+  Tensor forward(const Tensor& x) { return functional::elu(x, options); }
   std::string describe() const override;
   /// The options the layer was built with.
   ELUOptions options;
@@ -222,7 +222,7 @@ class SELUImpl : public Cloneable<SELUImpl> {
   explicit SELUImpl(const SELUOptions& options = {}) : Cloneable("SELU"), options(options) {}
   void reset() override {}
   /// functional::selu(x, options).
-  Tensor forward(const Tensor& x) override { return functional::selu(x, options); }
+  Tensor forward(const Tensor& x) { return functional::selu(x, options); }
   /// The options the layer was built with.
   SELUOptions options;
 };
@@ -236,7 +236,7 @@ class CELUImpl : public Cloneable<CELUImpl> {
   explicit CELUImpl(const CELUOptions& options = {}) : Cloneable("CELU"), options(options) {}
   void reset() override {}
   /// functional::celu(x, options).
-  Tensor forward(const Tensor& x) override { return functional::celu(x, options); }
+  Tensor forward(const Tensor& x) { return functional::celu(x, options); }
   std::string describe() const override;
   /// The options the layer was built with.
   CELUOptions options;
@@ -251,7 +251,7 @@ class GLUImpl : public Cloneable<GLUImpl> {
   explicit GLUImpl(const GLUOptions& options = {}) : Cloneable("GLU"), options(options) {}
   void reset() override {}
   /// functional::glu(x, options).
-  Tensor forward(const Tensor& x) override { return functional::glu(x, options); }
+  Tensor forward(const Tensor& x) { return functional::glu(x, options); }
   std::string describe() const override;
   /// The options the layer was built with.
   GLUOptions options;
@@ -266,7 +266,7 @@ class HardtanhImpl : public Cloneable<HardtanhImpl> {
   explicit HardtanhImpl(const HardtanhOptions& options = {});
   void reset() override {}
   /// functional::hardtanh(x, options).
-  Tensor forward(const Tensor& x) override { return functional::hardtanh(x, options); }
+  Tensor forward(const Tensor& x) { return functional::hardtanh(x, options); }
   std::string describe() const override;
   /// The options the layer was built with.
   HardtanhOptions options;
@@ -281,7 +281,7 @@ class ReLU6Impl : public Cloneable<ReLU6Impl> {
   explicit ReLU6Impl(const ReLU6Options& options = {}) : Cloneable("ReLU6"), options(options) {}
   void reset() override {}
   /// functional::relu6(x, options).
-  Tensor forward(const Tensor& x) override { return functional::relu6(x, options); }
+  Tensor forward(const Tensor& x) { return functional::relu6(x, options); }
   /// The options the layer was built with.
   ReLU6Options options;
 };
@@ -295,7 +295,7 @@ class HardswishImpl : public Cloneable<HardswishImpl> {
   HardswishImpl() : Cloneable("Hardswish") {}
   void reset() override {}
   /// functional::hardswish(x).
-  Tensor forward(const Tensor& x) override { return functional::hardswish(x); }
+  Tensor forward(const Tensor& x) { return functional::hardswish(x); }
 };
 /// The holder of HardswishImpl.
 VNN_MODULE(Hardswish);
@@ -307,7 +307,7 @@ class HardsigmoidImpl : public Cloneable<HardsigmoidImpl> {
   HardsigmoidImpl() : Cloneable("Hardsigmoid") {}
   void reset() override {}
   /// functional::hardsigmoid(x).
-  Tensor forward(const Tensor& x) override { return functional::hardsigmoid(x); }
+  Tensor forward(const Tensor& x) { return functional::hardsigmoid(x); }
 };
 /// The holder of HardsigmoidImpl.
 VNN_MODULE(Hardsigmoid);
@@ -319,7 +319,7 @@ class HardshrinkImpl : public Cloneable<HardshrinkImpl> {
   explicit HardshrinkImpl(const HardshrinkOptions& options = {}) : Cloneable("Hardshrink"), options(options) {}
   void reset() override {}
   /// functional::hardshrink(x, options).
-  Tensor forward(const Tensor& x) override { return functional::hardshrink(x, options); }
+  Tensor forward(const Tensor& x) { return functional::hardshrink(x, options); }
   std::string describe() const override;
   /// The options the layer was built with.
   HardshrinkOptions options;
@@ -334,7 +334,7 @@ class SoftshrinkImpl : public Cloneable<SoftshrinkImpl> {
   explicit SoftshrinkImpl(const SoftshrinkOptions& options = {});
   void reset() override {}
   /// functional::softshrink(x, options).
-  Tensor forward(const Tensor& x) override { return functional::softshrink(x, options); }
+  Tensor forward(const Tensor& x) { return functional::softshrink(x, options); }
   std::string describe() const override;
   /// The options the layer was built with.
   SoftshrinkOptions options;
@@ -349,7 +349,7 @@ class TanhshrinkImpl : public Cloneable<TanhshrinkImpl> {
   TanhshrinkImpl() : Cloneable("Tanhshrink") {}
   void reset() override {}
   /// functional::tanhshrink(x).
-  Tensor forward(const Tensor& x) override { return functional::tanhshrink(x); }
+  Tensor forward(const Tensor& x) { return functional::tanhshrink(x); }
 };
 /// The holder of TanhshrinkImpl.
 VNN_MODULE(Tanhshrink);
@@ -363,7 +363,7 @@ class ThresholdImpl : public Cloneable<ThresholdImpl> {
   ThresholdImpl(double threshold, double value) : ThresholdImpl(ThresholdOptions(threshold, value)) {}
   void reset() override {}
   /// functional::threshold(x, options).
-  Tensor forward(const Tensor& x) override { return functional::threshold(x, options); }
+  Tensor forward(const Tensor& x) { return functional::threshold(x, options); }
   std::string describe() const override;
   /// The options the layer was built with.
   ThresholdOptions options;
@@ -378,7 +378,7 @@ class LogSigmoidImpl : public Cloneable<LogSigmoidImpl> {
   LogSigmoidImpl() : Cloneable("LogSigmoid") {}
   void reset() override {}
   /// functional::logsigmoid(x).
-  Tensor forward(const Tensor& x) override { return functional::logsigmoid(x); }
+  Tensor forward(const Tensor& x) { return functional::logsigmoid(x); }
 };
 /// The holder of LogSigmoidImpl.
 VNN_MODULE(LogSigmoid);
@@ -390,7 +390,7 @@ class SoftplusImpl : public Cloneable<SoftplusImpl> {
   explicit SoftplusImpl(const SoftplusOptions& options = {}) : Cloneable("Softplus"), options(options) {}
   void reset() override {}
   /// functional::softplus(x, options).
-  Tensor forward(const Tensor& x) override { return functional::softplus(x, options); }
+  Tensor forward(const Tensor& x) { return functional::softplus(x, options); }
   std::string describe() const override;
   /// The options the layer was built with.
   SoftplusOptions options;
@@ -405,7 +405,7 @@ class SoftsignImpl : public Cloneable<SoftsignImpl> {
   SoftsignImpl() : Cloneable("Softsign") {}
   void reset() override {}
   /// functional::softsign(x).
-  Tensor forward(const Tensor& x) override { return functional::softsign(x); }
+  Tensor forward(const Tensor& x) { return functional::softsign(x); }
 };
 /// The holder of SoftsignImpl.
 VNN_MODULE(Softsign);
@@ -419,7 +419,7 @@ class SoftminImpl : public Cloneable<SoftminImpl> {
   explicit SoftminImpl(int64_t dim) : SoftminImpl(SoftminOptions(dim)) {}
   void reset() override {}
   /// functional::softmin(x, dim).
-  Tensor forward(const Tensor& x) override { return functional::softmin(x, options.dim()); }
+  Tensor forward(const Tensor& x) { return functional::softmin(x, options.dim()); }
   /// The options the layer was built with.
   SoftminOptions options;
 };
@@ -433,7 +433,7 @@ class MishImpl : public Cloneable<MishImpl> {
   MishImpl() : Cloneable("Mish") {}
   void reset() override {}
   /// functional::mish(x).
-  Tensor forward(const Tensor& x) override { return functional::mish(x); }
+  Tensor forward(const Tensor& x) { return functional::mish(x); }
 };
 /// The holder of MishImpl.
 VNN_MODULE(Mish);
@@ -446,7 +446,7 @@ class PReLUImpl : public Cloneable<PReLUImpl> {
   /// Fills weight with options.init().
   void reset() override;
   /// functional::prelu(x, weight).
-  Tensor forward(const Tensor& x) override { return functional::prelu(x, weight); }
+  Tensor forward(const Tensor& x) { return functional::prelu(x, weight); }
   std::string describe() const override;
   /// The options the layer was built with.
   PReLUOptions options;
@@ -463,7 +463,7 @@ class RReLUImpl : public Cloneable<RReLUImpl> {
   explicit RReLUImpl(const RReLUOptions& options = {});
   void reset() override {}
   /// functional::rrelu(x, options with training = is_training()).
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   RReLUOptions options;
@@ -478,7 +478,7 @@ class Softmax2dImpl : public Cloneable<Softmax2dImpl> {
   Softmax2dImpl() : Cloneable("Softmax2d") {}
   void reset() override {}
   /// functional::softmax2d(x).
-  Tensor forward(const Tensor& x) override { return functional::softmax2d(x); }
+  Tensor forward(const Tensor& x) { return functional::softmax2d(x); }
 };
 /// The holder of Softmax2dImpl.
 VNN_MODULE(Softmax2d);

@@ -21,27 +21,12 @@ namespace vnn::nn {
 template <class... Ms>
 inline constexpr bool all_modules_v = (sizeof...(Ms) > 0) && (std::is_convertible_v<Ms&&, ModulePtr> && ...);
 
-namespace detail {
-template <class T, class = void>
-struct has_unary_forward : std::false_type {};
-template <class T>
-struct has_unary_forward<T, std::void_t<decltype(std::declval<T&>().forward(std::declval<const Tensor&>()))>>
-    : std::is_convertible<decltype(std::declval<T&>().forward(std::declval<const Tensor&>())), Tensor> {};
-// The module class behind M: a holder's Impl, a shared_ptr's T, else Module.
-template <class M, class = void>
-struct module_class { using type = Module; };
-template <class M>
-struct module_class<M, std::enable_if_t<is_module_holder_v<M>>> { using type = typename std::decay_t<M>::ContainedType; };
-template <class T>
-struct module_class<std::shared_ptr<T>, std::enable_if_t<std::is_base_of_v<Module, T>>> { using type = T; };
-}  // namespace detail
-
 /// A module with the forward of its own class, as LibTorch's AnyModule: a
 /// Sequential calls each child through one, so a child whose forward takes
 /// its Tensor by value (`Tensor forward(Tensor x)`, LibTorch's usual block
 /// signature) or has defaulted extra arguments is called as written, though
-/// it does not override Module::forward(const Tensor&). A module given as a
-/// plain ModulePtr is called through that virtual forward.
+/// it is not virtual. A module given as a plain ModulePtr is called through
+/// Module::operator() (its Cloneable forward, or the one bound earlier).
 class AnyModule {
  public:
   /// Calls the class's own forward: `Tensor (*)(Module&, const Tensor&)`.
@@ -54,7 +39,9 @@ class AnyModule {
                                           !std::is_same_v<std::decay_t<M>, AnyModule>,
                                       int> = 0>
   AnyModule(M&& m)  // NOLINT: implicit by design
-      : module_(std::forward<M>(m)), forward_(&call<typename detail::module_class<std::decay_t<M>>::type>) {}
+      : module_(std::forward<M>(m)), forward_(&call<typename module_class<std::decay_t<M>>::type>) {
+    if (module_) module_->template bind_forward<typename module_class<std::decay_t<M>>::type>();
+  }
   /// The module.
   const ModulePtr& ptr() const { return module_; }
   /// Whether a module is held.
@@ -67,8 +54,8 @@ class AnyModule {
  private:
   template <class T>
   static Tensor call(Module& m, const Tensor& x) {
-    if constexpr (detail::has_unary_forward<T>::value) return static_cast<T&>(m).forward(x);
-    else return m.forward(x);
+    if constexpr (::vnn::detail::has_unary_forward<T>::value) return static_cast<T&>(m).forward(x);
+    else return m.forward_erased(x);  // AnyModule::forward ran the hooks
   }
   AnyModule(ModulePtr m, Forward f) : module_(std::move(m)), forward_(f) {}
   ModulePtr module_;
@@ -95,8 +82,14 @@ class SequentialImpl : public Module {
   /// child "<size()>", called with its class's own forward (ValueError for a null module).
   void push_back(AnyModule m);
   /// Feeds input through every child in order (an empty Sequential returns it unchanged).
-  Tensor forward(const Tensor& input) override;
-  /// Also re-points the entry forward() calls (through the new module's virtual forward).
+  Tensor forward(const Tensor& input);
+
+ protected:
+  /// forward(input), for calls through a Module reference.
+  Tensor forward_erased(const Tensor& input) override { return forward(input); }
+
+ public:
+  /// Also re-points the entry forward() calls (through Module::operator() of the new module).
   void replace_child(const std::string& name, std::shared_ptr<Module> module) override;
   /// Clones every child (all must be cloneable).
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;

@@ -55,7 +55,7 @@ class Conv2dImpl : public Cloneable<Conv2dImpl> {
       : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size), gen) {}
   void reset() override { build(nullptr); }
   /// conv2d(x, weight, bias, stride, padding, dilation, groups).
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   Conv2dOptions options;
@@ -95,7 +95,7 @@ class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
       : MaxPool2dImpl(MaxPool2dOptions(kernel_size).stride(stride).padding(padding).dilation(dilation)) {}
   void reset() override {}
   /// max_pool2d(x, kernel_size, stride, padding, dilation).
-  Tensor forward(const Tensor& x) override {
+  Tensor forward(const Tensor& x) {
     return detail::batch_of_one(x, [&](const Tensor& b) {
       return max_pool2d(b, options.kernel_size(), options.stride(), options.padding(), options.dilation());
     });
@@ -132,7 +132,7 @@ class AvgPool2dImpl : public Cloneable<AvgPool2dImpl> {
             AvgPool2dOptions(kernel_size).stride(stride).padding(padding).count_include_pad(count_include_pad)) {}
   void reset() override {}
   /// avg_pool2d(x, kernel_size, stride, padding, count_include_pad).
-  Tensor forward(const Tensor& x) override {
+  Tensor forward(const Tensor& x) {
     return detail::batch_of_one(x, [&](const Tensor& b) {
       return avg_pool2d(b, options.kernel_size(), options.stride(), options.padding(), options.count_include_pad());
     });
@@ -162,7 +162,7 @@ class AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> {
   explicit AdaptiveAvgPool2dImpl(Size2 output_size) : AdaptiveAvgPool2dImpl(AdaptiveAvgPool2dOptions(output_size)) {}
   void reset() override {}
   /// adaptive_avg_pool2d(x, output_size).
-  Tensor forward(const Tensor& x) override {
+  Tensor forward(const Tensor& x) {
     return detail::batch_of_one(x, [&](const Tensor& b) { return adaptive_avg_pool2d(b, options.output_size()); });
   }
   /// The options the layer was built with.

@@ -162,7 +162,7 @@ class Conv1dImpl : public Cloneable<Conv1dImpl> {
       : Conv1dImpl(Conv1dOptions(in_channels, out_channels, kernel_size), gen) {}
   void reset() override { build(nullptr); }
   /// The convolution of x [N, C, L] or [C, L], padded by padding_mode.
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   Conv1dOptions options;
@@ -186,7 +186,7 @@ class MaxPool1dImpl : public Cloneable<MaxPool1dImpl> {
   explicit MaxPool1dImpl(int64_t kernel_size) : MaxPool1dImpl(MaxPool1dOptions(kernel_size)) {}
   void reset() override {}
   /// functional::max_pool1d(x, options).
-  Tensor forward(const Tensor& x) override { return functional::max_pool1d(x, options); }
+  Tensor forward(const Tensor& x) { return functional::max_pool1d(x, options); }
   /// The values and their int64 indices into L.
   std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& x) {
     return functional::max_pool1d_with_indices(x, options);
@@ -207,7 +207,7 @@ class AvgPool1dImpl : public Cloneable<AvgPool1dImpl> {
   explicit AvgPool1dImpl(int64_t kernel_size) : AvgPool1dImpl(AvgPool1dOptions(kernel_size)) {}
   void reset() override {}
   /// functional::avg_pool1d(x, options).
-  Tensor forward(const Tensor& x) override { return functional::avg_pool1d(x, options); }
+  Tensor forward(const Tensor& x) { return functional::avg_pool1d(x, options); }
   std::string describe() const override;
   /// The options the layer was built with.
   AvgPool1dOptions options;
@@ -225,7 +225,7 @@ class AdaptiveAvgPool1dImpl : public Cloneable<AdaptiveAvgPool1dImpl> {
   explicit AdaptiveAvgPool1dImpl(int64_t output_size) : AdaptiveAvgPool1dImpl(AdaptiveAvgPool1dOptions(output_size)) {}
   void reset() override {}
   /// functional::adaptive_avg_pool1d(x, options).
-  Tensor forward(const Tensor& x) override { return functional::adaptive_avg_pool1d(x, options); }
+  Tensor forward(const Tensor& x) { return functional::adaptive_avg_pool1d(x, options); }
   /// The options the layer was built with.
   AdaptiveAvgPool1dOptions options;
 };
@@ -242,7 +242,7 @@ class AdaptiveMaxPool1dImpl : public Cloneable<AdaptiveMaxPool1dImpl> {
   explicit AdaptiveMaxPool1dImpl(int64_t output_size) : AdaptiveMaxPool1dImpl(AdaptiveMaxPool1dOptions(output_size)) {}
   void reset() override {}
   /// functional::adaptive_max_pool1d(x, options).
-  Tensor forward(const Tensor& x) override { return functional::adaptive_max_pool1d(x, options); }
+  Tensor forward(const Tensor& x) { return functional::adaptive_max_pool1d(x, options); }
   /// The values and their int64 indices into L.
   std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& x) {
     return functional::adaptive_max_pool1d_with_indices(x, options);

@@ -109,7 +109,7 @@ class Conv3dImpl : public Cloneable<Conv3dImpl> {
       : Conv3dImpl(Conv3dOptions(in_channels, out_channels, kernel_size), gen) {}
   void reset() override { build(nullptr); }
   /// The convolution of x [N, C, D, H, W] or [C, D, H, W], padded by padding_mode.
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   Conv3dOptions options;

@@ -99,7 +99,7 @@ class ConvTransposeNdImpl : public Cloneable<Derived> {
   /// Draws the parameters again (the default generator).
   void reset() override { build(nullptr); }
   /// The transposed convolution of x (batched or unbatched).
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   /// The transposed convolution whose output has the spatial sizes `output_size` (the last dims of the wanted
   /// shape; picks output_padding as LibTorch's forward(input, output_size)).
   Tensor forward(const Tensor& x, const std::vector<int64_t>& output_size);

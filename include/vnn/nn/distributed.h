@@ -50,11 +50,24 @@ class DistributedDataParallel : public Module {
  public:
   /// Wraps `module`: checks every rank has the same parameter names and shapes, then broadcasts rank 0's.
   explicit DistributedDataParallel(std::shared_ptr<Module> module, DDPOptions options = {});
+  /// The same for a holder or a shared_ptr of the module's own class, whose
+  /// forward(Tensor) this wrapper's forward then calls (it need not derive
+  /// from Cloneable).
+  template <class M, std::enable_if_t<std::is_convertible_v<M&&, ModulePtr> &&
+                                          !std::is_same_v<std::decay_t<M>, ModulePtr>, int> = 0>
+  explicit DistributedDataParallel(M&& module, DDPOptions options = {})
+      : DistributedDataParallel(nn::bind_forward(std::forward<M>(module)), std::move(options)) {}
   /// Releases the reducer; the gradient hooks left on the parameters then do nothing.
   ~DistributedDataParallel() override;
 
   /// The inner module's forward (buffers broadcast first when broadcast_buffers).
-  Tensor forward(const Tensor& input) override;
+  Tensor forward(const Tensor& input);
+
+ protected:
+  /// forward(input), for calls through a Module reference.
+  Tensor forward_erased(const Tensor& input) override { return forward(input); }
+
+ public:
   /// The wrapped module.
   std::shared_ptr<Module> module() const { return module_; }
   /// Sets training mode on the wrapper and the inner module.

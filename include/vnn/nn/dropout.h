@@ -71,7 +71,7 @@ class DropoutFamilyImpl : public Cloneable<DropoutFamilyImpl<Kind>> {
   explicit DropoutFamilyImpl(double p) : DropoutFamilyImpl(DropoutOptions(p)) {}
   void reset() override {}
   /// The functional form with training = is_training(); the identity in eval.
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   /// "Dropout2d(p=0.5, inplace=false)".
   std::string describe() const override;
   /// The options the layer was built with.

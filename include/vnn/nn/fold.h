@@ -63,7 +63,7 @@ class UnfoldImpl : public Cloneable<UnfoldImpl> {
   explicit UnfoldImpl(const UnfoldOptions& options) : Cloneable("Unfold"), options(options) {}
   void reset() override {}
   /// functional::unfold(x, options).
-  Tensor forward(const Tensor& x) override { return functional::unfold(x, options); }
+  Tensor forward(const Tensor& x) { return functional::unfold(x, options); }
   /// The options the layer was built with.
   UnfoldOptions options;
 };
@@ -77,7 +77,7 @@ class FoldImpl : public Cloneable<FoldImpl> {
   explicit FoldImpl(const FoldOptions& options) : Cloneable("Fold"), options(options) {}
   void reset() override {}
   /// functional::fold(x, options).
-  Tensor forward(const Tensor& x) override { return functional::fold(x, options); }
+  Tensor forward(const Tensor& x) { return functional::fold(x, options); }
   /// The options the layer was built with.
   FoldOptions options;
 };

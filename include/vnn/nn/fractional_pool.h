@@ -70,7 +70,7 @@ class FractionalMaxPool2dImpl : public Cloneable<FractionalMaxPool2dImpl> {
       : Cloneable("FractionalMaxPool2d"), options(options) {}
   void reset() override {}
   /// functional::fractional_max_pool2d(x, options).
-  Tensor forward(const Tensor& x) override { return functional::fractional_max_pool2d(x, options); }
+  Tensor forward(const Tensor& x) { return functional::fractional_max_pool2d(x, options); }
   /// The values and their int64 indices.
   std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& x) {
     return functional::fractional_max_pool2d_with_indices(x, options);
@@ -89,7 +89,7 @@ class FractionalMaxPool3dImpl : public Cloneable<FractionalMaxPool3dImpl> {
       : Cloneable("FractionalMaxPool3d"), options(options) {}
   void reset() override {}
   /// functional::fractional_max_pool3d(x, options).
-  Tensor forward(const Tensor& x) override { return functional::fractional_max_pool3d(x, options); }
+  Tensor forward(const Tensor& x) { return functional::fractional_max_pool3d(x, options); }
   /// The values and their int64 indices.
   std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& x) {
     return functional::fractional_max_pool3d_with_indices(x, options);

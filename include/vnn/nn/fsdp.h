@@ -111,11 +111,24 @@ class FullyShardedDataParallel : public Module {
  public:
   /// Shards `module` (built whole, the same on every rank) across the group's ranks.
   explicit FullyShardedDataParallel(std::shared_ptr<Module> module, FSDPOptions options = {});
+  /// The same for a holder or a shared_ptr of the module's own class, whose
+  /// forward(Tensor) this wrapper's forward then calls (it need not derive
+  /// from Cloneable).
+  template <class M, std::enable_if_t<std::is_convertible_v<M&&, ModulePtr> &&
+                                          !std::is_same_v<std::decay_t<M>, ModulePtr>, int> = 0>
+  explicit FullyShardedDataParallel(M&& module, FSDPOptions options = {})
+      : FullyShardedDataParallel(nn::bind_forward(std::forward<M>(module)), std::move(options)) {}
   /// Frees the shards; the module is left with empty parameters.
   ~FullyShardedDataParallel() override;
 
   /// The module's forward: gathers the root unit (and each unit as it runs).
-  Tensor forward(const Tensor& input) override;
+  Tensor forward(const Tensor& input);
+
+ protected:
+  /// forward(input), for calls through a Module reference.
+  Tensor forward_erased(const Tensor& input) override { return forward(input); }
+
+ public:
   /// The wrapped module (its units re-pointed at their wrappers).
   std::shared_ptr<Module> module() const { return module_; }
   /// Training mode on the wrapper and the module.

@@ -106,7 +106,7 @@ class InstanceNormImplBase : public Cloneable<Derived> {
   /// Creates weight / bias (affine) and running_mean / running_var / num_batches_tracked (track_running_stats).
   void reset() override;
   /// Instance statistics in training or without running stats; the running ones in eval.
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   /// "InstanceNorm2d(64, eps=1e-05, momentum=0.1, affine=false, track_running_stats=false)".
   std::string describe() const override;
   /// The options the layer was built with.
@@ -158,7 +158,7 @@ class LocalResponseNormImpl : public Cloneable<LocalResponseNormImpl> {
   explicit LocalResponseNormImpl(const LocalResponseNormOptions& options);
   void reset() override {}
   /// functional::local_response_norm(x, options).
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   LocalResponseNormOptions options;
@@ -175,7 +175,7 @@ class CrossMapLRN2dImpl : public Cloneable<CrossMapLRN2dImpl> {
   explicit CrossMapLRN2dImpl(const CrossMapLRN2dOptions& options);
   void reset() override {}
   /// The normalised x (ShapeError unless x is 4-D).
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   CrossMapLRN2dOptions options;

@@ -41,7 +41,7 @@ class LinearImpl : public Cloneable<LinearImpl> {
       : LinearImpl(LinearOptions(in_features, out_features).bias(bias), gen) {}
   void reset() override { build(nullptr); }
   /// x W^T + b over the last dim of x (any leading dims).
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   LinearOptions options;
@@ -66,7 +66,7 @@ class IdentityImpl : public Cloneable<IdentityImpl> {
   /// An Identity layer.
   IdentityImpl() : Cloneable("Identity") {}
   void reset() override {}
-  Tensor forward(const Tensor& x) override { return x; }
+  Tensor forward(const Tensor& x) { return x; }
 };
 /// The holder of IdentityImpl.
 VNN_MODULE(Identity);
@@ -88,7 +88,7 @@ class FlattenImpl : public Cloneable<FlattenImpl> {
   FlattenImpl(int start_dim, int end_dim = -1) : FlattenImpl(FlattenOptions().start_dim(start_dim).end_dim(end_dim)) {}
   void reset() override {}
   /// x.flatten(start_dim, end_dim).
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   /// The options the layer was built with.
   FlattenOptions options;
 };
@@ -113,7 +113,7 @@ class UnflattenImpl : public Cloneable<UnflattenImpl> {
   UnflattenImpl(int64_t dim, std::vector<int64_t> sizes) : UnflattenImpl(UnflattenOptions(dim, std::move(sizes))) {}
   void reset() override {}
   /// x.unflatten(dim, sizes) (ShapeError when the sizes do not multiply to the dim's size).
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   UnflattenOptions options;
@@ -137,7 +137,7 @@ class FunctionalImpl : public Cloneable<FunctionalImpl> {
       : FunctionalImpl(Function(std::bind(f, std::placeholders::_1, std::forward<A>(arg), std::forward<As>(args)...))) {}
   void reset() override {}
   /// The function applied to x.
-  Tensor forward(const Tensor& x) override { return function_(x); }
+  Tensor forward(const Tensor& x) { return function_(x); }
 
  private:
   Function function_;
@@ -165,7 +165,7 @@ class DropoutImpl : public Cloneable<DropoutImpl> {
   explicit DropoutImpl(double p) : DropoutImpl(DropoutOptions(p)) {}
   void reset() override {}
   /// In training, x with each element zeroed with probability p and the rest scaled by 1/(1-p); x itself in eval.
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   DropoutOptions options;
@@ -201,7 +201,7 @@ class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
       : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim), gen) {}
   void reset() override { build(nullptr); }
   /// The rows of the table at `indices` (int64; IndexError when out of range): shape indices.sizes() + [dim].
-  Tensor forward(const Tensor& indices) override;
+  Tensor forward(const Tensor& indices);
   std::string describe() const override;
   /// The options the layer was built with.
   EmbeddingOptions options;
@@ -226,7 +226,7 @@ class ReLUImpl : public Cloneable<ReLUImpl> {
   /// A ReLU layer from options.
   explicit ReLUImpl(const ReLUOptions& options = {}) : Cloneable("ReLU"), options(options) {}
   void reset() override {}
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   /// The options the layer was built with.
   ReLUOptions options;
 };
@@ -244,7 +244,7 @@ class GELUImpl : public Cloneable<GELUImpl> {
   explicit GELUImpl(const GELUOptions& options = {});
   void reset() override {}
   /// vnn::gelu(x, options.approximate()).
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   GELUOptions options;
@@ -257,7 +257,7 @@ class SiLUImpl : public Cloneable<SiLUImpl> {
   /// A SiLU layer.
   SiLUImpl() : Cloneable("SiLU") {}
   void reset() override {}
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
 };
 /// The holder of SiLUImpl.
 VNN_MODULE(SiLU);
@@ -267,7 +267,7 @@ class SigmoidImpl : public Cloneable<SigmoidImpl> {
   /// A Sigmoid layer.
   SigmoidImpl() : Cloneable("Sigmoid") {}
   void reset() override {}
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
 };
 /// The holder of SigmoidImpl.
 VNN_MODULE(Sigmoid);
@@ -277,7 +277,7 @@ class TanhImpl : public Cloneable<TanhImpl> {
   /// A Tanh layer.
   TanhImpl() : Cloneable("Tanh") {}
   void reset() override {}
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
 };
 /// The holder of TanhImpl.
 VNN_MODULE(Tanh);
@@ -297,7 +297,7 @@ class LeakyReLUImpl : public Cloneable<LeakyReLUImpl> {
   /// LeakyReLU(negative_slope).
   explicit LeakyReLUImpl(double negative_slope) : LeakyReLUImpl(LeakyReLUOptions().negative_slope(negative_slope)) {}
   void reset() override {}
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   LeakyReLUOptions options;
@@ -318,7 +318,7 @@ class SoftmaxImpl : public Cloneable<SoftmaxImpl> {
   /// A Softmax layer over options.dim().
   explicit SoftmaxImpl(const SoftmaxOptions& options) : Cloneable("Softmax"), options(options) {}
   void reset() override {}
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   /// The options the layer was built with.
   SoftmaxOptions options;
 };
@@ -332,7 +332,7 @@ class LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
   /// A LogSoftmax layer over options.dim().
   explicit LogSoftmaxImpl(const LogSoftmaxOptions& options) : Cloneable("LogSoftmax"), options(options) {}
   void reset() override {}
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   /// The options the layer was built with.
   LogSoftmaxOptions options;
 };

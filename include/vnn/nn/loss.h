@@ -126,7 +126,6 @@ class CrossEntropyLossImpl : public Cloneable<CrossEntropyLossImpl> {
     reset();
   }
   void reset() override { weight = detail::loss_weight_buffer(*this, "weight", options.weight()); }
-  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   /// cross_entropy(input, target, options) with the weight buffer: logits [N, C] against int64 class indices [N].
   Tensor forward(const Tensor& input, const Tensor& target) {
     return cross_entropy(input, target, CrossEntropyLossOptions(options).weight(weight));
@@ -147,7 +146,6 @@ class NLLLossImpl : public Cloneable<NLLLossImpl> {
   /// An NLLLoss with the given options.
   explicit NLLLossImpl(const NLLLossOptions& options = {}) : Cloneable("NLLLoss"), options(options) { reset(); }
   void reset() override { weight = detail::loss_weight_buffer(*this, "weight", options.weight()); }
-  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   /// nll_loss(input, target, options) with the weight buffer.
   Tensor forward(const Tensor& input, const Tensor& target) {
     return nll_loss(input, target, NLLLossOptions(options).weight(weight));
@@ -168,7 +166,6 @@ class MSELossImpl : public Cloneable<MSELossImpl> {
   /// An MSELoss with the given reduction.
   explicit MSELossImpl(const MSELossOptions& options = {}) : Cloneable("MSELoss"), options(options) {}
   void reset() override {}
-  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   /// mse_loss(input, target, options.reduction()).
   Tensor forward(const Tensor& input, const Tensor& target) { return mse_loss(input, target, options.reduction()); }
   /// forward(input, target).
@@ -185,7 +182,6 @@ class L1LossImpl : public Cloneable<L1LossImpl> {
   /// An L1Loss with the given reduction.
   explicit L1LossImpl(const L1LossOptions& options = {}) : Cloneable("L1Loss"), options(options) {}
   void reset() override {}
-  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   /// l1_loss(input, target, options.reduction()).
   Tensor forward(const Tensor& input, const Tensor& target) { return l1_loss(input, target, options.reduction()); }
   /// forward(input, target).
@@ -205,7 +201,6 @@ class SmoothL1LossImpl : public Cloneable<SmoothL1LossImpl> {
   explicit SmoothL1LossImpl(Reduction r, double beta = 1.0)
       : SmoothL1LossImpl(SmoothL1LossOptions().reduction(r).beta(beta)) {}
   void reset() override {}
-  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   /// smooth_l1_loss(input, target, options.reduction(), options.beta()).
   Tensor forward(const Tensor& input, const Tensor& target) {
     return smooth_l1_loss(input, target, options.reduction(), options.beta());
@@ -227,7 +222,6 @@ class BCELossImpl : public Cloneable<BCELossImpl> {
   explicit BCELossImpl(Tensor weight, Reduction r = Reduction::mean)
       : BCELossImpl(BCELossOptions().weight(weight).reduction(r)) {}
   void reset() override { weight = detail::loss_weight_buffer(*this, "weight", options.weight()); }
-  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   /// binary_cross_entropy(input, target, weight, options.reduction()).
   Tensor forward(const Tensor& input, const Tensor& target) {
     return binary_cross_entropy(input, target, weight, options.reduction());
@@ -257,7 +251,6 @@ class BCEWithLogitsLossImpl : public Cloneable<BCEWithLogitsLossImpl> {
     weight = detail::loss_weight_buffer(*this, "weight", options.weight());
     pos_weight = detail::loss_weight_buffer(*this, "pos_weight", options.pos_weight());
   }
-  using Module::forward;  // the one-tensor form throws: a loss takes (input, target)
   /// binary_cross_entropy_with_logits(input, target, weight, pos_weight, options.reduction()).
   Tensor forward(const Tensor& input, const Tensor& target) {
     return binary_cross_entropy_with_logits(input, target, weight, pos_weight, options.reduction());

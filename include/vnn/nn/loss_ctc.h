@@ -48,7 +48,6 @@ class CTCLossImpl : public Cloneable<CTCLossImpl> {
   /// The loss with the given options.
   explicit CTCLossImpl(const CTCLossOptions& options = {}) : Cloneable("CTCLoss"), options(options) {}
   void reset() override {}
-  using Module::forward;  // the one-tensor form throws: the loss takes four tensors
   /// ctc_loss(log_probs, targets, input_lengths, target_lengths, options).
   Tensor forward(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
                  const Tensor& target_lengths) {

@@ -28,7 +28,6 @@ inline Tensor reduce_loss(const Tensor& loss, Reduction r) {
     /** The loss with the given options. */                                                             \
     explicit Name##Impl(const Opts& options = {}) : Cloneable(#Name), options(options) {}              \
     void reset() override {}                                                                            \
-    using Module::forward; /* the one-tensor form throws: a loss takes (input, target) */              \
     /** fn(input, target, options). */                                                                  \
     Tensor forward(const Tensor& input, const Tensor& target) { return fn(input, target, options); }    \
     /** forward(input, target). */                                                                      \
@@ -48,7 +47,6 @@ inline Tensor reduce_loss(const Tensor& loss, Reduction r) {
     /** The loss with the given options. */                                                             \
     explicit Name##Impl(const Opts& options = {}) : Cloneable(#Name), options(options) { reset(); }    \
     void reset() override { weight = detail::loss_weight_buffer(*this, "weight", options.weight()); }  \
-    using Module::forward; /* the one-tensor form throws: a loss takes (input, target) */              \
     /** fn(input, target, options) with the weight buffer. */                                           \
     Tensor forward(const Tensor& input, const Tensor& target) {                                         \
       return fn(input, target, Opts(options).weight(weight));                                           \
@@ -71,7 +69,6 @@ inline Tensor reduce_loss(const Tensor& loss, Reduction r) {
     /** The loss with the given options. */                                                             \
     explicit Name##Impl(const Opts& options = {}) : Cloneable(#Name), options(options) {}              \
     void reset() override {}                                                                            \
-    using Module::forward; /* the one-tensor form throws: the loss takes three tensors */               \
     /** fn(a, b, c, options). */                                                                        \
     Tensor forward(const Tensor& a, const Tensor& b, const Tensor& c) { return fn(a, b, c, options); }  \
     /** forward(a, b, c). */                                                                            \

@@ -9,7 +9,7 @@
 //       fc1 = register_module("fc1", vnn::nn::Linear(784, 128));
 //       fc2 = register_module("fc2", vnn::nn::Linear(128, 10));
 //     }
-//     vnn::Tensor forward(const vnn::Tensor& x) override { return fc2(vnn::relu(fc1(x))); }
+//     vnn::Tensor forward(const vnn::Tensor& x) { return fc2(vnn::relu(fc1(x))); }  // any signature
 //     vnn::nn::Linear fc1{nullptr}, fc2{nullptr};
 //   };
 //   VNN_MODULE(Net);                      // Net: a holder of NetImpl
@@ -50,6 +50,19 @@ template <class H>
 /// Whether H is a ModuleHolder (Linear, Sequential, a VNN_MODULE holder).
 inline constexpr bool is_module_holder_v = std::is_base_of_v<ModuleHolderTag, std::decay_t<H>>;
 
+}  // namespace vnn::nn
+
+namespace vnn::detail {
+// Whether T has a forward callable with one Tensor whose result converts to a Tensor.
+template <class T, class = void>
+struct has_unary_forward : std::false_type {};
+template <class T>
+struct has_unary_forward<T, std::void_t<decltype(std::declval<T&>().forward(std::declval<const Tensor&>()))>>
+    : std::is_convertible<decltype(std::declval<T&>().forward(std::declval<const Tensor&>())), Tensor> {};
+}  // namespace vnn::detail
+
+namespace vnn::nn {
+
 /// The base of every layer: registered parameters, buffers and submodules, device moves, state dicts (torch::nn::Module).
 class Module : public std::enable_shared_from_this<Module> {
  public:
@@ -60,22 +73,17 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Modules are not assigned; copy them with clone().
   Module& operator=(const Module&) = delete;
 
-  /// Single-tensor forward; modules with other signatures add their own.
-  /// A derived forward of another signature hides this one on purpose, as
-  /// LibTorch's modules declare any forward (the recurrent layers return
-  /// tuples): GCC reports the hiding here, so its warning is off here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverloaded-virtual"
-#endif
-  virtual Tensor forward(const Tensor& input);
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-  /// Runs the forward pre-hooks, then forward(input).
+  /// Calls the module's forward(Tensor) -> Tensor through a Module
+  /// reference (a ModulePtr, a Sequential's child). Module declares no
+  /// forward of its own, as LibTorch's: a derived class declares forward
+  /// with any arguments and any result (a tuple, a struct, a vector), and
+  /// this call reaches it when it takes one Tensor and returns a Tensor.
+  /// Unsupported, naming the module, when it has no such forward or the
+  /// module was handed over only as a plain Module (see forward_erased).
+  /// The forward pre-hooks run first.
   Tensor operator()(const Tensor& input) {
     run_forward_pre_hooks();
-    return forward(input);
+    return forward_erased(input);
   }
 
   /// A function run before forward whenever the module is called through
@@ -229,12 +237,14 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Returns what it was given (a shared_ptr or a holder such as Linear).
   template <class M>
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
+    if (module) module->template bind_forward<M>();
     add_child(name, module);
     return module;
   }
   /// Registers a holder (Linear, Sequential, ...) as submodule `name`; returns the holder.
   template <class H, std::enable_if_t<is_module_holder_v<H>, int> = 0>
   std::decay_t<H> register_module(const std::string& name, H&& holder) {
+    holder->template bind_forward<typename std::decay_t<H>::ContainedType>();
     add_child(name, holder.ptr());
     return std::forward<H>(holder);
   }
@@ -242,6 +252,29 @@ class Module : public std::enable_shared_from_this<Module> {
  protected:
   /// Registers `module` as child `name` (ValueError for a duplicate name or a null module).
   void add_child(const std::string& name, std::shared_ptr<Module> module);
+  /// The forward that operator() calls: Cloneable<Self> overrides it with
+  /// Self's forward(Tensor); a class derived from Module directly reaches
+  /// it once its own type was seen (a holder, a shared_ptr<Self> given to
+  /// register_module or Sequential), or by overriding this.
+  virtual Tensor forward_erased(const Tensor& input);
+  friend class AnyModule;  // calls forward_erased after running the hooks itself
+
+ public:
+  /// Records T's forward(Tensor) as the one operator() calls, where T
+  /// declares one (holders, register_module and AnyModule call this).
+  template <class T>
+  void bind_forward() {
+    if constexpr (::vnn::detail::has_unary_forward<T>::value) unary_forward_ = &call_forward<T>;
+  }
+
+ private:
+  template <class T>
+  static Tensor call_forward(Module& m, const Tensor& x) {
+    return static_cast<T&>(m).forward(x);
+  }
+  Tensor (*unary_forward_)(Module&, const Tensor&) = nullptr;
+
+ protected:
   /// Registers other's parameters, buffers and submodules here under the same
   /// names, sharing the tensors (no copy, no detach): a wrapper whose
   /// state_dict() and parameters() are the wrapped module's (DistributedDataParallel).
@@ -310,6 +343,13 @@ class Cloneable : public Module {
     Cloneable& c = *copy;
     return finish_clone(copy, [&c] { c.reset(); }, device);
   }
+
+ protected:
+  /// Derived's forward(Tensor), when it declares one (else Module's: Unsupported).
+  Tensor forward_erased(const Tensor& input) override {
+    if constexpr (::vnn::detail::has_unary_forward<Derived>::value) return static_cast<Derived&>(*this).forward(input);
+    else return Module::forward_erased(input);
+  }
 };
 
 /// Throws ValueError: an empty holder (made from nullptr) was used.
@@ -326,11 +366,11 @@ class ModuleHolder : ModuleHolderTag {
 
   /// Default-constructs the module (a compile error where Impl has no
   /// default constructor: construct it with arguments, or from nullptr).
-  ModuleHolder() : impl_(std::make_shared<Impl>()) {}
+  ModuleHolder() : impl_(std::make_shared<Impl>()) { bind(); }
   /// An empty holder, to be assigned later (members of a module).
   ModuleHolder(std::nullptr_t) {}
   /// Holds an existing module.
-  ModuleHolder(std::shared_ptr<Impl> module) : impl_(std::move(module)) {}
+  ModuleHolder(std::shared_ptr<Impl> module) : impl_(std::move(module)) { bind(); }
   /// Constructs the module from the arguments: Linear(784, 128).
   template <class Head, class... Tail,
             class = std::enable_if_t<
@@ -339,7 +379,9 @@ class ModuleHolder : ModuleHolderTag {
                                            std::is_base_of_v<ModuleHolder, std::decay_t<Head>>)) &&
                 std::is_constructible_v<Impl, Head&&, Tail&&...>>>
   explicit ModuleHolder(Head&& head, Tail&&... tail)
-      : impl_(std::make_shared<Impl>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {}
+      : impl_(std::make_shared<Impl>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {
+    bind();
+  }
 
   /// The module (ValueError when the holder is empty).
   Impl* operator->() const { return get(); }
@@ -379,8 +421,41 @@ class ModuleHolder : ModuleHolderTag {
   }
 
  private:
+  void bind() {
+    if (impl_) impl_->template bind_forward<Impl>();
+  }
   std::shared_ptr<Impl> impl_;
 };
+
+/// The module class behind M: a holder's Impl, a shared_ptr's T, else Module.
+template <class M, class = void>
+struct module_class {
+  /// Module: nothing more is known.
+  using type = Module;
+};
+/// A holder's module class.
+template <class M>
+struct module_class<M, std::enable_if_t<is_module_holder_v<M>>> {
+  /// The holder's Impl.
+  using type = typename std::decay_t<M>::ContainedType;
+};
+/// A shared_ptr's module class.
+template <class T>
+struct module_class<std::shared_ptr<T>, std::enable_if_t<std::is_base_of_v<Module, T>>> {
+  /// T.
+  using type = T;
+};
+
+/// `module` (a holder or a shared_ptr to a module) as a ModulePtr whose
+/// operator() reaches its class's forward(Tensor): what the wrappers that
+/// take any module (DistributedDataParallel, FullyShardedDataParallel,
+/// PipelineStage) call on their argument.
+template <class M, std::enable_if_t<std::is_convertible_v<M&&, ModulePtr>, int> = 0>
+ModulePtr bind_forward(M&& module) {
+  ModulePtr p = std::forward<M>(module);
+  if (p) p->template bind_forward<typename module_class<std::decay_t<M>>::type>();
+  return p;
+}
 
 template <class Impl>
 /// Prints the held module's tree.

@@ -45,7 +45,7 @@ class BatchNormImplBase : public Cloneable<Derived> {
   /// Creates the scale, shift and running statistics for options.num_features().
   void reset() override;
   /// Normalises x with batch statistics in training (updating the running ones), with the running ones in eval.
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   /// "BatchNorm2d(64, eps=1e-05, momentum=0.1, ...)" style summary.
   std::string describe() const override;
   /// The options the layer was built with.
@@ -126,7 +126,7 @@ class LayerNormImpl : public Cloneable<LayerNormImpl> {
   explicit LayerNormImpl(const Shape& normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
       : LayerNormImpl(LayerNormOptions(normalized_shape).eps(eps).elementwise_affine(elementwise_affine)) {}
   void reset() override;
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   LayerNormOptions options;
@@ -161,7 +161,7 @@ class GroupNormImpl : public Cloneable<GroupNormImpl> {
   GroupNormImpl(int64_t num_groups, int64_t num_channels, double eps = 1e-5, bool affine = true)
       : GroupNormImpl(GroupNormOptions(num_groups, num_channels).eps(eps).affine(affine)) {}
   void reset() override;
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   GroupNormOptions options;

@@ -97,7 +97,7 @@ class PadImplBase : public Cloneable<Derived> {
   /// Nothing to rebuild: a padding layer has no parameters.
   void reset() override {}
   /// functional::pad(x, padding, the layer's mode, value) for x of D + 1 or D + 2 dims (ShapeError otherwise).
-  Tensor forward(const Tensor& x) override {
+  Tensor forward(const Tensor& x) {
     return detail::pad_layer_forward(x, this->type_name().c_str(), int(D), options.padding().values,
                                      options.pad_mode(), options.pad_value());
   }

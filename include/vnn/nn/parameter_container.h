@@ -54,7 +54,7 @@ class ParameterListImpl : public detail::ParameterContainerBase<ParameterListImp
   /// The parameter at `index` (negative counts from the end; IndexError outside).
   Tensor operator[](int64_t index) const { return at(index); }
   /// Not callable: ValueError, as LibTorch's (a list has no forward).
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
 };
 /// The holder of ParameterListImpl.
 VNN_MODULE(ParameterList);
@@ -77,7 +77,7 @@ class ParameterDictImpl : public detail::ParameterContainerBase<ParameterDictImp
   /// The parameter `key`.
   Tensor operator[](const std::string& key) const { return get(key); }
   /// Not callable: ValueError, as LibTorch's (a dict has no forward).
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
 };
 /// The holder of ParameterDictImpl.
 VNN_MODULE(ParameterDict);

@@ -182,7 +182,7 @@ class MaxPool3dImpl : public Cloneable<MaxPool3dImpl> {
   explicit MaxPool3dImpl(Size3 kernel_size) : MaxPool3dImpl(MaxPool3dOptions(kernel_size)) {}
   void reset() override {}
   /// functional::max_pool3d(x, options).
-  Tensor forward(const Tensor& x) override { return functional::max_pool3d(x, options); }
+  Tensor forward(const Tensor& x) { return functional::max_pool3d(x, options); }
   /// The values and their int64 indices (return_indices).
   std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& x) {
     return functional::max_pool3d_with_indices(x, options);
@@ -202,7 +202,7 @@ class AvgPool3dImpl : public Cloneable<AvgPool3dImpl> {
   explicit AvgPool3dImpl(Size3 kernel_size) : AvgPool3dImpl(AvgPool3dOptions(kernel_size)) {}
   void reset() override {}
   /// functional::avg_pool3d(x, options).
-  Tensor forward(const Tensor& x) override { return functional::avg_pool3d(x, options); }
+  Tensor forward(const Tensor& x) { return functional::avg_pool3d(x, options); }
   /// The options the layer was built with.
   AvgPool3dOptions options;
 };
@@ -219,7 +219,7 @@ class AdaptiveAvgPool3dImpl : public Cloneable<AdaptiveAvgPool3dImpl> {
   explicit AdaptiveAvgPool3dImpl(Size3 output_size) : AdaptiveAvgPool3dImpl(AdaptiveAvgPool3dOptions(output_size)) {}
   void reset() override {}
   /// functional::adaptive_avg_pool3d(x, options).
-  Tensor forward(const Tensor& x) override { return functional::adaptive_avg_pool3d(x, options); }
+  Tensor forward(const Tensor& x) { return functional::adaptive_avg_pool3d(x, options); }
   /// The options the layer was built with.
   AdaptiveAvgPool3dOptions options;
 };
@@ -236,7 +236,7 @@ class AdaptiveMaxPool3dImpl : public Cloneable<AdaptiveMaxPool3dImpl> {
   explicit AdaptiveMaxPool3dImpl(Size3 output_size) : AdaptiveMaxPool3dImpl(AdaptiveMaxPool3dOptions(output_size)) {}
   void reset() override {}
   /// functional::adaptive_max_pool3d(x, options).
-  Tensor forward(const Tensor& x) override { return functional::adaptive_max_pool3d(x, options); }
+  Tensor forward(const Tensor& x) { return functional::adaptive_max_pool3d(x, options); }
   /// The values and their int64 indices.
   std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& x) {
     return functional::adaptive_max_pool3d_with_indices(x, options);
@@ -256,7 +256,6 @@ class MaxUnpoolNdImpl : public Cloneable<Derived> {
       : Cloneable<Derived>(type_name), options(options) {}
   /// Nothing to rebuild: no parameters.
   void reset() override {}
-  using Module::forward;
   /// Input's values written at `indices` of a zero output; output_size: its spatial sizes (none: the pool's input).
   Tensor forward(const Tensor& input, const Tensor& indices,
                  const std::optional<std::vector<int64_t>>& output_size = std::nullopt);
@@ -274,7 +273,7 @@ class LPPoolNdImpl : public Cloneable<Derived> {
   /// Nothing to rebuild: no parameters.
   void reset() override {}
   /// The power-average pooling of x.
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   /// The options the layer was built with.
   LPPoolOptions<S> options;
 };

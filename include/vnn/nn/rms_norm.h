@@ -54,7 +54,7 @@ class RMSNormImpl : public Cloneable<RMSNormImpl> {
   /// Sets weight to ones (elementwise_affine).
   void reset() override;
   /// functional::rms_norm(x, normalized_shape, weight, eps).
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   RMSNormOptions options;

@@ -13,10 +13,10 @@
 // RNN_CELL_BACKWARD likewise). Where a backend declines the kernel the core
 // composes the step from elementwise ops (the same equations).
 //
-// Module's one-tensor virtual forward does not fit these layers (they
-// return tuples, as LibTorch's): each declares forward(input, hx = {}),
-// so lstm(x), lstm->forward(x) and lstm(x, hx) work; through a Module
-// pointer (Sequential) the one-tensor forward throws ValueError.
+// Each layer declares forward(input, hx = {}) returning a tuple, as
+// LibTorch's, so lstm(x), lstm->forward(x) and lstm(x, hx) work; called
+// through a Module reference ((*ptr)(x), a Sequential's child) it throws
+// Unsupported, since its forward does not return one Tensor.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -233,13 +233,6 @@ struct RNNShape {
 };
 }  // namespace detail
 
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-// Each forward below takes the initial state too and returns a tuple, so it
-// hides Module's one-tensor virtual on purpose (see the top of this file).
-#pragma GCC diagnostic ignored "-Woverloaded-virtual"
-#endif
-
 /// The machinery of RNN, LSTM and GRU: parameters under PyTorch's names
 /// (weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0, weight_hr_l0, each
 /// with _reverse for the second direction), initialised uniform in
@@ -445,9 +438,5 @@ class GRUCellImpl : public RNNCellImplBase {
 };
 /// The holder of GRUCellImpl.
 VNN_MODULE(GRUCell);
-
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
 
 }  // namespace vnn::nn

@@ -104,10 +104,6 @@ class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
   int64_t head_dim = 0;
   /// Whether kdim == vdim == embed_dim (one packed in_proj_weight).
   bool qkv_same_embed_dim = true;
- private:
-  // Module's one-tensor forward does not apply (this takes more inputs): named here, private,
-  // so that a call with one tensor does not compile and compilers do not warn it is hidden.
-  using Module::forward;
 };
 /// The holder of MultiheadAttentionImpl.
 VNN_MODULE(MultiheadAttention);
@@ -185,7 +181,7 @@ class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl
       : TransformerEncoderLayerImpl(TransformerEncoderLayerOptions(d_model, nhead)) {}
   void reset() override;
   /// forward(src) without masks.
-  Tensor forward(const Tensor& src) override { return forward(src, Tensor()); }
+  Tensor forward(const Tensor& src) { return forward(src, Tensor()); }
   /// src [L, N, E] ([N, L, E] with batch_first); src_mask and src_key_padding_mask as MultiheadAttention's.
   Tensor forward(const Tensor& src, const Tensor& src_mask, const Tensor& src_key_padding_mask = {},
                  bool is_causal = false);
@@ -228,7 +224,6 @@ class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl
   LayerNorm norm1{nullptr}, norm2{nullptr}, norm3{nullptr};
   ///@}
  private:
-  using Module::forward;  // private, as in MultiheadAttentionImpl
 };
 /// The holder of TransformerDecoderLayerImpl.
 VNN_MODULE(TransformerDecoderLayer);
@@ -256,7 +251,7 @@ class TransformerEncoderImpl : public Cloneable<TransformerEncoderImpl> {
   explicit TransformerEncoderImpl(const TransformerEncoderOptions& options);
   void reset() override;
   /// forward(src) without masks.
-  Tensor forward(const Tensor& src) override { return forward(src, Tensor()); }
+  Tensor forward(const Tensor& src) { return forward(src, Tensor()); }
   /// Every layer in turn with the same masks, then the norm.
   Tensor forward(const Tensor& src, const Tensor& mask, const Tensor& src_key_padding_mask = {},
                  bool is_causal = false);
@@ -304,7 +299,6 @@ class TransformerDecoderImpl : public Cloneable<TransformerDecoderImpl> {
   /// The final norm, or null.
   ModulePtr norm;
  private:
-  using Module::forward;  // private, as in MultiheadAttentionImpl
 };
 /// The holder of TransformerDecoderImpl.
 VNN_MODULE(TransformerDecoder);
@@ -363,7 +357,6 @@ class TransformerImpl : public Cloneable<TransformerImpl> {
   TransformerDecoder decoder{nullptr};
   ///@}
  private:
-  using Module::forward;  // private, as in MultiheadAttentionImpl
 };
 /// The holder of TransformerImpl; Transformer::generate_square_subsequent_mask(sz) as PyTorch's static method.
 class Transformer : public ModuleHolder<TransformerImpl> {

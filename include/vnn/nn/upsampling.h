@@ -70,7 +70,7 @@ class UpsampleImpl : public Cloneable<UpsampleImpl> {
   explicit UpsampleImpl(const UpsampleOptions& options = {}) : Cloneable("Upsample"), options(options) {}
   void reset() override {}
   /// functional::interpolate(x, size / scale_factor, mode, align_corners).
-  Tensor forward(const Tensor& x) override;
+  Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
   UpsampleOptions options;
@@ -85,7 +85,7 @@ class PixelShuffleImpl : public Cloneable<PixelShuffleImpl> {
   explicit PixelShuffleImpl(const PixelShuffleOptions& options);
   void reset() override {}
   /// functional::pixel_shuffle(x, options).
-  Tensor forward(const Tensor& x) override { return functional::pixel_shuffle(x, options); }
+  Tensor forward(const Tensor& x) { return functional::pixel_shuffle(x, options); }
   std::string describe() const override;
   /// The options the layer was built with.
   PixelShuffleOptions options;
@@ -100,7 +100,7 @@ class PixelUnshuffleImpl : public Cloneable<PixelUnshuffleImpl> {
   explicit PixelUnshuffleImpl(const PixelUnshuffleOptions& options);
   void reset() override {}
   /// functional::pixel_unshuffle(x, options).
-  Tensor forward(const Tensor& x) override { return functional::pixel_unshuffle(x, options); }
+  Tensor forward(const Tensor& x) { return functional::pixel_unshuffle(x, options); }
   std::string describe() const override;
   /// The options the layer was built with.
   PixelUnshuffleOptions options;
