@@ -101,7 +101,6 @@ class AdaptiveLogSoftmaxWithLossImpl : public Cloneable<AdaptiveLogSoftmaxWithLo
   void check_input(const char* fn, const Tensor& input) const;
   int64_t cluster_hidden(int64_t i) const;  // floor(in_features / div_value^i)
   Generator* gen_ = nullptr;
-  using Module::forward;
 };
 /// The holder of AdaptiveLogSoftmaxWithLossImpl.
 VNN_MODULE(AdaptiveLogSoftmaxWithLoss);
