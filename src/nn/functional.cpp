@@ -85,6 +85,15 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptio
                             [&](const Tensor& x) { return vnn::adaptive_avg_pool2d(x, o.output_size()); });
 }
 
+std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
+                                                            const AdaptiveMaxPool2dFuncOptions& o) {
+  return vnn::adaptive_max_pool2d(input, o.output_size());
+}
+
+Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& o) {
+  return std::get<0>(vnn::adaptive_max_pool2d(input, o.output_size()));
+}
+
 // ---- activations ---------------------------------------------------------------
 
 Tensor relu(Tensor input, const ReLUFuncOptions& o) {

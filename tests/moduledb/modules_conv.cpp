@@ -154,6 +154,10 @@ MODDB("nn.AdaptiveMaxPool1d") {
   nn::AdaptiveMaxPool1dOptions o(size1(c, 0, "output_size", 0));
   return max_pool(nn::AdaptiveMaxPool1d(o), c.boolean(1, "return_indices", false));
 };
+MODDB("nn.AdaptiveMaxPool2d") {
+  nn::AdaptiveMaxPool2dOptions o(size2(c, 0, "output_size", 0));
+  return max_pool(nn::AdaptiveMaxPool2d(o), c.boolean(1, "return_indices", false));
+};
 
 MODDB("nn.MaxPool3d") {
   const Size3 k = size_of<Size3>(c, 0, "kernel_size", 0);

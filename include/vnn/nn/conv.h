@@ -4,6 +4,7 @@
 //   vnn::nn::Conv2d conv(vnn::nn::Conv2dOptions(1, 32, 3).stride(1).padding(1).bias(false));
 //   vnn::nn::MaxPool2d pool(vnn::nn::MaxPool2dOptions(2).stride(2));   // or MaxPool2d(2)
 #pragma once
+#include <tuple>
 #include <string>
 
 #include "vnn/nn/module.h"
@@ -170,5 +171,37 @@ class AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> {
 };
 /// The holder of AdaptiveAvgPool2dImpl.
 VNN_MODULE(AdaptiveAvgPool2d);
+
+/// Options of AdaptiveMaxPool2d: the output size (those of AdaptiveAvgPool2d).
+using AdaptiveMaxPool2dOptions = AdaptiveAvgPool2dOptions;
+/// The maximum of [N, C, H, W] (or unbatched [C, H, W]) images over
+/// output_size bins, PyTorch's bin edges (torch.nn.AdaptiveMaxPool2d).
+class AdaptiveMaxPool2dImpl : public Cloneable<AdaptiveMaxPool2dImpl> {
+ public:
+  /// An AdaptiveMaxPool2d from options.
+  explicit AdaptiveMaxPool2dImpl(const AdaptiveMaxPool2dOptions& options)
+      : Cloneable("AdaptiveMaxPool2d"), options(options) {}
+  /// AdaptiveMaxPool2d(output_size).
+  explicit AdaptiveMaxPool2dImpl(Size2 output_size) : AdaptiveMaxPool2dImpl(AdaptiveMaxPool2dOptions(output_size)) {}
+  void reset() override {}
+  /// The maxima (vnn::adaptive_max_pool2d's first output).
+  Tensor forward(const Tensor& x) { return std::get<0>(forward_with_indices(x)); }
+  /// The maxima and their flat indices h * W + w in each input plane
+  /// (LibTorch's return_indices form).
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& x) {
+    Tensor indices;
+    Tensor values = detail::batch_of_one(x, [&](const Tensor& b) {
+      auto [v, i] = adaptive_max_pool2d(b, options.output_size());
+      indices = i;
+      return v;
+    });
+    if (x.dim() == 3) indices = indices.squeeze(0);
+    return {values, indices};
+  }
+  /// The options the layer was built with.
+  AdaptiveMaxPool2dOptions options;
+};
+/// The holder of AdaptiveMaxPool2dImpl.
+VNN_MODULE(AdaptiveMaxPool2d);
 
 }  // namespace vnn::nn

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "vnn/attention.h"
@@ -92,6 +93,13 @@ Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options);
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options);
 /// Adaptive average pooling to options.output_size() (vnn::adaptive_avg_pool2d).
 Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& options);
+/// Options of adaptive_max_pool2d: output_size.
+using AdaptiveMaxPool2dFuncOptions = AdaptiveAvgPool2dOptions;
+/// Adaptive max pooling to options.output_size() (vnn::adaptive_max_pool2d's values).
+Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options);
+/// The values and flat indices h * W + w of adaptive max pooling.
+std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
+                                                            const AdaptiveMaxPool2dFuncOptions& options);
 
 // ---- activations --------------------------------------------------------------
 /// Options of relu: inplace.
