@@ -46,7 +46,7 @@ struct TwoLayerImpl : Cloneable<TwoLayerImpl> {
     fc1 = register_module("fc1", Linear(3, 4));
     fc2 = register_module("fc2", Linear(4, 2));
   }
-  Tensor forward(const Tensor& x) override { return fc2(relu(fc1(x))); }
+  Tensor forward(const Tensor& x) { return fc2(relu(fc1(x))); }
   Linear fc1{nullptr}, fc2{nullptr};
 };
 VNN_MODULE(TwoLayer);
