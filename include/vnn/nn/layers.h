@@ -66,6 +66,7 @@ class IdentityImpl : public Cloneable<IdentityImpl> {
   /// An Identity layer.
   IdentityImpl() : Cloneable("Identity") {}
   void reset() override {}
+  /// x itself.
   Tensor forward(const Tensor& x) { return x; }
 };
 /// The holder of IdentityImpl.
@@ -226,6 +227,7 @@ class ReLUImpl : public Cloneable<ReLUImpl> {
   /// A ReLU layer from options.
   explicit ReLUImpl(const ReLUOptions& options = {}) : Cloneable("ReLU"), options(options) {}
   void reset() override {}
+  /// ReLU applied to x (torch::nn::ReLU's forward).
   Tensor forward(const Tensor& x);
   /// The options the layer was built with.
   ReLUOptions options;
@@ -257,6 +259,7 @@ class SiLUImpl : public Cloneable<SiLUImpl> {
   /// A SiLU layer.
   SiLUImpl() : Cloneable("SiLU") {}
   void reset() override {}
+  /// SiLU applied to x (torch::nn::SiLU's forward).
   Tensor forward(const Tensor& x);
 };
 /// The holder of SiLUImpl.
@@ -267,6 +270,7 @@ class SigmoidImpl : public Cloneable<SigmoidImpl> {
   /// A Sigmoid layer.
   SigmoidImpl() : Cloneable("Sigmoid") {}
   void reset() override {}
+  /// Sigmoid applied to x (torch::nn::Sigmoid's forward).
   Tensor forward(const Tensor& x);
 };
 /// The holder of SigmoidImpl.
@@ -277,6 +281,7 @@ class TanhImpl : public Cloneable<TanhImpl> {
   /// A Tanh layer.
   TanhImpl() : Cloneable("Tanh") {}
   void reset() override {}
+  /// Tanh applied to x (torch::nn::Tanh's forward).
   Tensor forward(const Tensor& x);
 };
 /// The holder of TanhImpl.
@@ -297,6 +302,7 @@ class LeakyReLUImpl : public Cloneable<LeakyReLUImpl> {
   /// LeakyReLU(negative_slope).
   explicit LeakyReLUImpl(double negative_slope) : LeakyReLUImpl(LeakyReLUOptions().negative_slope(negative_slope)) {}
   void reset() override {}
+  /// LeakyReLU applied to x (torch::nn::LeakyReLU's forward).
   Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
@@ -318,6 +324,7 @@ class SoftmaxImpl : public Cloneable<SoftmaxImpl> {
   /// A Softmax layer over options.dim().
   explicit SoftmaxImpl(const SoftmaxOptions& options) : Cloneable("Softmax"), options(options) {}
   void reset() override {}
+  /// Softmax applied to x (torch::nn::Softmax's forward).
   Tensor forward(const Tensor& x);
   /// The options the layer was built with.
   SoftmaxOptions options;
@@ -332,6 +339,7 @@ class LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
   /// A LogSoftmax layer over options.dim().
   explicit LogSoftmaxImpl(const LogSoftmaxOptions& options) : Cloneable("LogSoftmax"), options(options) {}
   void reset() override {}
+  /// LogSoftmax applied to x (torch::nn::LogSoftmax's forward).
   Tensor forward(const Tensor& x);
   /// The options the layer was built with.
   LogSoftmaxOptions options;

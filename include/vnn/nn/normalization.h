@@ -126,6 +126,7 @@ class LayerNormImpl : public Cloneable<LayerNormImpl> {
   explicit LayerNormImpl(const Shape& normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
       : LayerNormImpl(LayerNormOptions(normalized_shape).eps(eps).elementwise_affine(elementwise_affine)) {}
   void reset() override;
+  /// LayerNorm applied to x (torch::nn::LayerNorm's forward).
   Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
@@ -161,6 +162,7 @@ class GroupNormImpl : public Cloneable<GroupNormImpl> {
   GroupNormImpl(int64_t num_groups, int64_t num_channels, double eps = 1e-5, bool affine = true)
       : GroupNormImpl(GroupNormOptions(num_groups, num_channels).eps(eps).affine(affine)) {}
   void reset() override;
+  /// GroupNorm applied to x (torch::nn::GroupNorm's forward).
   Tensor forward(const Tensor& x);
   std::string describe() const override;
   /// The options the layer was built with.
