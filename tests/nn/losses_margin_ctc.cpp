@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/device_under_test.hpp"
+#include "support/op_checks.hpp"
 #include "vnn/nn.h"
 #include "vnn/nn/loss_ctc.h"
 #include "vnn/nn/loss_margin.h"
@@ -19,15 +20,10 @@
 using namespace vnn;
 using namespace vnn::nn;
 namespace F = vnn::nn::functional;
+using vnn::test::check_grad;
 using vnn::test::device_under_test;
 
 namespace {
-
-void check_grad(const std::function<Tensor(const std::vector<Tensor>&)>& f, const std::vector<Tensor>& in) {
-  auto r = autograd::gradcheck(f, in);
-  INFO(r.message);
-  CHECK(r.ok);
-}
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 

@@ -12,20 +12,16 @@
 #include <vector>
 
 #include "support/device_under_test.hpp"
+#include "support/op_checks.hpp"
 #include "vnn/nn.h"
 
 using namespace vnn;
 using namespace vnn::nn;
 namespace F = vnn::nn::functional;
+using vnn::test::check_grad;
 using vnn::test::device_under_test;
 
 namespace {
-
-void check_grad(const std::function<Tensor(const std::vector<Tensor>&)>& f, const std::vector<Tensor>& in) {
-  auto r = autograd::gradcheck(f, in);
-  INFO(r.message);
-  CHECK(r.ok);
-}
 
 Tensor values_on(size_t n, uint32_t seed, const Shape& s, Device dev) {
   return from_vector(test::lcg_values(n, seed, 1, -1.5, 1.5), s, dev);
