@@ -31,10 +31,17 @@ template <class C> KOKKOS_INLINE_FUNCTION C wrap_add(C a, C b) {
     return C(std::make_unsigned_t<C>(a) + std::make_unsigned_t<C>(b));
   else return a + b;
 }
+// C's unsigned type, at least unsigned int: unsigned short operands would be
+// promoted to (signed) int, where 65535 * 65535 overflows.
+template <class C>
+using wide_unsigned_t = std::conditional_t<(sizeof(C) < sizeof(unsigned)), unsigned, std::make_unsigned_t<C>>;
 template <class C> KOKKOS_INLINE_FUNCTION C wrap_mul(C a, C b) {
-  if constexpr (std::is_integral_v<C> && std::is_signed_v<C>)
-    return C(std::make_unsigned_t<C>(a) * std::make_unsigned_t<C>(b));
-  else return a * b;
+  if constexpr (std::is_integral_v<C> && std::is_signed_v<C>) {
+    using U = wide_unsigned_t<C>;
+    return C(U(std::make_unsigned_t<C>(a)) * U(std::make_unsigned_t<C>(b)));
+  } else {
+    return a * b;
+  }
 }
 template <class C> KOKKOS_INLINE_FUNCTION C wrap_neg(C a) {
   if constexpr (std::is_integral_v<C> && std::is_signed_v<C>)
@@ -91,10 +98,11 @@ template <class C> KOKKOS_INLINE_FUNCTION C int_pow(C a, C b) {
       return C(0);
     }
   }
-  // Unsigned wrap-around arithmetic avoids signed-overflow UB.
-  using U = std::make_unsigned_t<C>;
-  U r = 1, base = U(a);
-  U e = U(b);
+  // Unsigned wrap-around arithmetic avoids signed-overflow UB (in at least
+  // unsigned int: narrower operands would be promoted to signed int).
+  using U = wide_unsigned_t<C>;
+  U r = 1, base = U(std::make_unsigned_t<C>(a));
+  U e = U(std::make_unsigned_t<C>(b));
   while (e) {
     if (e & U(1)) r = U(r * base);
     base = U(base * base);
@@ -169,7 +177,8 @@ template <class C> KOKKOS_INLINE_FUNCTION C int_gcd(C a, C b) { return C(int_gcd
 template <class C> KOKKOS_INLINE_FUNCTION C int_lcm(C a, C b) {
   using U = std::make_unsigned_t<C>;
   const U g = int_gcd_magnitude(a, b);
-  return g == 0 ? C(0) : C(U(U(int_magnitude(a) / g) * int_magnitude(b)));
+  using W = wide_unsigned_t<C>;
+  return g == 0 ? C(0) : C(U(W(U(int_magnitude(a) / g)) * W(int_magnitude(b))));
 }
 
 // One functor per line of the binary op table (vnn/ops/binary.def): the

@@ -35,8 +35,13 @@ template <class C> KOKKOS_INLINE_FUNCTION C wrap_add(C a, C b) {
   else return a + b;
 }
 template <class C> KOKKOS_INLINE_FUNCTION C wrap_mul(C a, C b) {
-  if constexpr (std::is_integral_v<C>) return C(std::make_unsigned_t<C>(a) * std::make_unsigned_t<C>(b));
-  else return a * b;
+  if constexpr (std::is_integral_v<C>) {
+    // In at least unsigned int: narrower operands would be promoted to signed int and overflow.
+    using U = std::conditional_t<(sizeof(C) < sizeof(unsigned)), unsigned, std::make_unsigned_t<C>>;
+    return C(U(std::make_unsigned_t<C>(a)) * U(std::make_unsigned_t<C>(b)));
+  } else {
+    return a * b;
+  }
 }
 
 // log(exp(a) + exp(b)) without overflow; NaN propagates, -inf is the identity.
